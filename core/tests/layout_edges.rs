@@ -1,0 +1,334 @@
+//! Named edge cases of the layout math.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
+
+use zinto_core::{ChunkGrid, LayoutError, MAX_DIMS, MemoryOrder, Region, Run, Runs};
+
+fn collect_runs(
+    grid: &ChunkGrid,
+    sel: &Region,
+    elem: usize,
+    order: &MemoryOrder,
+) -> Vec<(Vec<u64>, Vec<Run>)> {
+    grid.pieces(sel)
+        .unwrap()
+        .map(|p| {
+            let runs = p.runs(grid, elem, order, sel.shape()).unwrap().collect();
+            (p.chunk.to_vec(), runs)
+        })
+        .collect()
+}
+
+#[test]
+fn zero_dimensional_array_is_one_chunk_one_run() {
+    let grid = ChunkGrid::new(&[], &[]).unwrap();
+    assert_eq!(grid.num_chunks(), 1);
+    let sel = Region::whole(&[]).unwrap();
+    let got = collect_runs(&grid, &sel, 8, &MemoryOrder::c(0).unwrap());
+    assert_eq!(
+        got,
+        vec![(
+            vec![],
+            vec![Run {
+                src: 0,
+                dst: 0,
+                len: 8
+            }]
+        )]
+    );
+    assert_eq!(grid.linear_index(&[]).unwrap(), 0);
+    assert!(grid.chunk_coords(0).unwrap().is_empty());
+}
+
+#[test]
+fn zero_length_dimension_has_no_chunks_and_no_pieces() {
+    let grid = ChunkGrid::new(&[4, 0, 3], &[2, 2, 2]).unwrap();
+    assert_eq!(grid.grid_shape(), &[2, 0, 2]);
+    assert_eq!(grid.num_chunks(), 0);
+    let sel = Region::whole(grid.array_shape()).unwrap();
+    assert_eq!(grid.pieces(&sel).unwrap().count(), 0);
+    assert_eq!(grid.pieces(&sel).unwrap().chunk_count().unwrap(), 0);
+    assert!(matches!(
+        grid.chunk_coords(0),
+        Err(LayoutError::ChunkOutOfGrid {
+            index: 0,
+            count: 0,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn empty_selection_of_non_empty_array_touches_nothing() {
+    let grid = ChunkGrid::new(&[10], &[3]).unwrap();
+    let sel = Region::new(&[4], &[0]).unwrap();
+    assert_eq!(grid.pieces(&sel).unwrap().count(), 0);
+}
+
+#[test]
+fn edge_chunk_is_clipped_in_the_array_but_strided_as_stored() {
+    // 5x5 array in 3x3 chunks: chunk (1, 1) covers rows 3..5, columns 3..5.
+    let grid = ChunkGrid::new(&[5, 5], &[3, 3]).unwrap();
+    let region = grid.chunk_region(&[1, 1]).unwrap();
+    assert_eq!(region.start(), &[3, 3]);
+    assert_eq!(region.shape(), &[2, 2]);
+    let sel = Region::whole(&[5, 5]).unwrap();
+    let got = collect_runs(&grid, &sel, 1, &MemoryOrder::c(2).unwrap());
+    let (_, last) = got.last().unwrap();
+    // Rows of the stored chunk are 3 bytes apart even though only 2 are in the array.
+    assert_eq!(
+        last,
+        &vec![
+            Run {
+                src: 0,
+                dst: 18,
+                len: 2
+            },
+            Run {
+                src: 3,
+                dst: 23,
+                len: 2
+            }
+        ]
+    );
+}
+
+#[test]
+fn edge_chunk_along_the_slowest_axis_is_still_one_run() {
+    // 5 rows in chunks of 2 rows: the last chunk has one row in the array, one of padding.
+    let grid = ChunkGrid::new(&[5, 4], &[2, 4]).unwrap();
+    let sel = Region::whole(&[5, 4]).unwrap();
+    let got = collect_runs(&grid, &sel, 4, &MemoryOrder::c(2).unwrap());
+    assert_eq!(got.len(), 3);
+    assert_eq!(
+        got[2].1,
+        vec![Run {
+            src: 0,
+            dst: 64,
+            len: 16
+        }]
+    );
+}
+
+#[test]
+fn f_order_chunk_copies_element_by_element_into_c_output() {
+    let grid = ChunkGrid::new(&[2, 3], &[2, 3]).unwrap();
+    let sel = Region::whole(&[2, 3]).unwrap();
+    let got = collect_runs(&grid, &sel, 1, &MemoryOrder::f(2).unwrap());
+    let srcs: Vec<usize> = got[0].1.iter().map(|r| r.src).collect();
+    // Output element (i, j) comes from F-order offset j*2 + i.
+    assert_eq!(srcs, vec![0, 2, 4, 1, 3, 5]);
+}
+
+#[test]
+fn f_order_with_a_single_row_is_contiguous() {
+    // Axes of extent 1 do not break contiguity, whatever the order.
+    let grid = ChunkGrid::new(&[1, 6], &[1, 6]).unwrap();
+    let sel = Region::whole(&[1, 6]).unwrap();
+    let got = collect_runs(&grid, &sel, 2, &MemoryOrder::f(2).unwrap());
+    assert_eq!(
+        got[0].1,
+        vec![Run {
+            src: 0,
+            dst: 0,
+            len: 12
+        }]
+    );
+}
+
+#[test]
+fn unaligned_selection_pieces_and_offsets() {
+    let grid = ChunkGrid::new(&[10], &[4]).unwrap();
+    let sel = Region::new(&[3], &[6]).unwrap(); // 3..9
+    let pieces: Vec<_> = grid.pieces(&sel).unwrap().collect();
+    let summary: Vec<_> = pieces
+        .iter()
+        .map(|p| {
+            (
+                p.chunk[0],
+                p.in_chunk.start()[0],
+                p.in_chunk.shape()[0],
+                p.in_output.start()[0],
+            )
+        })
+        .collect();
+    assert_eq!(summary, vec![(0, 3, 1, 0), (1, 0, 4, 1), (2, 0, 1, 5)]);
+    assert!(pieces[1].is_whole_chunk(&grid));
+    assert!(!pieces[0].is_whole_chunk(&grid));
+}
+
+#[test]
+fn grid_near_u64_max_does_not_wrap() {
+    let big = u64::MAX - 1;
+    let grid = ChunkGrid::new(&[big], &[u64::MAX]).unwrap();
+    assert_eq!(grid.num_chunks(), 1);
+    let region = grid.chunk_region(&[0]).unwrap();
+    assert_eq!(region.shape(), &[big]);
+    // A selection at the very end of the array.
+    let sel = Region::new(&[big - 3], &[3]).unwrap();
+    let pieces: Vec<_> = grid.pieces(&sel).unwrap().collect();
+    assert_eq!(pieces.len(), 1);
+    assert_eq!(pieces[0].in_chunk.start(), &[big - 3]);
+    // Its bytes, though, are more than a u64 can count.
+    assert_eq!(
+        pieces[0]
+            .runs(&grid, 2, &MemoryOrder::c(1).unwrap(), &[3])
+            .unwrap_err(),
+        LayoutError::Overflow
+    );
+
+    let grid = ChunkGrid::new(&[u64::MAX], &[3]).unwrap();
+    let last = grid.grid_shape()[0] - 1;
+    let region = grid.chunk_region(&[last]).unwrap();
+    assert_eq!(region.end(0), Some(u64::MAX));
+    let sel = Region::new(&[u64::MAX - 1], &[1]).unwrap();
+    assert_eq!(grid.pieces(&sel).unwrap().count(), 1);
+}
+
+#[test]
+fn chunk_count_overflow_is_an_error() {
+    assert_eq!(
+        ChunkGrid::new(&[u64::MAX, u64::MAX], &[1, 1]).unwrap_err(),
+        LayoutError::Overflow
+    );
+}
+
+#[test]
+fn region_end_overflow_is_an_error() {
+    assert_eq!(
+        Region::new(&[u64::MAX], &[1]).unwrap_err(),
+        LayoutError::Overflow
+    );
+}
+
+#[test]
+fn chunk_bytes_overflow_is_an_error() {
+    let grid = ChunkGrid::new(&[4, 4], &[u64::MAX / 2, 4]).unwrap();
+    let sel = Region::whole(&[4, 4]).unwrap();
+    let piece = grid.pieces(&sel).unwrap().next().unwrap();
+    assert_eq!(
+        piece
+            .runs(&grid, 8, &MemoryOrder::c(2).unwrap(), &[4, 4])
+            .unwrap_err(),
+        LayoutError::Overflow
+    );
+}
+
+#[test]
+fn zero_chunk_edge_is_an_error() {
+    assert_eq!(
+        ChunkGrid::new(&[4, 4], &[2, 0]).unwrap_err(),
+        LayoutError::ZeroChunkEdge { dim: 1 }
+    );
+}
+
+#[test]
+fn mismatched_dimensions_are_errors() {
+    assert_eq!(
+        ChunkGrid::new(&[4, 4], &[2]).unwrap_err(),
+        LayoutError::DimsMismatch {
+            expected: 2,
+            got: 1
+        }
+    );
+    let grid = ChunkGrid::new(&[4, 4], &[2, 2]).unwrap();
+    let sel = Region::whole(&[4]).unwrap();
+    assert_eq!(
+        grid.pieces(&sel).unwrap_err(),
+        LayoutError::DimsMismatch {
+            expected: 2,
+            got: 1
+        }
+    );
+    assert!(matches!(
+        grid.linear_index(&[0]),
+        Err(LayoutError::DimsMismatch { .. })
+    ));
+}
+
+#[test]
+fn selection_outside_the_array_is_an_error() {
+    let grid = ChunkGrid::new(&[4, 4], &[2, 2]).unwrap();
+    let sel = Region::new(&[1, 2], &[2, 3]).unwrap();
+    assert_eq!(
+        grid.pieces(&sel).unwrap_err(),
+        LayoutError::OutOfBounds {
+            dim: 1,
+            end: 5,
+            extent: 4
+        }
+    );
+}
+
+#[test]
+fn chunk_outside_the_grid_is_an_error() {
+    let grid = ChunkGrid::new(&[4, 5], &[2, 2]).unwrap();
+    assert_eq!(
+        grid.chunk_region(&[1, 3]).unwrap_err(),
+        LayoutError::ChunkOutOfGrid {
+            dim: 1,
+            index: 3,
+            count: 3
+        }
+    );
+    assert_eq!(
+        grid.chunk_coords(6).unwrap_err(),
+        LayoutError::ChunkOutOfGrid {
+            dim: 0,
+            index: 6,
+            count: 6
+        }
+    );
+}
+
+#[test]
+fn too_many_dimensions_is_an_error() {
+    let shape = vec![1u64; MAX_DIMS + 1];
+    assert_eq!(
+        ChunkGrid::new(&shape, &shape).unwrap_err(),
+        LayoutError::TooManyDims {
+            ndim: MAX_DIMS + 1,
+            max: MAX_DIMS
+        }
+    );
+    let shape = vec![1u64; MAX_DIMS];
+    assert!(ChunkGrid::new(&shape, &shape).is_ok());
+}
+
+#[test]
+fn not_a_permutation_is_an_error() {
+    for axes in [&[0usize, 0][..], &[0, 2], &[1]] {
+        assert_eq!(
+            MemoryOrder::permutation(axes).unwrap_err(),
+            LayoutError::NotAPermutation { ndim: axes.len() }
+        );
+    }
+}
+
+#[test]
+fn region_shape_mismatch_and_zero_element_size_are_errors() {
+    let order = MemoryOrder::c(1).unwrap();
+    let a = Region::new(&[0], &[2]).unwrap();
+    let b = Region::new(&[0], &[3]).unwrap();
+    assert_eq!(
+        Runs::new(1, &[4], &order, &a, &[4], &b).unwrap_err(),
+        LayoutError::ShapeMismatch {
+            dim: 0,
+            src: 2,
+            dst: 3
+        }
+    );
+    assert_eq!(
+        Runs::new(0, &[4], &order, &a, &[4], &a).unwrap_err(),
+        LayoutError::ZeroElementSize
+    );
+}
+
+#[test]
+fn composed_transposes_are_their_product() {
+    let a = MemoryOrder::permutation(&[2, 0, 1]).unwrap();
+    let b = MemoryOrder::permutation(&[1, 2, 0]).unwrap();
+    let ab = a.then(&b).unwrap();
+    assert_eq!(ab.axes().collect::<Vec<_>>(), vec![0, 1, 2]);
+    assert!(ab.is_c());
+}
