@@ -32,6 +32,7 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+pub mod codec;
 mod error;
 mod grid;
 mod order;

@@ -1,0 +1,333 @@
+//! `zlib` and `gzip`: DEFLATE inflated by miniz_oxide straight into the destination.
+//!
+//! The destination doubles as the DEFLATE window (miniz_oxide's non-wrapping mode), so nothing
+//! is allocated: the whole state is the [`DeflateDecoder`] the caller owns. zlib's Adler-32 is
+//! checked by miniz_oxide; gzip's header, CRC-32 and ISIZE are checked here.
+
+use miniz_oxide::inflate::TINFLStatus;
+use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
+
+use super::crc::{CRC32, Crc32};
+use super::{CodecName, DecodeError, Progress, Status};
+
+/// Which wrapper surrounds the DEFLATE data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeflateFormat {
+    /// RFC 1950: two-byte header, Adler-32 trailer.
+    Zlib,
+    /// RFC 1952: header with optional fields, CRC-32 and ISIZE trailer.
+    Gzip,
+}
+
+impl DeflateFormat {
+    fn codec(self) -> CodecName {
+        match self {
+            Self::Zlib => CodecName::Zlib,
+            Self::Gzip => CodecName::Gzip,
+        }
+    }
+}
+
+const FHCRC: u8 = 0x02;
+const FEXTRA: u8 = 0x04;
+const FNAME: u8 = 0x08;
+const FCOMMENT: u8 = 0x10;
+const FRESERVED: u8 = 0xE0;
+
+/// Where the gzip wrapper parser stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// The 10 fixed header bytes; `n` seen so far.
+    Fixed { n: u8 },
+    /// Two bytes of FEXTRA length.
+    ExtraLen { n: u8, len: u16 },
+    /// Skipping `left` bytes of FEXTRA.
+    Extra { left: u16 },
+    /// Skipping a zero-terminated file name.
+    Name,
+    /// Skipping a zero-terminated comment.
+    Comment,
+    /// Two bytes of header CRC-16.
+    HeaderCrc { n: u8, value: u16 },
+    /// DEFLATE data.
+    Body,
+    /// The 8-byte gzip trailer (CRC-32, ISIZE).
+    Trailer { n: u8 },
+    /// Finished and verified.
+    Done,
+}
+
+/// A streaming zlib or gzip decoder; reusable across chunks with [`DeflateDecoder::reset`].
+pub struct DeflateDecoder {
+    format: DeflateFormat,
+    inflate: DecompressorOxide,
+    phase: Phase,
+    flags: u8,
+    header_crc: Crc32,
+    data_crc: Crc32,
+    trailer: [u8; 8],
+    body_written: u64,
+}
+
+impl core::fmt::Debug for DeflateDecoder {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("DeflateDecoder")
+            .field("format", &self.format)
+            .field("phase", &self.phase)
+            .field("body_written", &self.body_written)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DeflateDecoder {
+    /// A decoder for one `format` stream.
+    pub fn new(format: DeflateFormat) -> Self {
+        let mut d = Self {
+            format,
+            inflate: DecompressorOxide::new(),
+            phase: Phase::Body,
+            flags: 0,
+            header_crc: Crc32::new(&CRC32),
+            data_crc: Crc32::new(&CRC32),
+            trailer: [0; 8],
+            body_written: 0,
+        };
+        d.reset(format);
+        d
+    }
+
+    /// Makes the decoder ready for a new stream of `format`, keeping its memory.
+    pub fn reset(&mut self, format: DeflateFormat) {
+        self.format = format;
+        self.inflate.init();
+        self.phase = match format {
+            DeflateFormat::Zlib => Phase::Body,
+            DeflateFormat::Gzip => Phase::Fixed { n: 0 },
+        };
+        self.flags = 0;
+        self.header_crc = Crc32::new(&CRC32);
+        self.data_crc = Crc32::new(&CRC32);
+        self.trailer = [0; 8];
+        self.body_written = 0;
+    }
+
+    fn corrupt(&self, reason: &'static str) -> DecodeError {
+        DecodeError::Corrupt {
+            codec: self.format.codec(),
+            reason,
+        }
+    }
+
+    /// Decodes as much of `input` as it can into `dst[pos..]`, where `dst[..pos]` holds what
+    /// this stream already wrote (it is the DEFLATE window).
+    ///
+    /// # Errors
+    /// [`DecodeError::Corrupt`] for an invalid header or DEFLATE data,
+    /// [`DecodeError::ChecksumMismatch`] for a bad Adler-32, CRC-32 or header CRC,
+    /// [`DecodeError::SizeMismatch`] for a wrong ISIZE, [`DecodeError::OutputOverflow`] if the
+    /// stream holds more than `dst`.
+    pub fn decode(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<Progress, DecodeError> {
+        let mut consumed = 0;
+        let mut written = 0;
+        loop {
+            let rest = input.get(consumed..).unwrap_or_default();
+            match self.phase {
+                Phase::Done => break,
+                Phase::Body => {
+                    let (n_in, n_out, done) = self.inflate_some(rest, dst, pos + written)?;
+                    consumed += n_in;
+                    written += n_out;
+                    if !done {
+                        break;
+                    }
+                }
+                _ => {
+                    let Some(&byte) = rest.first() else { break };
+                    self.wrapper_byte(byte)?;
+                    consumed += 1;
+                }
+            }
+        }
+        let status = if self.phase == Phase::Done {
+            Status::Done
+        } else {
+            Status::NeedsInput
+        };
+        Ok(Progress {
+            consumed,
+            written,
+            status,
+        })
+    }
+
+    /// One call into miniz_oxide. Returns (consumed, written, body finished).
+    fn inflate_some(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<(usize, usize, bool), DecodeError> {
+        let mut flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF
+            | inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
+        if self.format == DeflateFormat::Zlib {
+            flags |= inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER;
+        }
+        let (status, n_in, n_out) = decompress(&mut self.inflate, input, dst, pos, flags);
+        if self.format == DeflateFormat::Gzip {
+            let new = dst.get(pos..pos.saturating_add(n_out)).unwrap_or_default();
+            self.data_crc.update(new);
+        }
+        self.body_written = self.body_written.wrapping_add(n_out as u64);
+        let codec = self.format.codec();
+        match status {
+            TINFLStatus::Done => {
+                self.phase = match self.format {
+                    DeflateFormat::Zlib => Phase::Done,
+                    DeflateFormat::Gzip => Phase::Trailer { n: 0 },
+                };
+                Ok((n_in, n_out, true))
+            }
+            TINFLStatus::NeedsMoreInput => Ok((n_in, n_out, false)),
+            // With the destination full, miniz_oxide also says this when it merely needs more
+            // input (say, for the end-of-block code): only input left unread proves overflow.
+            TINFLStatus::HasMoreOutput if n_in == input.len() => Ok((n_in, n_out, false)),
+            TINFLStatus::HasMoreOutput => Err(DecodeError::OutputOverflow {
+                codec,
+                capacity: dst.len() as u64,
+            }),
+            TINFLStatus::Adler32Mismatch => Err(DecodeError::ChecksumMismatch {
+                codec,
+                expected: self.inflate.adler32_header().unwrap_or(0),
+                found: self.inflate.adler32().unwrap_or(0),
+            }),
+            TINFLStatus::FailedCannotMakeProgress => Err(DecodeError::Truncated { codec }),
+            _ => Err(self.corrupt("invalid DEFLATE data")),
+        }
+    }
+
+    /// Advances the gzip wrapper parser by one byte.
+    fn wrapper_byte(&mut self, b: u8) -> Result<(), DecodeError> {
+        let in_header = !matches!(
+            self.phase,
+            Phase::HeaderCrc { .. } | Phase::Trailer { .. } | Phase::Body | Phase::Done
+        );
+        if in_header {
+            self.header_crc.update(&[b]);
+        }
+        self.phase = match self.phase {
+            Phase::Fixed { n } => {
+                match (n, b) {
+                    (0, 0x1F) | (1, 0x8B) | (2, 8) => {}
+                    (0 | 1, _) => return Err(self.corrupt("bad gzip magic")),
+                    (2, _) => return Err(self.corrupt("gzip method is not DEFLATE")),
+                    (3, f) if f & FRESERVED != 0 => {
+                        return Err(self.corrupt("reserved gzip flag bits set"));
+                    }
+                    (3, f) => self.flags = f,
+                    _ => {}
+                }
+                if n < 9 {
+                    Phase::Fixed { n: n + 1 }
+                } else {
+                    self.after(FEXTRA - 1)
+                }
+            }
+            Phase::ExtraLen { n: 0, .. } => Phase::ExtraLen {
+                n: 1,
+                len: u16::from(b),
+            },
+            Phase::ExtraLen { len, .. } => {
+                let left = len | (u16::from(b) << 8);
+                if left == 0 {
+                    self.after(FEXTRA)
+                } else {
+                    Phase::Extra { left }
+                }
+            }
+            Phase::Extra { left } => {
+                if left <= 1 {
+                    self.after(FEXTRA)
+                } else {
+                    Phase::Extra { left: left - 1 }
+                }
+            }
+            Phase::Name if b == 0 => self.after(FNAME),
+            Phase::Comment if b == 0 => self.after(FCOMMENT),
+            Phase::Name | Phase::Comment => self.phase,
+            Phase::HeaderCrc { n: 0, .. } => Phase::HeaderCrc {
+                n: 1,
+                value: u16::from(b),
+            },
+            Phase::HeaderCrc { value, .. } => {
+                let stored = value | (u16::from(b) << 8);
+                let found = (self.header_crc.value() & 0xFFFF) as u16;
+                if stored != found {
+                    return Err(DecodeError::ChecksumMismatch {
+                        codec: CodecName::Gzip,
+                        expected: u32::from(stored),
+                        found: u32::from(found),
+                    });
+                }
+                Phase::Body
+            }
+            Phase::Trailer { n } => {
+                if let Some(slot) = self.trailer.get_mut(usize::from(n)) {
+                    *slot = b;
+                }
+                if n < 7 {
+                    Phase::Trailer { n: n + 1 }
+                } else {
+                    self.check_trailer()?;
+                    Phase::Done
+                }
+            }
+            Phase::Body | Phase::Done => self.phase,
+        };
+        Ok(())
+    }
+
+    /// The header phase that follows the optional field `done` (a flag bit), in RFC 1952 order.
+    fn after(&self, done: u8) -> Phase {
+        let f = self.flags;
+        if done < FEXTRA && f & FEXTRA != 0 {
+            Phase::ExtraLen { n: 0, len: 0 }
+        } else if done < FNAME && f & FNAME != 0 {
+            Phase::Name
+        } else if done < FCOMMENT && f & FCOMMENT != 0 {
+            Phase::Comment
+        } else if f & FHCRC != 0 {
+            Phase::HeaderCrc { n: 0, value: 0 }
+        } else {
+            Phase::Body
+        }
+    }
+
+    fn check_trailer(&self) -> Result<(), DecodeError> {
+        let [c0, c1, c2, c3, s0, s1, s2, s3] = self.trailer;
+        let stored_crc = u32::from_le_bytes([c0, c1, c2, c3]);
+        let found = self.data_crc.value();
+        if stored_crc != found {
+            return Err(DecodeError::ChecksumMismatch {
+                codec: CodecName::Gzip,
+                expected: stored_crc,
+                found,
+            });
+        }
+        let isize = u32::from_le_bytes([s0, s1, s2, s3]);
+        // ISIZE is the length modulo 2^32.
+        let got = (self.body_written & 0xFFFF_FFFF) as u32;
+        if isize != got {
+            return Err(DecodeError::SizeMismatch {
+                codec: CodecName::Gzip,
+                expected: u64::from(isize),
+                got: u64::from(got),
+            });
+        }
+        Ok(())
+    }
+}

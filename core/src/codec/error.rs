@@ -1,0 +1,205 @@
+//! Errors of codec chains and decoders.
+
+use core::fmt;
+
+use super::CodecName;
+use crate::LayoutError;
+
+/// Why a codec chain was refused when it was built from metadata.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChainError {
+    /// A codec in a place the chain does not allow (e.g. `transpose` after `bytes`).
+    Misplaced {
+        /// The codec.
+        codec: CodecName,
+    },
+    /// The chain has no array-to-bytes codec (`bytes` or `sharding_indexed`).
+    MissingArrayToBytes,
+    /// `bytes` without an `endian`, for elements wider than one byte.
+    MissingEndian {
+        /// Element size in bytes.
+        elem_size: usize,
+    },
+    /// A combination zinto does not decode.
+    Unsupported {
+        /// The codec.
+        codec: CodecName,
+        /// What about it.
+        what: &'static str,
+    },
+    /// More codecs, checksums or nesting levels than the fixed capacity.
+    TooMany {
+        /// The codec that did not fit.
+        codec: CodecName,
+    },
+    /// A shard shape that the inner chunk shape does not divide.
+    ShardNotDivisible {
+        /// The dimension.
+        dim: usize,
+        /// Shard (outer chunk) extent.
+        shard: u64,
+        /// Inner chunk extent.
+        inner: u64,
+    },
+    /// The shapes or orders are inconsistent.
+    Layout(LayoutError),
+}
+
+impl From<LayoutError> for ChainError {
+    fn from(e: LayoutError) -> Self {
+        Self::Layout(e)
+    }
+}
+
+impl fmt::Display for ChainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Misplaced { codec } => write!(f, "codec {codec} is out of place in the chain"),
+            Self::MissingArrayToBytes => {
+                f.write_str("codec chain has no array-to-bytes codec (bytes or sharding_indexed)")
+            }
+            Self::MissingEndian { elem_size } => write!(
+                f,
+                "bytes codec needs an endian for {elem_size}-byte elements"
+            ),
+            Self::Unsupported { codec, what } => {
+                write!(f, "codec {codec}: {what} is not supported")
+            }
+            Self::TooMany { codec } => write!(f, "too many codecs: no room for {codec}"),
+            Self::ShardNotDivisible { dim, shard, inner } => write!(
+                f,
+                "shard extent {shard} along dimension {dim} is not a multiple of the inner chunk extent {inner}"
+            ),
+            Self::Layout(e) => write!(f, "codec chain layout: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for ChainError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Layout(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Why decoding stopped. Needing more input is not an error: see [`Status`](super::Status).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The input ended before the encoded stream did.
+    Truncated {
+        /// The codec whose stream was cut short.
+        codec: CodecName,
+    },
+    /// Bytes remain after the encoded stream ended.
+    TrailingData {
+        /// The codec whose stream ended early.
+        codec: CodecName,
+        /// How many bytes were left over.
+        extra: u64,
+    },
+    /// The stream decodes to more bytes than the destination holds.
+    OutputOverflow {
+        /// The codec.
+        codec: CodecName,
+        /// Size of the destination.
+        capacity: u64,
+    },
+    /// The stream decoded to a size other than the one expected.
+    SizeMismatch {
+        /// The codec.
+        codec: CodecName,
+        /// Size expected (destination, or the size the stream declared).
+        expected: u64,
+        /// Size found.
+        got: u64,
+    },
+    /// A checksum does not match the data.
+    ChecksumMismatch {
+        /// The codec whose checksum failed (crc32c; gzip CRC-32; zlib Adler-32; zstd XXH64).
+        codec: CodecName,
+        /// Checksum stored in the stream.
+        expected: u32,
+        /// Checksum of the data.
+        found: u32,
+    },
+    /// The stream is not valid for its format.
+    Corrupt {
+        /// The codec.
+        codec: CodecName,
+        /// What is wrong, in a few words.
+        reason: &'static str,
+    },
+    /// A zstd frame asks for a window larger than the cap.
+    WindowTooLarge {
+        /// Window the frame declares, in bytes.
+        window: u64,
+        /// The cap in force.
+        cap: u64,
+    },
+    /// A feature of the stream zinto does not decode (e.g. a zstd dictionary).
+    Unsupported {
+        /// The codec.
+        codec: CodecName,
+        /// What.
+        what: &'static str,
+    },
+    /// A shard index or a byte range computed from it is invalid.
+    Shard(super::ShardError),
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Truncated { codec } => write!(f, "{codec}: input ends before the stream does"),
+            Self::TrailingData { codec, extra } => {
+                write!(
+                    f,
+                    "{codec}: {extra} bytes of trailing data after the stream"
+                )
+            }
+            Self::OutputOverflow { codec, capacity } => write!(
+                f,
+                "{codec}: stream decodes to more than the destination's {capacity} bytes"
+            ),
+            Self::SizeMismatch {
+                codec,
+                expected,
+                got,
+            } => write!(f, "{codec}: decoded {got} bytes, expected {expected}"),
+            Self::ChecksumMismatch {
+                codec,
+                expected,
+                found,
+            } => write!(
+                f,
+                "{codec}: checksum mismatch, stored {expected:#010x}, computed {found:#010x}"
+            ),
+            Self::Corrupt { codec, reason } => write!(f, "{codec}: corrupt stream: {reason}"),
+            Self::WindowTooLarge { window, cap } => write!(
+                f,
+                "zstd: frame window of {window} bytes exceeds the cap of {cap} bytes"
+            ),
+            Self::Unsupported { codec, what } => write!(f, "{codec}: {what} is not supported"),
+            Self::Shard(e) => write!(f, "sharding_indexed: {e}"),
+        }
+    }
+}
+
+impl core::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            Self::Shard(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<super::ShardError> for DecodeError {
+    fn from(e: super::ShardError) -> Self {
+        Self::Shard(e)
+    }
+}

@@ -1,0 +1,321 @@
+//! Decoding one stored chunk's bytes-to-bytes codecs, streamed, into the caller's destination.
+
+use super::chain::{BytesCodecs, Compressor, MAX_CRC32C};
+use super::crc::{CRC32C, Crc32};
+use super::deflate::{DeflateDecoder, DeflateFormat};
+#[cfg(feature = "alloc")]
+use super::zstd::ZstdDecoder;
+use super::{CodecName, DecodeError, Progress, Status};
+
+/// Decodes the bytes-to-bytes codecs of one chunk (`crc32c` checks, then a compressor, or a
+/// plain copy) from input fed in pieces of any size, straight into a destination of exactly the
+/// decoded size.
+///
+/// The caller owns this state and reuses it across chunks: [`ChunkDecoder::start`] resets it
+/// for the next chunk without allocating (only the zstd decoder allocates, once, behind the
+/// `alloc` feature). The encoded length must be known up front (a store knows the size of a key,
+/// a shard index the size of an inner chunk); it is how trailing checksums are found without
+/// buffering the stream.
+///
+/// ```
+/// use zinto_core::codec::{BytesCodecs, ChunkDecoder, Status};
+///
+/// // A chunk of four bytes stored uncompressed with a crc32c trailer.
+/// let data = [1u8, 2, 3, 4];
+/// let mut stored = data.to_vec();
+/// stored.extend(zinto_core::codec::crc32c(&data).to_le_bytes());
+///
+/// let codecs = BytesCodecs { compressor: None, crc32c: 1 };
+/// let mut decoder = ChunkDecoder::new();
+/// let mut out = [0u8; 4];
+/// decoder.start(&codecs, stored.len() as u64, out.len())?;
+/// let mut status = Status::NeedsInput;
+/// for piece in stored.chunks(3) {
+///     status = decoder.feed(piece, &mut out)?.status;
+/// }
+/// assert_eq!(status, Status::Done);
+/// assert_eq!(out, data);
+/// # Ok::<(), zinto_core::codec::DecodeError>(())
+/// ```
+#[derive(Debug)]
+pub struct ChunkDecoder {
+    codecs: BytesCodecs,
+    deflate: Option<DeflateDecoder>,
+    #[cfg(feature = "alloc")]
+    zstd: ZstdDecoder,
+    crcs: [Crc32; MAX_CRC32C],
+    trailer: [u8; 4 * MAX_CRC32C],
+    encoded_len: u64,
+    payload_len: u64,
+    seen: u64,
+    decoded_len: usize,
+    written: usize,
+    inner_done: bool,
+    done: bool,
+}
+
+impl Default for ChunkDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The CRC-32C of `data` (Zarr's `crc32c` codec).
+pub fn crc32c(data: &[u8]) -> u32 {
+    super::crc::checksum(&CRC32C, data)
+}
+
+impl ChunkDecoder {
+    /// A decoder with nothing started.
+    pub fn new() -> Self {
+        Self {
+            codecs: BytesCodecs::default(),
+            deflate: None,
+            #[cfg(feature = "alloc")]
+            zstd: ZstdDecoder::new(),
+            crcs: [Crc32::new(&CRC32C); MAX_CRC32C],
+            trailer: [0; 4 * MAX_CRC32C],
+            encoded_len: 0,
+            payload_len: 0,
+            seen: 0,
+            decoded_len: 0,
+            written: 0,
+            inner_done: false,
+            done: true,
+        }
+    }
+
+    /// Caps the zstd window (see [`ZstdDecoder::set_window_cap`]).
+    #[cfg(feature = "alloc")]
+    pub fn set_zstd_window_cap(&mut self, cap: u64) {
+        self.zstd.set_window_cap(cap);
+    }
+
+    /// Starts a chunk of `encoded_len` stored bytes that decodes to `decoded_len` bytes.
+    ///
+    /// # Errors
+    /// [`DecodeError::Truncated`] if `encoded_len` cannot hold the checksums;
+    /// [`DecodeError::SizeMismatch`] if an uncompressed chunk's length is not `decoded_len`;
+    /// [`DecodeError::Unsupported`] for zstd without the `alloc` feature.
+    pub fn start(
+        &mut self,
+        codecs: &BytesCodecs,
+        encoded_len: u64,
+        decoded_len: usize,
+    ) -> Result<(), DecodeError> {
+        let checksums = 4 * u64::from(codecs.crc32c);
+        let payload_len = encoded_len
+            .checked_sub(checksums)
+            .ok_or(DecodeError::Truncated {
+                codec: CodecName::Crc32c,
+            })?;
+        match codecs.compressor {
+            None if payload_len != decoded_len as u64 => {
+                return Err(DecodeError::SizeMismatch {
+                    codec: CodecName::Bytes,
+                    expected: decoded_len as u64,
+                    got: payload_len,
+                });
+            }
+            None => {}
+            Some(Compressor::Gzip) => self.reset_deflate(DeflateFormat::Gzip),
+            Some(Compressor::Zlib) => self.reset_deflate(DeflateFormat::Zlib),
+            #[cfg(feature = "alloc")]
+            Some(Compressor::Zstd) => self.zstd.reset(),
+            #[cfg(not(feature = "alloc"))]
+            Some(Compressor::Zstd) => {
+                return Err(DecodeError::Unsupported {
+                    codec: CodecName::Zstd,
+                    what: "zstd without the `alloc` feature",
+                });
+            }
+        }
+        self.codecs = *codecs;
+        self.crcs = [Crc32::new(&CRC32C); MAX_CRC32C];
+        self.encoded_len = encoded_len;
+        self.payload_len = payload_len;
+        self.seen = 0;
+        self.decoded_len = decoded_len;
+        self.written = 0;
+        self.inner_done = false;
+        self.done = false;
+        Ok(())
+    }
+
+    fn reset_deflate(&mut self, format: DeflateFormat) {
+        match &mut self.deflate {
+            Some(d) => d.reset(format),
+            None => self.deflate = Some(DeflateDecoder::new(format)),
+        }
+    }
+
+    fn codec(&self) -> CodecName {
+        self.codecs
+            .compressor
+            .map_or(CodecName::Bytes, Compressor::name)
+    }
+
+    /// Bytes written into the destination so far.
+    pub fn written(&self) -> usize {
+        self.written
+    }
+
+    /// Feeds the next piece of the stored chunk; `dst` is the whole destination (the same slice
+    /// on every call), of exactly the decoded size.
+    ///
+    /// Input past the chunk's encoded length is not consumed. When the last byte is in,
+    /// checksums and the decoded size are verified and the status is [`Status::Done`].
+    ///
+    /// # Errors
+    /// Any [`DecodeError`]: corrupt or truncated data, trailing bytes inside the chunk, a checksum
+    /// mismatch, output overflowing `dst`, or a decoded size other than expected.
+    pub fn feed(&mut self, input: &[u8], dst: &mut [u8]) -> Result<Progress, DecodeError> {
+        if dst.len() != self.decoded_len {
+            return Err(DecodeError::SizeMismatch {
+                codec: self.codec(),
+                expected: self.decoded_len as u64,
+                got: dst.len() as u64,
+            });
+        }
+        let mut consumed = 0usize;
+        let mut written = 0usize;
+        while !self.done {
+            let rest = input.get(consumed..).unwrap_or_default();
+            if rest.is_empty() {
+                break;
+            }
+            if self.seen < self.payload_len {
+                let left = self.payload_len - self.seen;
+                let take = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
+                let part = rest.get(..take).unwrap_or_default();
+                let p = self.payload(part, dst)?;
+                let n = usize::from(self.codecs.crc32c);
+                for crc in self.crcs.iter_mut().take(n) {
+                    crc.update(part.get(..p.consumed).unwrap_or_default());
+                }
+                self.seen += p.consumed as u64;
+                consumed += p.consumed;
+                written += p.written;
+                self.written += p.written;
+                if p.status == Status::Done {
+                    self.inner_done = true;
+                    if self.seen < self.payload_len {
+                        return Err(DecodeError::TrailingData {
+                            codec: self.codec(),
+                            extra: self.payload_len - self.seen,
+                        });
+                    }
+                } else if p.consumed == 0 {
+                    return Err(DecodeError::Corrupt {
+                        codec: self.codec(),
+                        reason: "decoder made no progress",
+                    });
+                }
+            } else {
+                // Checksum trailer bytes.
+                let at = usize::try_from(self.seen - self.payload_len).unwrap_or(usize::MAX);
+                let left = usize::try_from(self.encoded_len - self.seen).unwrap_or(usize::MAX);
+                let take = left.min(rest.len());
+                if let (Some(slot), Some(src)) = (
+                    self.trailer.get_mut(at..at.saturating_add(take)),
+                    rest.get(..take),
+                ) {
+                    slot.copy_from_slice(src);
+                }
+                self.seen += take as u64;
+                consumed += take;
+            }
+            if self.seen == self.encoded_len {
+                self.finish()?;
+            }
+        }
+        if !self.done && self.seen == self.encoded_len {
+            self.finish()?;
+        }
+        let status = if self.done {
+            Status::Done
+        } else {
+            Status::NeedsInput
+        };
+        Ok(Progress {
+            consumed,
+            written,
+            status,
+        })
+    }
+
+    /// Runs the payload through the compressor, or copies it.
+    fn payload(&mut self, part: &[u8], dst: &mut [u8]) -> Result<Progress, DecodeError> {
+        let pos = self.written;
+        match self.codecs.compressor {
+            None => {
+                let end = pos.saturating_add(part.len());
+                let slot = dst.get_mut(pos..end).ok_or(DecodeError::OutputOverflow {
+                    codec: CodecName::Bytes,
+                    capacity: self.decoded_len as u64,
+                })?;
+                slot.copy_from_slice(part);
+                let status = if end == self.decoded_len {
+                    Status::Done
+                } else {
+                    Status::NeedsInput
+                };
+                Ok(Progress {
+                    consumed: part.len(),
+                    written: part.len(),
+                    status,
+                })
+            }
+            Some(Compressor::Gzip | Compressor::Zlib) => match &mut self.deflate {
+                Some(d) => d.decode(part, dst, pos),
+                None => Err(DecodeError::Corrupt {
+                    codec: self.codec(),
+                    reason: "decoder not started",
+                }),
+            },
+            #[cfg(feature = "alloc")]
+            Some(Compressor::Zstd) => self.zstd.decode(part, dst, pos),
+            #[cfg(not(feature = "alloc"))]
+            Some(Compressor::Zstd) => Err(DecodeError::Unsupported {
+                codec: CodecName::Zstd,
+                what: "zstd without the `alloc` feature",
+            }),
+        }
+    }
+
+    /// All input is in: the stream must be complete, the checksums right, the size exact.
+    fn finish(&mut self) -> Result<(), DecodeError> {
+        if !self.inner_done && (self.decoded_len != 0 || self.payload_len != 0) {
+            return Err(DecodeError::Truncated {
+                codec: self.codec(),
+            });
+        }
+        let n = usize::from(self.codecs.crc32c);
+        for (i, crc) in self.crcs.iter_mut().take(n).enumerate() {
+            // Checksum `i` covers the payload and the checksums before it.
+            crc.update(self.trailer.get(..4 * i).unwrap_or_default());
+            let stored = self
+                .trailer
+                .get(4 * i..4 * i + 4)
+                .and_then(|s| <[u8; 4]>::try_from(s).ok())
+                .map_or(0, u32::from_le_bytes);
+            let found = crc.value();
+            if stored != found {
+                return Err(DecodeError::ChecksumMismatch {
+                    codec: CodecName::Crc32c,
+                    expected: stored,
+                    found,
+                });
+            }
+        }
+        if self.written != self.decoded_len {
+            return Err(DecodeError::SizeMismatch {
+                codec: self.codec(),
+                expected: self.decoded_len as u64,
+                got: self.written as u64,
+            });
+        }
+        self.done = true;
+        Ok(())
+    }
+}

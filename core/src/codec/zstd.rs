@@ -1,0 +1,338 @@
+//! `zstd`, decoded by the pure-Rust ruzstd (behind the `alloc` feature).
+//!
+//! ruzstd pulls its input through a reader and keeps its own window buffer, so this module
+//! turns it into a push decoder the caller owns: it parses the frame header itself (refusing
+//! large windows and dictionaries before anything is allocated), gathers each block whole
+//! (a block is at most 128 KiB) before handing it over, drains decoded bytes into the caller's
+//! destination, and checks what ruzstd does not: the content checksum, and that the frame
+//! decoded to exactly its declared size.
+
+use alloc::vec::Vec;
+
+use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+use ruzstd::io::Read;
+
+use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
+use super::{CodecName, DecodeError, Progress, Status};
+
+/// Largest block body zstd allows (RFC 8878, 3.1.1.2.4).
+const MAX_BLOCK: usize = 128 * 1024;
+/// The default and the absolute window cap.
+pub const MAX_WINDOW_CAP: u64 = 128 * 1024 * 1024;
+
+/// Where the frame parser stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Header,
+    /// Gathering the next block (header included) into `block`.
+    Block,
+    Done,
+}
+
+/// A streaming zstd decoder writing into the caller's destination; reusable across chunks.
+pub struct ZstdDecoder {
+    frame: FrameDecoder,
+    phase: Phase,
+    header: Option<FrameHeader>,
+    /// Header bytes, then one block at a time (the last with the checksum that follows it):
+    /// allocated once, at most a block plus its header and checksum.
+    pending: Vec<u8>,
+    window_cap: Option<u64>,
+    written: u64,
+}
+
+impl core::fmt::Debug for ZstdDecoder {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ZstdDecoder")
+            .field("phase", &self.phase)
+            .field("header", &self.header)
+            .field("written", &self.written)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ZstdDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn corrupt(reason: &'static str) -> DecodeError {
+    DecodeError::Corrupt {
+        codec: CodecName::Zstd,
+        reason,
+    }
+}
+
+impl ZstdDecoder {
+    /// A decoder with the default window cap: the destination's size rounded up to a power of
+    /// two (the granularity of zstd windows, at least 1 KiB), and never more than
+    /// [`MAX_WINDOW_CAP`]. A window larger than the output cannot be needed: no match can
+    /// reach further back than the start of the output.
+    pub fn new() -> Self {
+        Self {
+            frame: FrameDecoder::new(),
+            phase: Phase::Header,
+            header: None,
+            pending: Vec::new(),
+            window_cap: None,
+            written: 0,
+        }
+    }
+
+    /// Caps the window a frame may declare, in bytes, in place of the default (still never
+    /// above [`MAX_WINDOW_CAP`]). ruzstd reserves the whole window when a frame starts.
+    pub fn set_window_cap(&mut self, cap: u64) {
+        self.window_cap = Some(cap.min(MAX_WINDOW_CAP));
+    }
+
+    /// Makes the decoder ready for the next frame, keeping its buffers.
+    pub fn reset(&mut self) {
+        self.phase = Phase::Header;
+        self.header = None;
+        self.pending.clear();
+        self.written = 0;
+    }
+
+    /// The frame header, once it has been read.
+    pub fn header(&self) -> Option<&FrameHeader> {
+        self.header.as_ref()
+    }
+
+    /// Decodes as much of `input` as it can into `dst[pos..]` (`pos` is what this frame already
+    /// wrote; the decoder counts it too and uses its own count).
+    ///
+    /// # Errors
+    /// [`DecodeError::WindowTooLarge`] before any allocation for a window above the cap,
+    /// [`DecodeError::OutputOverflow`] if the content size or the decoded data exceed `dst`,
+    /// [`DecodeError::Corrupt`], [`DecodeError::ChecksumMismatch`],
+    /// [`DecodeError::SizeMismatch`] if the frame decoded to other than its declared size,
+    /// [`DecodeError::Unsupported`] for frames that need a dictionary.
+    pub fn decode(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        _pos: usize,
+    ) -> Result<Progress, DecodeError> {
+        let start_written = self.written;
+        let mut consumed = 0;
+        while self.phase != Phase::Done {
+            let rest = input.get(consumed..).unwrap_or_default();
+            let used = match self.phase {
+                Phase::Header => self.take_header(rest, dst.len())?,
+                Phase::Block => self.take_block(rest, dst)?,
+                Phase::Done => 0,
+            };
+            consumed += used;
+            if used == 0 && self.phase != Phase::Done {
+                break;
+            }
+        }
+        let written = usize::try_from(self.written - start_written).unwrap_or(usize::MAX);
+        let status = if self.phase == Phase::Done {
+            Status::Done
+        } else {
+            Status::NeedsInput
+        };
+        Ok(Progress {
+            consumed,
+            written,
+            status,
+        })
+    }
+
+    fn take_header(&mut self, input: &[u8], capacity: usize) -> Result<usize, DecodeError> {
+        let before = self.pending.len();
+        let want = MAX_FRAME_HEADER_LEN - before;
+        let take = want.min(input.len());
+        self.pending
+            .extend_from_slice(input.get(..take).unwrap_or_default());
+        let Some(header) = FrameHeader::parse(&self.pending)? else {
+            return Ok(take);
+        };
+        if header.dictionary_id.is_some() {
+            return Err(DecodeError::Unsupported {
+                codec: CodecName::Zstd,
+                what: "frames that need a dictionary",
+            });
+        }
+        let capacity = capacity as u64;
+        if let Some(size) = header.content_size
+            && size > capacity
+        {
+            return Err(DecodeError::OutputOverflow {
+                codec: CodecName::Zstd,
+                capacity,
+            });
+        }
+        let cap = self.window_cap.unwrap_or_else(|| {
+            capacity
+                .max(1024)
+                .checked_next_power_of_two()
+                .unwrap_or(u64::MAX)
+                .min(MAX_WINDOW_CAP)
+        });
+        if header.window_size > cap {
+            return Err(DecodeError::WindowTooLarge {
+                window: header.window_size,
+                cap,
+            });
+        }
+        self.frame.set_max_window_size(cap);
+        let header_bytes = self.pending.get(..header.header_len).unwrap_or_default();
+        self.frame
+            .reset(header_bytes)
+            .map_err(|_| corrupt("frame header refused"))?;
+        // Bytes past the header that were copied in belong to the first block.
+        let used = header.header_len - before;
+        self.pending.clear();
+        self.header = Some(header);
+        self.phase = Phase::Block;
+        Ok(used)
+    }
+
+    /// Gathers one whole block (from `input` directly when it holds one), decodes it, drains.
+    fn take_block(&mut self, input: &[u8], dst: &mut [u8]) -> Result<usize, DecodeError> {
+        let have = self.pending.len();
+        // Header of the block: from what is pending, then from the input.
+        let mut head = [0u8; 3];
+        for (i, slot) in head.iter_mut().enumerate() {
+            *slot = match self.pending.get(i) {
+                Some(&b) => b,
+                None => match input.get(i - have) {
+                    Some(&b) => b,
+                    None => {
+                        self.pending.extend_from_slice(input);
+                        return Ok(input.len());
+                    }
+                },
+            };
+        }
+        let bh = u32::from_le_bytes([head[0], head[1], head[2], 0]);
+        let last = bh & 1 == 1;
+        let kind = (bh >> 1) & 3;
+        let size = (bh >> 3) as usize;
+        let body = match kind {
+            0 | 2 => size,
+            1 => 1,
+            _ => return Err(corrupt("reserved block type")),
+        };
+        if size > MAX_BLOCK {
+            return Err(corrupt("block larger than 128 KiB"));
+        }
+        // ruzstd reads the checksum right after the last block: it travels with it.
+        let checksum_len = if last && self.header.is_some_and(|h| h.has_checksum) {
+            4
+        } else {
+            0
+        };
+        let total = 3 + body + checksum_len;
+        let used;
+        let stored_checksum;
+        if have == 0 && input.len() >= total {
+            let block = input.get(..total).unwrap_or_default();
+            stored_checksum = trailing_checksum(block, checksum_len);
+            self.decode_block(block)?;
+            used = total;
+        } else {
+            let need = total - have;
+            let take = need.min(input.len());
+            if self.pending.capacity() < total {
+                self.pending
+                    .reserve_exact(3 + MAX_BLOCK + 4 - self.pending.len());
+            }
+            self.pending
+                .extend_from_slice(input.get(..take).unwrap_or_default());
+            if take < need {
+                return Ok(take);
+            }
+            let block = core::mem::take(&mut self.pending);
+            stored_checksum = trailing_checksum(&block, checksum_len);
+            let result = self.decode_block(&block);
+            self.pending = block;
+            self.pending.clear();
+            result?;
+            used = take;
+        }
+        self.drain(dst, last)?;
+        if last {
+            self.finish(stored_checksum)?;
+            self.phase = Phase::Done;
+        }
+        Ok(used)
+    }
+
+    fn decode_block(&mut self, block: &[u8]) -> Result<(), DecodeError> {
+        let mut src = block;
+        self.frame
+            .decode_blocks(&mut src, BlockDecodingStrategy::UptoBlocks(1))
+            .map_err(|_| corrupt("invalid block"))?;
+        if !src.is_empty() {
+            return Err(corrupt("block shorter than its header says"));
+        }
+        Ok(())
+    }
+
+    /// Moves decoded bytes from ruzstd's window into the destination.
+    fn drain(&mut self, dst: &mut [u8], last: bool) -> Result<(), DecodeError> {
+        let capacity = dst.len() as u64;
+        loop {
+            let pos = usize::try_from(self.written).unwrap_or(usize::MAX);
+            let Some(target) = dst.get_mut(pos..) else {
+                return Err(DecodeError::OutputOverflow {
+                    codec: CodecName::Zstd,
+                    capacity,
+                });
+            };
+            let n = self
+                .frame
+                .read(target)
+                .map_err(|_| corrupt("decode buffer"))?;
+            self.written += n as u64;
+            if n == 0 || self.frame.can_collect() == 0 {
+                break;
+            }
+        }
+        // Once the last block is in, everything must have fit.
+        if last && self.frame.can_collect() > 0 {
+            return Err(DecodeError::OutputOverflow {
+                codec: CodecName::Zstd,
+                capacity,
+            });
+        }
+        Ok(())
+    }
+
+    /// Checks the declared size and, if present, the checksum of everything written.
+    fn finish(&mut self, stored: Option<u32>) -> Result<(), DecodeError> {
+        if let Some(expected) = self.header.and_then(|h| h.content_size)
+            && expected != self.written
+        {
+            return Err(DecodeError::SizeMismatch {
+                codec: CodecName::Zstd,
+                expected,
+                got: self.written,
+            });
+        }
+        if let Some(expected) = stored {
+            let found = self.frame.get_calculated_checksum().unwrap_or(!expected);
+            if found != expected {
+                return Err(DecodeError::ChecksumMismatch {
+                    codec: CodecName::Zstd,
+                    expected,
+                    found,
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The last `len` (0 or 4) bytes of `block` as a little-endian checksum.
+fn trailing_checksum(block: &[u8], len: usize) -> Option<u32> {
+    if len != 4 {
+        return None;
+    }
+    let tail = block.get(block.len().checked_sub(4)?..)?;
+    <[u8; 4]>::try_from(tail).ok().map(u32::from_le_bytes)
+}
