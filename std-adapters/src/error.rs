@@ -1,0 +1,159 @@
+//! Errors of the std crate: what went wrong, and where (array path, chunk key).
+
+use std::fmt;
+
+use zinto_core::LayoutError;
+use zinto_core::codec::{ChainError, DecodeError, ShardError};
+
+use crate::store::StoreError;
+
+/// Why array metadata was refused.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum MetadataError {
+    /// Neither `zarr.json` nor `.zarray` exists at the path.
+    Missing,
+    /// The JSON does not parse or does not have the expected fields.
+    Json(serde_json::Error),
+    /// The node is not an array (for example a group).
+    NotAnArray(String),
+    /// A field has a value the spec does not allow.
+    Invalid(String),
+    /// Something valid that zinto does not read (data type, grid, codec, transformer...).
+    Unsupported(String),
+    /// A codec name zinto does not know.
+    UnknownCodec(String),
+    /// The fill value does not fit the data type.
+    FillValue(String),
+    /// The codec chain is not valid.
+    Chain(ChainError),
+    /// Shapes that do not make a chunk grid.
+    Layout(LayoutError),
+}
+
+impl fmt::Display for MetadataError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Missing => f.write_str("no zarr.json or .zarray found"),
+            Self::Json(e) => write!(f, "malformed metadata JSON: {e}"),
+            Self::NotAnArray(kind) => write!(f, "node is a {kind}, not an array"),
+            Self::Invalid(what) => write!(f, "invalid metadata: {what}"),
+            Self::Unsupported(what) => write!(f, "unsupported: {what}"),
+            Self::UnknownCodec(name) => write!(f, "unknown codec {name:?}"),
+            Self::FillValue(what) => write!(f, "{what}"),
+            Self::Chain(e) => write!(f, "{e}"),
+            Self::Layout(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for MetadataError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Json(e) => Some(e),
+            Self::Chain(e) => Some(e),
+            Self::Layout(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// What went wrong, without the where.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Reading metadata failed or it was refused.
+    Metadata(MetadataError),
+    /// The store failed.
+    Store(StoreError),
+    /// A chunk did not decode.
+    Decode(DecodeError),
+    /// A shard index was invalid.
+    Shard(ShardError),
+    /// The selection or the layout math refused (selection outside the array, overflow).
+    Layout(LayoutError),
+    /// The output buffer is not the size of the selection.
+    OutputSize {
+        /// Bytes the selection needs.
+        expected: u64,
+        /// Bytes given.
+        got: u64,
+    },
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Metadata(e) => write!(f, "{e}"),
+            Self::Store(e) => write!(f, "{e}"),
+            Self::Decode(e) => write!(f, "{e}"),
+            Self::Shard(e) => write!(f, "sharding_indexed: {e}"),
+            Self::Layout(e) => write!(f, "{e}"),
+            Self::OutputSize { expected, got } => write!(
+                f,
+                "output buffer holds {got} bytes, the selection needs {expected}"
+            ),
+        }
+    }
+}
+
+/// An error with its context: the array's path and, for chunk errors, the chunk's key.
+#[derive(Debug)]
+pub struct Error {
+    path: String,
+    key: Option<String>,
+    kind: ErrorKind,
+}
+
+impl Error {
+    pub(crate) fn new(path: &str, key: Option<&str>, kind: ErrorKind) -> Self {
+        Self {
+            path: path.to_owned(),
+            key: key.map(str::to_owned),
+            kind,
+        }
+    }
+
+    /// The array's path in its store.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The chunk's key (relative to the store), if the error concerns a chunk.
+    pub fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = if self.path.is_empty() {
+            "/"
+        } else {
+            &self.path
+        };
+        write!(f, "array {path}")?;
+        if let Some(key) = &self.key {
+            write!(f, ", chunk {key}")?;
+        }
+        write!(f, ": {}", self.kind)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            ErrorKind::Metadata(e) => Some(e),
+            ErrorKind::Store(e) => Some(e),
+            ErrorKind::Decode(e) => Some(e),
+            ErrorKind::Shard(e) => Some(e),
+            ErrorKind::Layout(e) => Some(e),
+            ErrorKind::OutputSize { .. } => None,
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! Zarr metadata: v3 `zarr.json` and v2 `.zarray`, resolved into one [`ArrayMetadata`].
+
+mod dtype;
+mod fill;
+mod v2;
+mod v3;
+
+pub use dtype::DataType;
+pub use fill::FillValue;
+
+use zinto_core::ChunkGrid;
+use zinto_core::codec::CodecChain;
+
+/// The Zarr format version of an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZarrFormat {
+    /// Zarr v2 (`.zarray`).
+    V2,
+    /// Zarr v3 (`zarr.json`).
+    V3,
+}
+
+/// How chunk coordinates become store keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChunkKeyEncoding {
+    /// v3 `default`: `c` then the coordinates, joined by the separator (`c/1/2`).
+    Default {
+        /// `/` or `.`.
+        separator: char,
+    },
+    /// v3 `v2` and Zarr v2: the coordinates joined by the separator (`1.2`), `0` for 0-d.
+    V2 {
+        /// `.` or `/`.
+        separator: char,
+    },
+}
+
+impl ChunkKeyEncoding {
+    /// The key of the chunk at `coords`, relative to the array.
+    pub fn key(&self, coords: &[u64]) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        match self {
+            Self::Default { separator } => {
+                s.push('c');
+                for c in coords {
+                    s.push(*separator);
+                    let _ = write!(s, "{c}");
+                }
+            }
+            Self::V2 { separator } => {
+                if coords.is_empty() {
+                    s.push('0');
+                }
+                for (i, c) in coords.iter().enumerate() {
+                    if i > 0 {
+                        s.push(*separator);
+                    }
+                    let _ = write!(s, "{c}");
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Everything needed to read an array, validated.
+#[derive(Debug, Clone)]
+pub struct ArrayMetadata {
+    /// v2 or v3.
+    pub format: ZarrFormat,
+    /// Element type.
+    pub dtype: DataType,
+    /// The chunk grid over the array (its chunk shape is the stored chunk: the shard, if sharded).
+    pub grid: ChunkGrid,
+    /// The codec chain of a stored chunk.
+    pub chain: CodecChain,
+    /// Native-endian fill value for missing chunks.
+    pub fill_value: FillValue,
+    /// How chunk keys are formed.
+    pub key_encoding: ChunkKeyEncoding,
+    /// The codecs as metadata lists them, for display.
+    pub codec_names: Vec<String>,
+    /// User attributes (`attributes` in v3, `.zattrs` in v2), if any.
+    pub attributes: serde_json::Map<String, serde_json::Value>,
+}
+
+pub(crate) use v2::parse as parse_v2;
+pub(crate) use v3::parse as parse_v3;

@@ -1,0 +1,90 @@
+//! Zarr v2 `.zarray`.
+
+use serde::Deserialize;
+use serde_json::Value;
+use zinto_core::codec::{Codec, CodecChain};
+use zinto_core::{ChunkGrid, MemoryOrder};
+
+use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
+use crate::error::MetadataError;
+
+#[derive(Deserialize)]
+struct V2 {
+    zarr_format: u64,
+    shape: Vec<u64>,
+    chunks: Vec<u64>,
+    dtype: Value,
+    compressor: Option<serde_json::Map<String, Value>>,
+    fill_value: Value,
+    order: String,
+    #[serde(default)]
+    filters: Option<Vec<Value>>,
+    #[serde(default)]
+    dimension_separator: Option<String>,
+}
+
+fn unsupported(what: impl Into<String>) -> MetadataError {
+    MetadataError::Unsupported(what.into())
+}
+
+/// Parses and validates a `.zarray` document (and the `.zattrs` beside it, if given).
+pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, MetadataError> {
+    let m: V2 = serde_json::from_slice(json).map_err(MetadataError::Json)?;
+    if m.zarr_format != 2 {
+        return Err(unsupported(format!("zarr_format {}", m.zarr_format)));
+    }
+    let (dtype, endian) = match &m.dtype {
+        Value::String(s) => {
+            DataType::from_v2_str(s).ok_or_else(|| unsupported(format!("data type {s}")))?
+        }
+        other => return Err(unsupported(format!("structured data type {other}"))),
+    };
+    if m.filters.as_ref().is_some_and(|f| !f.is_empty()) {
+        return Err(unsupported("v2 filters"));
+    }
+    let grid = ChunkGrid::new(&m.shape, &m.chunks).map_err(MetadataError::Layout)?;
+    let separator = match m.dimension_separator.as_deref() {
+        None | Some(".") => '.',
+        Some("/") => '/',
+        Some(other) => return Err(unsupported(format!("dimension_separator {other:?}"))),
+    };
+    let ndim = m.shape.len();
+    let mut codecs = Vec::new();
+    match m.order.as_str() {
+        "C" => {}
+        "F" => codecs.push(Codec::Transpose(
+            MemoryOrder::f(ndim).map_err(MetadataError::Layout)?,
+        )),
+        other => return Err(MetadataError::Invalid(format!("order {other:?}"))),
+    }
+    codecs.push(Codec::Bytes(endian));
+    let mut names = vec![];
+    if let Some(c) = &m.compressor {
+        let id = c.get("id").and_then(Value::as_str).unwrap_or("");
+        names.push(id.to_owned());
+        codecs.push(match id {
+            "zstd" => Codec::Zstd,
+            "zlib" => Codec::Zlib,
+            "gzip" => Codec::Gzip,
+            "crc32c" => Codec::Crc32c,
+            other => return Err(unsupported(format!("v2 compressor {other:?}"))),
+        });
+    }
+    let chain =
+        CodecChain::new(&m.chunks, dtype.size(), &codecs, None).map_err(MetadataError::Chain)?;
+    let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
+    let attributes = match attrs {
+        Some(a) => serde_json::from_slice(a).map_err(MetadataError::Json)?,
+        None => serde_json::Map::new(),
+    };
+    Ok(ArrayMetadata {
+        format: ZarrFormat::V2,
+        dtype,
+        grid,
+        chain,
+        fill_value,
+        key_encoding: ChunkKeyEncoding::V2 { separator },
+        codec_names: names,
+        attributes,
+    })
+}

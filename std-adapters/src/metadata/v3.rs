@@ -1,0 +1,176 @@
+//! Zarr v3 `zarr.json`.
+
+use serde::Deserialize;
+use serde_json::Value;
+use zinto_core::codec::{Codec, CodecChain, CodecName, Endian, IndexLocation};
+use zinto_core::{ChunkGrid, MemoryOrder, dims};
+
+use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
+use crate::error::MetadataError;
+
+#[derive(Deserialize)]
+struct Named {
+    name: String,
+    #[serde(default)]
+    configuration: serde_json::Map<String, Value>,
+}
+
+#[derive(Deserialize)]
+struct V3 {
+    zarr_format: u64,
+    node_type: String,
+    #[serde(default)]
+    shape: Vec<u64>,
+    data_type: Value,
+    chunk_grid: Named,
+    chunk_key_encoding: Named,
+    fill_value: Value,
+    codecs: Vec<Named>,
+    #[serde(default)]
+    attributes: serde_json::Map<String, Value>,
+    #[serde(default)]
+    storage_transformers: Vec<Value>,
+}
+
+fn unsupported(what: impl Into<String>) -> MetadataError {
+    MetadataError::Unsupported(what.into())
+}
+
+/// Parses and validates a `zarr.json` document.
+pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
+    let m: V3 = serde_json::from_slice(json).map_err(MetadataError::Json)?;
+    if m.zarr_format != 3 {
+        return Err(unsupported(format!("zarr_format {}", m.zarr_format)));
+    }
+    if m.node_type != "array" {
+        return Err(MetadataError::NotAnArray(m.node_type));
+    }
+    if !m.storage_transformers.is_empty() {
+        return Err(unsupported("storage transformers"));
+    }
+    let dtype = match &m.data_type {
+        Value::String(s) => {
+            DataType::from_v3_name(s).ok_or_else(|| unsupported(format!("data type {s}")))?
+        }
+        other => return Err(unsupported(format!("data type {other}"))),
+    };
+    if m.chunk_grid.name != "regular" {
+        return Err(unsupported(format!("chunk grid {}", m.chunk_grid.name)));
+    }
+    let chunk_shape = shape_of(m.chunk_grid.configuration.get("chunk_shape"), "chunk_shape")?;
+    let grid = ChunkGrid::new(&m.shape, &chunk_shape).map_err(MetadataError::Layout)?;
+    let sep = |c: &serde_json::Map<String, Value>, default: char| -> Result<char, MetadataError> {
+        match c.get("separator").and_then(Value::as_str) {
+            None => Ok(default),
+            Some("/") => Ok('/'),
+            Some(".") => Ok('.'),
+            Some(other) => Err(unsupported(format!("chunk key separator {other:?}"))),
+        }
+    };
+    let key_encoding = match m.chunk_key_encoding.name.as_str() {
+        "default" => ChunkKeyEncoding::Default {
+            separator: sep(&m.chunk_key_encoding.configuration, '/')?,
+        },
+        "v2" => ChunkKeyEncoding::V2 {
+            separator: sep(&m.chunk_key_encoding.configuration, '.')?,
+        },
+        other => return Err(unsupported(format!("chunk key encoding {other}"))),
+    };
+    let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
+    let chain = chain(&m.codecs, &chunk_shape, dtype.size())?;
+    Ok(ArrayMetadata {
+        format: ZarrFormat::V3,
+        dtype,
+        grid,
+        chain,
+        fill_value,
+        key_encoding,
+        codec_names: m.codecs.iter().map(|c| c.name.clone()).collect(),
+        attributes: m.attributes,
+    })
+}
+
+fn shape_of(v: Option<&Value>, what: &str) -> Result<Vec<u64>, MetadataError> {
+    let bad = || MetadataError::Invalid(format!("{what} must be a list of non-negative integers"));
+    v.and_then(Value::as_array)
+        .ok_or_else(bad)?
+        .iter()
+        .map(|x| x.as_u64().ok_or_else(bad))
+        .collect()
+}
+
+/// Builds and validates the codec chain for chunks of `shape` (recursing into sharding).
+fn chain(codecs: &[Named], shape: &[u64], elem_size: usize) -> Result<CodecChain, MetadataError> {
+    let mut list = Vec::with_capacity(codecs.len());
+    let mut inner = None;
+    for c in codecs {
+        let name = CodecName::from_name(&c.name)
+            .ok_or_else(|| MetadataError::UnknownCodec(c.name.clone()))?;
+        let cfg = &c.configuration;
+        list.push(match name {
+            CodecName::Bytes => Codec::Bytes(match cfg.get("endian").and_then(Value::as_str) {
+                None => None,
+                Some("little") => Some(Endian::Little),
+                Some("big") => Some(Endian::Big),
+                Some(other) => return Err(MetadataError::Invalid(format!("endian {other:?}"))),
+            }),
+            CodecName::Transpose => {
+                let order = shape_of(cfg.get("order"), "transpose order")?;
+                let order: Vec<usize> = order
+                    .iter()
+                    .map(|&a| usize::try_from(a).unwrap_or(usize::MAX))
+                    .collect();
+                Codec::Transpose(MemoryOrder::permutation(&order).map_err(MetadataError::Layout)?)
+            }
+            CodecName::Crc32c => Codec::Crc32c,
+            CodecName::Gzip => Codec::Gzip,
+            CodecName::Zlib => Codec::Zlib,
+            CodecName::Zstd => Codec::Zstd,
+            CodecName::ShardingIndexed => {
+                let inner_shape = shape_of(cfg.get("chunk_shape"), "sharding chunk_shape")?;
+                let inner_codecs: Vec<Named> = serde_json::from_value(
+                    cfg.get("codecs").cloned().unwrap_or(Value::Array(vec![])),
+                )
+                .map_err(MetadataError::Json)?;
+                let index_codecs: Vec<Named> = serde_json::from_value(
+                    cfg.get("index_codecs")
+                        .cloned()
+                        .unwrap_or(Value::Array(vec![])),
+                )
+                .map_err(MetadataError::Json)?;
+                let index_location = match cfg.get("index_location").and_then(Value::as_str) {
+                    None | Some("end") => IndexLocation::End,
+                    Some("start") => IndexLocation::Start,
+                    Some(other) => {
+                        return Err(MetadataError::Invalid(format!("index_location {other:?}")));
+                    }
+                };
+                let index_crc32c = index_codecs_have_crc(&index_codecs)?;
+                // The inner chunk shape must divide the shard; checked by the core chain too.
+                inner = Some(chain(&inner_codecs, &inner_shape, elem_size)?);
+                Codec::ShardingIndexed {
+                    chunk_shape: dims(&inner_shape).map_err(MetadataError::Layout)?,
+                    index_location,
+                    index_crc32c,
+                }
+            }
+            other => return Err(unsupported(format!("codec {other}"))),
+        });
+    }
+    CodecChain::new(shape, elem_size, &list, inner).map_err(MetadataError::Chain)
+}
+
+/// The index codecs must be `bytes` (little endian) optionally followed by `crc32c`.
+fn index_codecs_have_crc(codecs: &[Named]) -> Result<bool, MetadataError> {
+    let names: Vec<&str> = codecs.iter().map(|c| c.name.as_str()).collect();
+    let little = codecs
+        .first()
+        .is_some_and(|c| c.configuration.get("endian").and_then(Value::as_str) != Some("big"));
+    match names.as_slice() {
+        ["bytes"] if little => Ok(false),
+        ["bytes", "crc32c"] if little => Ok(true),
+        _ => Err(unsupported(format!(
+            "sharding index codecs {names:?} (only bytes little-endian with optional crc32c)"
+        ))),
+    }
+}

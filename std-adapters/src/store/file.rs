@@ -1,0 +1,100 @@
+//! A directory of files, read with positional reads.
+
+use std::fs::File;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use super::{Store, StoreError};
+
+/// A store rooted at a directory; key `a/b/c` is the file `root/a/b/c`.
+///
+/// Reads are positional (`pread`), so concurrent readers never share a file cursor. Keys that
+/// would leave the root (`..`, absolute paths) are treated as missing.
+#[derive(Debug, Clone)]
+pub struct FileStore {
+    root: PathBuf,
+}
+
+impl FileStore {
+    /// A store over the directory `root`.
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    /// The directory this store reads.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn path(&self, key: &str) -> Option<PathBuf> {
+        let mut p = self.root.clone();
+        for part in key.split('/').filter(|s| !s.is_empty()) {
+            if part == ".." || part == "." || part.contains('\\') {
+                return None;
+            }
+            p.push(part);
+        }
+        Some(p)
+    }
+}
+
+fn io(e: std::io::Error) -> StoreError {
+    if e.kind() == ErrorKind::NotFound {
+        StoreError::Missing
+    } else {
+        StoreError::Io(e)
+    }
+}
+
+impl Store for FileStore {
+    fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        let Some(path) = self.path(key) else {
+            return Ok(None);
+        };
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => Ok(Some(m.len())),
+            Ok(_) => Ok(None),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StoreError::Io(e)),
+        }
+    }
+
+    fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
+        let path = self.path(key).ok_or(StoreError::Missing)?;
+        let file = File::open(path).map_err(io)?;
+        match read_exact_at(&file, dst, offset) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
+                let len = file.metadata().map_err(io)?.len();
+                Err(StoreError::ShortRead {
+                    offset,
+                    wanted: dst.len() as u64,
+                    len,
+                })
+            }
+            Err(e) => Err(io(e)),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, dst: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, dst, offset)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut dst: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !dst.is_empty() {
+        match file.seek_read(dst, offset) {
+            Ok(0) => return Err(ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                dst = &mut dst[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,92 @@
+//! Stores that read a key's bytes straight into the caller's slice.
+
+mod file;
+mod memory;
+
+pub use file::FileStore;
+pub use memory::MemoryStore;
+
+use std::fmt;
+
+/// A key-value store of byte objects, read into buffers the caller owns.
+///
+/// Small on purpose: the size of a key, and an exact read of a byte range into `&mut [u8]`.
+/// An HTTP or object-store backend needs nothing more. Implementations must be `Sync`: worker
+/// threads read disjoint keys (or ranges) concurrently.
+pub trait Store: Send + Sync {
+    /// The length of `key` in bytes, or `None` if the key does not exist.
+    ///
+    /// # Errors
+    /// [`StoreError`] if the store cannot be asked (I/O error other than "not found").
+    fn size(&self, key: &str) -> Result<Option<u64>, StoreError>;
+
+    /// Fills `dst` with the bytes of `key` starting at `offset`: exactly `dst.len()` of them.
+    ///
+    /// # Errors
+    /// [`StoreError::Missing`] if the key does not exist, [`StoreError::ShortRead`] if it ends
+    /// before `offset + dst.len()`, [`StoreError::Io`] otherwise.
+    fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError>;
+}
+
+/// Why a store could not serve a read.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The key does not exist.
+    Missing,
+    /// The object is shorter than the range asked for.
+    ShortRead {
+        /// First byte asked for.
+        offset: u64,
+        /// Bytes asked for.
+        wanted: u64,
+        /// Length of the object.
+        len: u64,
+    },
+    /// An I/O error.
+    Io(std::io::Error),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Missing => f.write_str("key not found"),
+            Self::ShortRead {
+                offset,
+                wanted,
+                len,
+            } => write!(
+                f,
+                "object of {len} bytes is too short to read {wanted} bytes at offset {offset}"
+            ),
+            Self::Io(e) => write!(f, "I/O error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl<S: Store + ?Sized> Store for &S {
+    fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        (**self).size(key)
+    }
+    fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
+        (**self).read_into(key, offset, dst)
+    }
+}
+
+impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
+    fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        (**self).size(key)
+    }
+    fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
+        (**self).read_into(key, offset, dst)
+    }
+}
