@@ -1,0 +1,237 @@
+//! Bad input, one named test each: a clear error that names the array and chunk, never a panic.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
+
+use std::path::Path;
+
+use zinto::core::codec::{DecodeError, ShardError};
+use zinto::{Array, ErrorKind, MemoryStore, MetadataError, Region, StoreError};
+
+/// Loads a fixture array into memory under the key prefix `a`.
+fn load(name: &str) -> MemoryStore {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/data")
+        .join(name);
+    let mut store = MemoryStore::new();
+    fn walk(dir: &Path, prefix: &str, store: &mut MemoryStore) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let key = format!("{prefix}/{}", e.file_name().to_str().unwrap());
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), &key, store);
+            } else {
+                store.insert(key, std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    walk(&root, "a", &mut store);
+    store
+}
+
+fn read_all(store: &MemoryStore) -> Result<Vec<u8>, zinto::Error> {
+    let array = Array::open(store, "a")?;
+    array.read_to_vec(&Region::whole(array.shape()).unwrap())
+}
+
+fn edit_metadata(store: &mut MemoryStore, f: impl FnOnce(&mut serde_json::Value)) {
+    let mut meta: serde_json::Value =
+        serde_json::from_slice(store.get("a/zarr.json").unwrap()).unwrap();
+    f(&mut meta);
+    store.insert("a/zarr.json", serde_json::to_vec(&meta).unwrap());
+}
+
+#[test]
+fn missing_metadata_is_a_metadata_error() {
+    let store = MemoryStore::new();
+    let e = Array::open(&store, "nowhere").unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::Missing)),
+        "{e}"
+    );
+    assert_eq!(e.path(), "nowhere");
+    assert!(e.to_string().contains("nowhere"), "{e}");
+}
+
+#[test]
+fn malformed_json_is_a_json_error() {
+    let mut store = load("v3_float32");
+    store.insert("a/zarr.json", b"{\"zarr_format\": 3, \"shape\": [".to_vec());
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::Json(_))),
+        "{e}"
+    );
+    assert!(std::error::Error::source(&e).is_some());
+}
+
+#[test]
+fn unknown_codec_is_named() {
+    let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| m["codecs"][1]["name"] = "lz5".into());
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::UnknownCodec(n)) if n == "lz5"),
+        "{e}"
+    );
+}
+
+#[test]
+fn unsupported_data_type_and_grid_are_named() {
+    let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| m["data_type"] = "string".into());
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(e.to_string().contains("data type string"), "{e}");
+
+    let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| {
+        m["chunk_grid"]["name"] = "rectilinear".into()
+    });
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(e.to_string().contains("chunk grid rectilinear"), "{e}");
+}
+
+#[test]
+fn hostile_shapes_are_errors_not_allocations() {
+    let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| {
+        m["shape"] = serde_json::json!([u64::MAX, u64::MAX]);
+        m["chunk_grid"]["configuration"]["chunk_shape"] = serde_json::json!([1, 1]);
+    });
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::Layout(_))),
+        "{e}"
+    );
+
+    let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| {
+        m["chunk_grid"]["configuration"]["chunk_shape"] = serde_json::json!([0, 2]);
+    });
+    assert!(Array::open(&store, "a").is_err());
+}
+
+#[test]
+fn truncated_chunk_names_the_key() {
+    let mut store = load("v3_float32");
+    let chunk = store.get("a/c/1/1").unwrap().to_vec();
+    store.insert("a/c/1/1", chunk[..chunk.len() - 3].to_vec());
+    let e = read_all(&store).unwrap_err();
+    assert_eq!(e.key(), Some("a/c/1/1"));
+    assert!(matches!(e.kind(), ErrorKind::Decode(_)), "{e}");
+    assert!(e.to_string().contains("a/c/1/1"), "{e}");
+}
+
+#[test]
+fn chunk_with_trailing_bytes_is_an_error() {
+    let mut store = load("v3_float32");
+    let mut chunk = store.get("a/c/0/0").unwrap().to_vec();
+    chunk.extend_from_slice(b"extra");
+    store.insert("a/c/0/0", chunk);
+    let e = read_all(&store).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Decode(DecodeError::TrailingData { extra: 5, .. })
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn uncompressed_chunk_of_the_wrong_size_is_an_error() {
+    let mut store = load("v3_uncompressed");
+    let mut chunk = store.get("a/c/0/0").unwrap().to_vec();
+    chunk.push(0);
+    store.insert("a/c/0/0", chunk);
+    let e = read_all(&store).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Decode(DecodeError::SizeMismatch { .. })
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn corrupt_chunk_is_an_error() {
+    let mut store = load("v3_zstd_checksum_crc32c");
+    let mut chunk = store.get("a/c/0/0").unwrap().to_vec();
+    let mid = chunk.len() / 2;
+    chunk[mid] ^= 0xFF;
+    store.insert("a/c/0/0", chunk);
+    let e = read_all(&store).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Decode(DecodeError::ChecksumMismatch { .. })
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn shard_index_that_lies_is_an_error() {
+    let mut store = load("v3_shard_start");
+    let mut shard = store.get("a/c/0/0").unwrap().to_vec();
+    // The index is at the start: make the first entry's length run past the shard, and fix the
+    // index checksum so that only the lie remains.
+    let n_entries = (6 / 3) * (6 / 2);
+    let len_at = 8;
+    shard[len_at..len_at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    let crc = zinto::core::codec::crc32c(&shard[..16 * n_entries]);
+    shard[16 * n_entries..16 * n_entries + 4].copy_from_slice(&crc.to_le_bytes());
+    store.insert("a/c/0/0", shard);
+    let e = read_all(&store).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Shard(ShardError::EntryOutOfShard { chunk: 0, .. })
+        ),
+        "{e}"
+    );
+    assert_eq!(e.key(), Some("a/c/0/0"));
+}
+
+#[test]
+fn shard_shorter_than_its_index_is_an_error() {
+    let mut store = load("v3_shard_end");
+    store.insert("a/c/0/0", vec![0u8; 10]);
+    let e = read_all(&store).unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Shard(ShardError::ShardTooSmall { .. })),
+        "{e}"
+    );
+}
+
+#[test]
+fn wrong_output_size_and_outside_selection_are_errors() {
+    let store = load("v3_float32");
+    let array = Array::open(&store, "a").unwrap();
+    let mut out = vec![0u8; 3];
+    let e = array
+        .read_into(&Region::whole(array.shape()).unwrap(), &mut out)
+        .unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::OutputSize {
+                expected: 140,
+                got: 3
+            }
+        ),
+        "{e}"
+    );
+    let e = array
+        .read_to_vec(&Region::new(&[5, 0], &[3, 1]).unwrap())
+        .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Layout(_)), "{e}");
+}
+
+#[test]
+fn store_short_read_is_reported() {
+    let store = load("v3_float32");
+    let mut buf = [0u8; 8];
+    let e = zinto::Store::read_into(&store, "a/zarr.json", 1 << 20, &mut buf).unwrap_err();
+    assert!(matches!(e, StoreError::ShortRead { .. }), "{e}");
+}
