@@ -8,7 +8,7 @@ use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
 
 use super::crc::{CRC32, Crc32};
-use super::{CodecName, DecodeError, Progress, Status};
+use super::{CodecName, DecodeError, Progress};
 
 /// Which wrapper surrounds the DEFLATE data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,16 +153,7 @@ impl DeflateDecoder {
                 }
             }
         }
-        let status = if self.phase == Phase::Done {
-            Status::Done
-        } else {
-            Status::NeedsInput
-        };
-        Ok(Progress {
-            consumed,
-            written,
-            status,
-        })
+        Ok(Progress::new(consumed, written, self.phase == Phase::Done))
     }
 
     /// One call into miniz_oxide. Returns (consumed, written, body finished).

@@ -19,3 +19,19 @@ pub struct Progress {
     /// Whether the stream is complete.
     pub status: Status,
 }
+
+impl Progress {
+    /// A progress report; `done` selects [`Status::Done`] over [`Status::NeedsInput`].
+    pub(crate) fn new(consumed: usize, written: usize, done: bool) -> Self {
+        let status = if done {
+            Status::Done
+        } else {
+            Status::NeedsInput
+        };
+        Self {
+            consumed,
+            written,
+            status,
+        }
+    }
+}

@@ -232,16 +232,7 @@ impl ChunkDecoder {
         if !self.done && self.seen == self.encoded_len {
             self.finish()?;
         }
-        let status = if self.done {
-            Status::Done
-        } else {
-            Status::NeedsInput
-        };
-        Ok(Progress {
-            consumed,
-            written,
-            status,
-        })
+        Ok(Progress::new(consumed, written, self.done))
     }
 
     /// Runs the payload through the compressor, or copies it.
@@ -255,16 +246,11 @@ impl ChunkDecoder {
                     capacity: self.decoded_len as u64,
                 })?;
                 slot.copy_from_slice(part);
-                let status = if end == self.decoded_len {
-                    Status::Done
-                } else {
-                    Status::NeedsInput
-                };
-                Ok(Progress {
-                    consumed: part.len(),
-                    written: part.len(),
-                    status,
-                })
+                Ok(Progress::new(
+                    part.len(),
+                    part.len(),
+                    end == self.decoded_len,
+                ))
             }
             Some(Compressor::Gzip | Compressor::Zlib) => match &mut self.deflate {
                 Some(d) => d.decode(part, dst, pos),

@@ -13,7 +13,7 @@ use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use ruzstd::io::Read;
 
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
-use super::{CodecName, DecodeError, Progress, Status};
+use super::{CodecName, DecodeError, Progress};
 
 /// Largest block body zstd allows (RFC 8878, 3.1.1.2.4).
 const MAX_BLOCK: usize = 128 * 1024;
@@ -129,16 +129,7 @@ impl ZstdDecoder {
             }
         }
         let written = usize::try_from(self.written - start_written).unwrap_or(usize::MAX);
-        let status = if self.phase == Phase::Done {
-            Status::Done
-        } else {
-            Status::NeedsInput
-        };
-        Ok(Progress {
-            consumed,
-            written,
-            status,
-        })
+        Ok(Progress::new(consumed, written, self.phase == Phase::Done))
     }
 
     fn take_header(&mut self, input: &[u8], capacity: usize) -> Result<usize, DecodeError> {
