@@ -249,6 +249,28 @@ impl Pieces<'_> {
             .ok_or(LayoutError::Overflow)
     }
 
+    /// The `index`-th piece in iteration order (C order of chunk coordinates), without
+    /// iterating: lets workers share a selection by handing out indices.
+    /// `None` if `index >= chunk_count()`.
+    pub fn get(&self, index: u64) -> Option<Piece> {
+        if index >= self.chunk_count().ok()? {
+            return None;
+        }
+        let mut coords = self.first.clone();
+        let mut rest = index;
+        for ((c, &f), &l) in coords
+            .iter_mut()
+            .zip(self.first.iter())
+            .zip(self.last.iter())
+            .rev()
+        {
+            let extent = l - f + 1; // last >= first for a non-empty selection
+            *c = f + rest % extent;
+            rest /= extent;
+        }
+        Some(self.piece_at(&coords))
+    }
+
     fn piece_at(&self, chunk: &Dims) -> Piece {
         let mut c_start = Dims::new();
         let mut o_start = Dims::new();

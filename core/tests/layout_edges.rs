@@ -332,3 +332,17 @@ fn composed_transposes_are_their_product() {
     assert_eq!(ab.axes().collect::<Vec<_>>(), vec![0, 1, 2]);
     assert!(ab.is_c());
 }
+
+#[test]
+fn pieces_by_index_match_iteration_order() {
+    let grid = ChunkGrid::new(&[10, 7, 5], &[3, 2, 4]).unwrap();
+    let sel = Region::new(&[2, 1, 1], &[7, 5, 4]).unwrap();
+    let pieces = grid.pieces(&sel).unwrap();
+    let count = pieces.chunk_count().unwrap();
+    let by_index: Vec<_> = (0..count).map(|i| pieces.get(i).unwrap()).collect();
+    let iterated: Vec<_> = pieces.clone().collect();
+    assert_eq!(by_index, iterated);
+    assert_eq!(pieces.get(count), None);
+    let empty = Region::new(&[2, 1, 1], &[0, 5, 4]).unwrap();
+    assert_eq!(grid.pieces(&empty).unwrap().get(0), None);
+}

@@ -1,18 +1,19 @@
 //! An array in a store: open it, read a selection into a buffer you own.
 
-use zinto_core::codec::{
-    ArrayToBytes, BytesCodecs, ChunkDecoder, DecodeError, Status, to_native_in_place,
-};
-use zinto_core::{LayoutError, MemoryOrder, Region, Runs, product};
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use zinto_core::codec::{ArrayToBytes, BytesCodecs};
+use zinto_core::{LayoutError, Piece, Region};
 
 use crate::error::{Error, ErrorKind, MetadataError};
 use crate::metadata::{ArrayMetadata, parse_v2, parse_v3};
+use crate::pool::{ContextPool, for_each_piece};
+use crate::reader::{ChunkReader, PieceOut, ReadContext};
 use crate::store::{Store, StoreError};
 
 /// Metadata documents larger than this are refused rather than read (they are a few KB).
 const MAX_METADATA_LEN: u64 = 16 << 20;
-/// Compressed chunks stream from the store in blocks of this size.
-pub const BLOCK_LEN: usize = 1 << 20;
 
 /// A Zarr array (v3 or v2) in a [`Store`], ready to read.
 ///
@@ -39,20 +40,8 @@ pub struct Array<S> {
     store: S,
     path: String,
     meta: ArrayMetadata,
-}
-
-/// Buffers a read reuses from chunk to chunk.
-#[derive(Debug, Default)]
-struct ReadContext {
-    decoder: ChunkDecoder,
-    scratch: Vec<u8>,
-    block: Vec<u8>,
-}
-
-/// Where one piece of a chunk comes from and goes to.
-struct Target<'a> {
-    key: &'a str,
-    out_shape: &'a [u64],
+    /// Per-worker buffers kept between reads.
+    contexts: ContextPool,
 }
 
 impl<S: Store> Array<S> {
@@ -89,7 +78,12 @@ impl<S: Store> Array<S> {
                 "bytes-to-bytes codecs around sharding_indexed".into(),
             ))));
         }
-        Ok(Self { store, path, meta })
+        Ok(Self {
+            store,
+            path,
+            meta,
+            contexts: ContextPool::default(),
+        })
     }
 
     /// The validated metadata.
@@ -139,14 +133,31 @@ impl<S: Store> Array<S> {
     }
 
     /// Reads `selection` into `out` as a C-order array of the selection's shape, native byte
-    /// order. `out` must be exactly [`Self::selection_len`] bytes. Missing chunks read as the
-    /// fill value; a chunk that lands whole and contiguously in `out` is decoded straight into
-    /// it.
+    /// order, with default options (one worker per available core). `out` must be exactly
+    /// [`Self::selection_len`] bytes. Missing chunks read as the fill value.
     ///
     /// # Errors
     /// [`ErrorKind::OutputSize`] for a wrong buffer size, [`ErrorKind::Layout`] for a selection
     /// outside the array, and store, decode and shard errors naming the chunk key.
     pub fn read_into(&self, selection: &Region, out: &mut [u8]) -> Result<(), Error> {
+        self.read_into_with(selection, out, &ReadOptions::default())
+    }
+
+    /// [`Self::read_into`] with explicit options (threads, progress).
+    ///
+    /// Each chunk takes the cheapest path its layout allows: read or decoded straight into
+    /// `out` when it lands there whole and contiguously; otherwise decoded into a per-worker
+    /// scratch buffer (kept between reads) and copied; uncompressed partial chunks read only the
+    /// byte ranges needed. See `docs/memory.md` for the memory each path uses.
+    ///
+    /// # Errors
+    /// As [`Self::read_into`]. The first error stops the read; `out` is then partly written.
+    pub fn read_into_with(
+        &self,
+        selection: &Region,
+        out: &mut [u8],
+        options: &ReadOptions<'_>,
+    ) -> Result<(), Error> {
         let expected = self.selection_len(selection)?;
         if out.len() != expected {
             return Err(Error::new(
@@ -158,39 +169,44 @@ impl<S: Store> Array<S> {
                 },
             ));
         }
-        let grid = &self.meta.grid;
-        let pieces = grid
+        let pieces = self
+            .meta
+            .grid
             .pieces(selection)
             .map_err(|e| Error::new(&self.path, None, ErrorKind::Layout(e)))?;
-        let mut ctx = ReadContext::default();
-        for piece in pieces {
+        let total = pieces.chunk_count().unwrap_or(0);
+        let done = AtomicU64::new(0);
+        let reader = ChunkReader {
+            store: &self.store,
+            meta: &self.meta,
+            out_shape: selection.shape(),
+        };
+        let threads = options
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN));
+        let new_context = || ReadContext::new().map_err(|kind| Error::new(&self.path, None, kind));
+        let job = |ctx: &mut ReadContext, piece: &Piece, target: &mut PieceOut<'_, '_>| {
             let key = self.chunk_key(&piece.chunk);
-            let target = Target {
-                key: &key,
-                out_shape: selection.shape(),
-            };
-            let err = |kind| Error::new(&self.path, Some(&key), kind);
-            match self
-                .store
-                .size(&key)
-                .map_err(|e| err(ErrorKind::Store(e)))?
-            {
-                None => self.fill(&target, &piece.in_output, out).map_err(err)?,
-                Some(len) => self
-                    .read_level(
-                        &mut ctx,
-                        0,
-                        &target,
-                        0,
-                        len,
-                        &piece.in_chunk,
-                        &piece.in_output,
-                        out,
-                    )
-                    .map_err(err)?,
+            reader
+                .read_piece(ctx, &key, piece, target)
+                .map_err(|kind| Error::new(&self.path, Some(&key), kind))?;
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(progress) = options.progress {
+                progress(n, total);
             }
-        }
-        Ok(())
+            Ok(())
+        };
+        for_each_piece(
+            &self.path,
+            &pieces,
+            threads,
+            self.meta.dtype.size(),
+            selection.shape(),
+            out,
+            &self.contexts,
+            &new_context,
+            &job,
+        )
     }
 
     /// Reads `selection` into a new vector (see [`Self::read_into`]).
@@ -202,201 +218,23 @@ impl<S: Store> Array<S> {
         self.read_into(selection, &mut out)?;
         Ok(out)
     }
+}
 
-    /// Writes the fill value over `region` of the output.
-    fn fill(&self, t: &Target<'_>, region: &Region, out: &mut [u8]) -> Result<(), ErrorKind> {
-        let elem = self.meta.dtype.size();
-        let order = MemoryOrder::c(region.ndim()).map_err(ErrorKind::Layout)?;
-        let whole = Region::whole(region.shape()).map_err(ErrorKind::Layout)?;
-        let runs = Runs::new(elem, region.shape(), &order, &whole, t.out_shape, region)
-            .map_err(ErrorKind::Layout)?;
-        let value = self.meta.fill_value.as_bytes();
-        for run in runs {
-            let dst = out
-                .get_mut(run.dst..run.dst + run.len)
-                .ok_or(ErrorKind::Layout(LayoutError::Overflow))?;
-            match value.split_first() {
-                Some((&b, rest)) if rest.iter().all(|&x| x == b) => dst.fill(b),
-                _ => dst
-                    .chunks_exact_mut(elem)
-                    .for_each(|e| e.copy_from_slice(value)),
-            }
-        }
-        Ok(())
-    }
+/// How to run a read.
+#[derive(Default, Clone, Copy)]
+pub struct ReadOptions<'a> {
+    /// Worker threads; `None` means one per available core. Never more than the chunks read.
+    pub threads: Option<NonZeroUsize>,
+    /// Called after each chunk with (chunks done, chunks in all), from the worker that did it.
+    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+}
 
-    /// Reads `in_chunk` of the chunk of chain level `level` stored at `key[offset..offset+len]`
-    /// into `in_output` of the output.
-    #[allow(clippy::too_many_arguments)]
-    fn read_level(
-        &self,
-        ctx: &mut ReadContext,
-        level: usize,
-        t: &Target<'_>,
-        offset: u64,
-        len: u64,
-        in_chunk: &Region,
-        in_output: &Region,
-        out: &mut [u8],
-    ) -> Result<(), ErrorKind> {
-        let elem = self.meta.dtype.size();
-        let Some(lv) = self.meta.chain.levels().get(level) else {
-            return Err(ErrorKind::Layout(LayoutError::Overflow));
-        };
-        match &lv.array_to_bytes {
-            ArrayToBytes::Bytes(endian) => {
-                let chunk_len = product(&lv.chunk_shape)
-                    .ok()
-                    .and_then(|n| n.checked_mul(elem as u64))
-                    .and_then(|n| usize::try_from(n).ok())
-                    .ok_or(ErrorKind::Layout(LayoutError::Overflow))?;
-                let runs = Runs::new(
-                    elem,
-                    &lv.chunk_shape,
-                    &lv.order,
-                    in_chunk,
-                    t.out_shape,
-                    in_output,
-                )
-                .map_err(ErrorKind::Layout)?;
-                let whole = in_chunk.start().iter().all(|&s| s == 0)
-                    && in_chunk.shape() == lv.chunk_shape.as_slice();
-                let unit = self.meta.dtype.scalar_size();
-                if whole && runs.is_single_run() {
-                    // The chunk lands contiguously: decode straight into the output.
-                    let dst_at = runs.clone().next().map_or(0, |r| r.dst);
-                    let dst = out
-                        .get_mut(dst_at..dst_at + chunk_len)
-                        .ok_or(ErrorKind::Layout(LayoutError::Overflow))?;
-                    self.decode(ctx, t.key, offset, len, &lv.bytes_codecs, dst)?;
-                    if let Some(e) = endian {
-                        to_native_in_place(dst, unit, *e);
-                    }
-                } else {
-                    let mut scratch = std::mem::take(&mut ctx.scratch);
-                    scratch.resize(chunk_len, 0);
-                    let result =
-                        self.decode(ctx, t.key, offset, len, &lv.bytes_codecs, &mut scratch);
-                    if result.is_ok() {
-                        if let Some(e) = endian {
-                            to_native_in_place(&mut scratch, unit, *e);
-                        }
-                        for run in runs {
-                            let (Some(dst), Some(src)) = (
-                                out.get_mut(run.dst..run.dst + run.len),
-                                scratch.get(run.src..run.src + run.len),
-                            ) else {
-                                return Err(ErrorKind::Layout(LayoutError::Overflow));
-                            };
-                            dst.copy_from_slice(src);
-                        }
-                    }
-                    ctx.scratch = scratch;
-                    result?;
-                }
-                Ok(())
-            }
-            ArrayToBytes::Sharding(layout) => {
-                let range = layout.index_range(len).map_err(ErrorKind::Shard)?;
-                // Bounded by `len`, the shard's actual stored size.
-                let mut index = vec![0u8; usize::try_from(range.len).unwrap_or(usize::MAX)];
-                self.store
-                    .read_into(t.key, offset + range.offset, &mut index)
-                    .map_err(ErrorKind::Store)?;
-                let index = layout.parse(&index, len).map_err(ErrorKind::Shard)?;
-                let pieces = layout.grid().pieces(in_chunk).map_err(ErrorKind::Layout)?;
-                for ip in pieces {
-                    let start: Vec<u64> = in_output
-                        .start()
-                        .iter()
-                        .zip(ip.in_output.start())
-                        .map(|(a, b)| a + b)
-                        .collect();
-                    let region =
-                        Region::new(&start, ip.in_output.shape()).map_err(ErrorKind::Layout)?;
-                    match index.get(&ip.chunk).map_err(ErrorKind::Shard)? {
-                        None => self.fill(t, &region, out)?,
-                        Some(r) => self.read_level(
-                            ctx,
-                            level + 1,
-                            t,
-                            offset + r.offset,
-                            r.len,
-                            &ip.in_chunk,
-                            &region,
-                            out,
-                        )?,
-                    }
-                }
-                Ok(())
-            }
-        }
-    }
-
-    /// Decodes the stored bytes `key[offset..offset+len]` into `dst` (exactly its size): read
-    /// straight into `dst` when there is nothing to decode, else streamed in blocks.
-    fn decode(
-        &self,
-        ctx: &mut ReadContext,
-        key: &str,
-        offset: u64,
-        len: u64,
-        codecs: &BytesCodecs,
-        dst: &mut [u8],
-    ) -> Result<(), ErrorKind> {
-        if *codecs == BytesCodecs::default() {
-            if len != dst.len() as u64 {
-                return Err(ErrorKind::Decode(DecodeError::SizeMismatch {
-                    codec: zinto_core::codec::CodecName::Bytes,
-                    expected: dst.len() as u64,
-                    got: len,
-                }));
-            }
-            return self
-                .store
-                .read_into(key, offset, dst)
-                .map_err(ErrorKind::Store);
-        }
-        ctx.decoder
-            .start(codecs, len, dst.len())
-            .map_err(ErrorKind::Decode)?;
-        let block_len = usize::try_from(len).unwrap_or(usize::MAX).min(BLOCK_LEN);
-        ctx.block.resize(block_len, 0);
-        let mut at = 0u64;
-        let mut status = Status::NeedsInput;
-        while at < len {
-            let n = usize::try_from(len - at)
-                .unwrap_or(usize::MAX)
-                .min(block_len);
-            let block = ctx
-                .block
-                .get_mut(..n)
-                .ok_or(ErrorKind::Layout(LayoutError::Overflow))?;
-            self.store
-                .read_into(key, offset + at, block)
-                .map_err(ErrorKind::Store)?;
-            status = ctx
-                .decoder
-                .feed(block, dst)
-                .map_err(ErrorKind::Decode)?
-                .status;
-            at += n as u64;
-        }
-        if len == 0 {
-            status = ctx
-                .decoder
-                .feed(&[], dst)
-                .map_err(ErrorKind::Decode)?
-                .status;
-        }
-        if status != Status::Done {
-            return Err(ErrorKind::Decode(DecodeError::Truncated {
-                codec: codecs
-                    .compressor
-                    .map_or(zinto_core::codec::CodecName::Bytes, |c| c.name()),
-            }));
-        }
-        Ok(())
+impl std::fmt::Debug for ReadOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadOptions")
+            .field("threads", &self.threads)
+            .field("progress", &self.progress.is_some())
+            .finish()
     }
 }
 

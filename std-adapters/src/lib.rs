@@ -9,13 +9,19 @@
 //!   buffer, C order, native byte order.
 
 mod array;
+mod disjoint;
 mod error;
 pub mod metadata;
+mod pool;
+mod reader;
 pub mod store;
+#[cfg(feature = "zstd-c")]
+mod zstd_c;
 
-pub use array::{Array, BLOCK_LEN};
+pub use array::{Array, ReadOptions};
 pub use error::{Error, ErrorKind, MetadataError};
 pub use metadata::{ArrayMetadata, DataType, FillValue, ZarrFormat};
+pub use reader::{BLOCK_LEN, COALESCE_GAP};
 pub use store::{FileStore, MemoryStore, Store, StoreError};
 pub use zinto_core as core;
 pub use zinto_core::Region;

@@ -35,5 +35,5 @@ pub use progress::{Progress, Status};
 pub use shard::{ByteRange, IndexLocation, ShardError, ShardIndex, ShardLayout};
 pub use stream::{ChunkDecoder, crc32c};
 #[cfg(feature = "alloc")]
-pub use zstd::{MAX_WINDOW_CAP, ZstdDecoder};
+pub use zstd::{MAX_WINDOW_CAP, ZstdBackend, ZstdDecoder};
 pub use zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN, ZSTD_MAGIC};

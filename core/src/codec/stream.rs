@@ -4,8 +4,10 @@ use super::chain::{BytesCodecs, Compressor, MAX_CRC32C};
 use super::crc::{CRC32C, Crc32};
 use super::deflate::{DeflateDecoder, DeflateFormat};
 #[cfg(feature = "alloc")]
-use super::zstd::ZstdDecoder;
+use super::zstd::{ZstdBackend, ZstdDecoder};
 use super::{CodecName, DecodeError, Progress, Status};
+#[cfg(feature = "alloc")]
+use alloc::boxed::Box;
 
 /// Decodes the bytes-to-bytes codecs of one chunk (`crc32c` checks, then a compressor, or a
 /// plain copy) from input fed in pieces of any size, straight into a destination of exactly the
@@ -37,12 +39,12 @@ use super::{CodecName, DecodeError, Progress, Status};
 /// assert_eq!(out, data);
 /// # Ok::<(), zinto_core::codec::DecodeError>(())
 /// ```
-#[derive(Debug)]
 pub struct ChunkDecoder {
     codecs: BytesCodecs,
     deflate: Option<DeflateDecoder>,
+    /// Created on the first zstd chunk (ruzstd) unless the caller plugged in another backend.
     #[cfg(feature = "alloc")]
-    zstd: ZstdDecoder,
+    zstd: Option<Box<dyn ZstdBackend>>,
     crcs: [Crc32; MAX_CRC32C],
     trailer: [u8; 4 * MAX_CRC32C],
     encoded_len: u64,
@@ -52,6 +54,19 @@ pub struct ChunkDecoder {
     written: usize,
     inner_done: bool,
     done: bool,
+}
+
+impl core::fmt::Debug for ChunkDecoder {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ChunkDecoder")
+            .field("codecs", &self.codecs)
+            .field("encoded_len", &self.encoded_len)
+            .field("seen", &self.seen)
+            .field("decoded_len", &self.decoded_len)
+            .field("written", &self.written)
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for ChunkDecoder {
@@ -72,7 +87,7 @@ impl ChunkDecoder {
             codecs: BytesCodecs::default(),
             deflate: None,
             #[cfg(feature = "alloc")]
-            zstd: ZstdDecoder::new(),
+            zstd: None,
             crcs: [Crc32::new(&CRC32C); MAX_CRC32C],
             trailer: [0; 4 * MAX_CRC32C],
             encoded_len: 0,
@@ -85,10 +100,18 @@ impl ChunkDecoder {
         }
     }
 
-    /// Caps the zstd window (see [`ZstdDecoder::set_window_cap`]).
+    /// Uses ruzstd with this window cap for zstd (see [`ZstdDecoder::set_window_cap`]).
     #[cfg(feature = "alloc")]
     pub fn set_zstd_window_cap(&mut self, cap: u64) {
-        self.zstd.set_window_cap(cap);
+        let mut d = ZstdDecoder::new();
+        d.set_window_cap(cap);
+        self.zstd = Some(Box::new(d));
+    }
+
+    /// Uses `backend` for zstd chunks instead of ruzstd.
+    #[cfg(feature = "alloc")]
+    pub fn set_zstd_backend(&mut self, backend: Box<dyn ZstdBackend>) {
+        self.zstd = Some(backend);
     }
 
     /// Starts a chunk of `encoded_len` stored bytes that decodes to `decoded_len` bytes.
@@ -121,7 +144,10 @@ impl ChunkDecoder {
             Some(Compressor::Gzip) => self.reset_deflate(DeflateFormat::Gzip),
             Some(Compressor::Zlib) => self.reset_deflate(DeflateFormat::Zlib),
             #[cfg(feature = "alloc")]
-            Some(Compressor::Zstd) => self.zstd.reset(),
+            Some(Compressor::Zstd) => self
+                .zstd
+                .get_or_insert_with(|| Box::new(ZstdDecoder::new()))
+                .start(),
             #[cfg(not(feature = "alloc"))]
             Some(Compressor::Zstd) => {
                 return Err(DecodeError::Unsupported {
@@ -260,7 +286,13 @@ impl ChunkDecoder {
                 }),
             },
             #[cfg(feature = "alloc")]
-            Some(Compressor::Zstd) => self.zstd.decode(part, dst, pos),
+            Some(Compressor::Zstd) => match &mut self.zstd {
+                Some(z) => z.decode(part, dst, pos),
+                None => Err(DecodeError::Corrupt {
+                    codec: CodecName::Zstd,
+                    reason: "decoder not started",
+                }),
+            },
             #[cfg(not(feature = "alloc"))]
             Some(Compressor::Zstd) => Err(DecodeError::Unsupported {
                 codec: CodecName::Zstd,

@@ -1,0 +1,254 @@
+//! Fan-out: worker threads take the pieces of a selection from a shared queue and write into
+//! disjoint parts of the one output buffer.
+//!
+//! When every piece is one contiguous span of the output (chunks that cover whole rows of the
+//! selection, the common case for whole-array reads), the output is handed out safely with
+//! `split_at_mut`, span by span in order. When pieces interleave in the output, workers share it
+//! through [`DisjointOutput`](crate::disjoint::DisjointOutput), whose soundness rests on the
+//! layout math (pieces are disjoint regions; their runs stay inside them).
+
+use std::num::NonZeroUsize;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use zinto_core::{MemoryOrder, Piece, Pieces, Region, Runs};
+
+use zinto_core::LayoutError;
+
+use crate::disjoint::DisjointOutput;
+use crate::error::{Error, ErrorKind};
+use crate::reader::{PieceOut, ReadContext};
+
+/// Reusable per-worker contexts, kept between reads.
+#[derive(Debug, Default)]
+pub(crate) struct ContextPool {
+    free: Mutex<Vec<ReadContext>>,
+}
+
+impl ContextPool {
+    fn take(&self) -> Option<ReadContext> {
+        self.free.lock().ok()?.pop()
+    }
+
+    fn give(&self, ctx: ReadContext) {
+        if let Ok(mut free) = self.free.lock() {
+            free.push(ctx);
+        }
+    }
+}
+
+/// The contiguous byte span of `piece` in a C-order output of `out_shape`, if it has one.
+fn span(piece: &Piece, elem: usize, out_shape: &[u64]) -> Option<(usize, usize)> {
+    let region: &Region = &piece.in_output;
+    let order = MemoryOrder::c(region.ndim()).ok()?;
+    let whole = Region::whole(region.shape()).ok()?;
+    let mut runs = Runs::new(elem, region.shape(), &order, &whole, out_shape, region).ok()?;
+    if !runs.is_single_run() {
+        return None;
+    }
+    runs.next().map(|r| (r.dst, r.len))
+}
+
+/// The work of one piece: given a worker's context, the piece, and where its bytes go.
+pub(crate) type Job<'f> =
+    dyn Fn(&mut ReadContext, &Piece, &mut PieceOut<'_, '_>) -> Result<(), Error> + Sync + 'f;
+
+/// Runs `job` on every piece of `pieces`, on up to `threads` workers, writing into `out`.
+/// Returns the first error; once one occurs, no new piece is started.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn for_each_piece(
+    path: &str,
+    pieces: &Pieces<'_>,
+    threads: NonZeroUsize,
+    elem: usize,
+    out_shape: &[u64],
+    out: &mut [u8],
+    contexts: &ContextPool,
+    new_context: &(dyn Fn() -> Result<ReadContext, Error> + Sync),
+    job: &Job<'_>,
+) -> Result<(), Error> {
+    let count = pieces.chunk_count().unwrap_or(0);
+    if count == 0 {
+        return Ok(());
+    }
+    let workers = usize::try_from(count)
+        .unwrap_or(usize::MAX)
+        .min(threads.get());
+    let contiguous = (0..count).all(|i| {
+        pieces
+            .get(i)
+            .is_some_and(|p| span(&p, elem, out_shape).is_some())
+    });
+    let failed = AtomicBool::new(false);
+    let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    let record = |e: Error| {
+        failed.store(true, Ordering::Relaxed);
+        if let Ok(mut slot) = first_error.lock()
+            && slot.is_none()
+        {
+            *slot = Some(e);
+        }
+    };
+
+    if contiguous {
+        // Safe split: spans come in increasing output order; hand them out one by one.
+        let queue = Mutex::new((0u64, 0usize, out));
+        let worker = || {
+            let mut ctx = match contexts.take().map_or_else(new_context, Ok) {
+                Ok(c) => c,
+                Err(e) => return record(e),
+            };
+            while !failed.load(Ordering::Relaxed) {
+                let next = {
+                    let Ok(mut q) = queue.lock() else { break };
+                    let (index, consumed, rest) = &mut *q;
+                    if *index >= count {
+                        break;
+                    }
+                    let inconsistent =
+                        || Error::new(path, None, ErrorKind::Layout(LayoutError::Overflow));
+                    let Some(piece) = pieces.get(*index) else {
+                        break;
+                    };
+                    // Spans were all checked above and come in increasing order.
+                    let Some((start, len)) = span(&piece, elem, out_shape) else {
+                        record(inconsistent());
+                        break;
+                    };
+                    *index += 1;
+                    let Some(skip) = start.checked_sub(*consumed) else {
+                        record(inconsistent());
+                        break;
+                    };
+                    let taken = std::mem::take(rest);
+                    let (_, taken) = taken.split_at_mut(skip.min(taken.len()));
+                    let (mine, after) = taken.split_at_mut(len.min(taken.len()));
+                    *rest = after;
+                    *consumed = start + mine.len();
+                    (piece, start, mine)
+                };
+                let (piece, base, slice) = next;
+                let mut target = PieceOut::Span { base, slice };
+                if let Err(e) = job(&mut ctx, &piece, &mut target) {
+                    record(e);
+                }
+            }
+            contexts.give(ctx);
+        };
+        run_workers(workers, &worker);
+    } else {
+        let shared = DisjointOutput::new(out);
+        let next = AtomicU64::new(0);
+        let worker = || {
+            let mut ctx = match contexts.take().map_or_else(new_context, Ok) {
+                Ok(c) => c,
+                Err(e) => return record(e),
+            };
+            while !failed.load(Ordering::Relaxed) {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(piece) = pieces.get(index) else {
+                    break;
+                };
+                let mut target = PieceOut::Shared(&shared);
+                if let Err(e) = job(&mut ctx, &piece, &mut target) {
+                    record(e);
+                }
+            }
+            contexts.give(ctx);
+        };
+        run_workers(workers, &worker);
+    }
+    match first_error.into_inner() {
+        Ok(Some(e)) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Runs `worker` on `n` threads (on the calling thread alone when `n` is 1).
+fn run_workers(n: usize, worker: &(dyn Fn() + Sync)) {
+    if n <= 1 {
+        worker();
+        return;
+    }
+    std::thread::scope(|s| {
+        for _ in 1..n {
+            s.spawn(worker);
+        }
+        worker();
+    });
+}
+
+#[cfg(test)]
+#[allow(clippy::cast_possible_truncation)] // test values are small
+mod tests {
+    //! End-to-end reads through both ways of sharing the output; run under Miri too
+    //! (`cargo +nightly miri test -p zinto --no-default-features --lib`).
+
+    use std::num::NonZeroUsize;
+
+    use crate::{Array, MemoryStore, ReadOptions, Region};
+
+    /// A 4x6 uint8 array whose element (r, c) is 10 * r + c, in chunks of `chunk`.
+    fn store(chunk: [u64; 2]) -> MemoryStore {
+        let mut s = MemoryStore::new();
+        let meta = format!(
+            r#"{{"zarr_format": 3, "node_type": "array", "shape": [4, 6], "data_type": "uint8",
+            "chunk_grid": {{"name": "regular", "configuration": {{"chunk_shape": [{}, {}]}}}},
+            "chunk_key_encoding": {{"name": "default"}}, "fill_value": 0,
+            "codecs": [{{"name": "bytes"}}]}}"#,
+            chunk[0], chunk[1]
+        );
+        s.insert("a/zarr.json", meta.into_bytes());
+        for cr in 0..4u64.div_ceil(chunk[0]) {
+            for cc in 0..6u64.div_ceil(chunk[1]) {
+                let mut bytes = vec![];
+                for r in 0..chunk[0] {
+                    for c in 0..chunk[1] {
+                        let (r, c) = (cr * chunk[0] + r, cc * chunk[1] + c);
+                        bytes.push(if r < 4 && c < 6 {
+                            (10 * r + c) as u8
+                        } else {
+                            0
+                        });
+                    }
+                }
+                s.insert(format!("a/c/{cr}/{cc}"), bytes);
+            }
+        }
+        s
+    }
+
+    fn read(chunk: [u64; 2], threads: usize) -> Vec<u8> {
+        let s = store(chunk);
+        let array = Array::open(&s, "a").unwrap();
+        let mut out = vec![0u8; 24];
+        let options = ReadOptions {
+            threads: NonZeroUsize::new(threads),
+            ..ReadOptions::default()
+        };
+        array
+            .read_into_with(&Region::whole(&[4, 6]).unwrap(), &mut out, &options)
+            .unwrap();
+        out
+    }
+
+    fn expected() -> Vec<u8> {
+        (0..4u8)
+            .flat_map(|r| (0..6u8).map(move |c| 10 * r + c))
+            .collect()
+    }
+
+    #[test]
+    fn interleaved_chunks_through_the_shared_output() {
+        // Column bands: every chunk's rows alternate with the other chunks' in the output.
+        assert_eq!(read([4, 2], 2), expected());
+        assert_eq!(read([3, 4], 2), expected());
+    }
+
+    #[test]
+    fn contiguous_chunks_through_split_spans() {
+        // Whole rows: each chunk is one span of the output.
+        assert_eq!(read([1, 6], 2), expected());
+        assert_eq!(read([3, 6], 3), expected());
+    }
+}

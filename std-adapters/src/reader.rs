@@ -1,0 +1,401 @@
+//! Reading one chunk's part of a selection into the output, by the cheapest path the layout
+//! allows:
+//!
+//! 1. uncompressed chunk landing contiguously: the store reads straight into the output;
+//! 2. compressed chunk landing contiguously: streamed from the store in blocks through the
+//!    decoders straight into the output (the compressed chunk is never held whole);
+//! 3. anything else compressed: decoded into the worker's reusable scratch, then the runs copied;
+//! 4. uncompressed partial chunk: only the byte ranges the runs need are read, nearby ranges
+//!    coalesced into one read, single ranges read straight into the output.
+//!
+//! Sharded chunks: only the index and the inner chunks the piece touches are read.
+
+use zinto_core::codec::{
+    ArrayToBytes, BytesCodecs, ChunkDecoder, CodecName, DecodeError, Endian, Status,
+    to_native_in_place,
+};
+use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Run, Runs, product};
+
+use crate::disjoint::DisjointOutput;
+use crate::error::ErrorKind;
+use crate::metadata::ArrayMetadata;
+use crate::store::Store;
+
+/// Compressed chunks stream from the store in blocks of this size.
+pub const BLOCK_LEN: usize = 1 << 20;
+/// Uncompressed byte ranges closer than this are read as one range.
+pub const COALESCE_GAP: usize = 64 << 10;
+
+const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
+
+/// The buffers one worker reuses from chunk to chunk and read to read.
+#[derive(Debug)]
+pub(crate) struct ReadContext {
+    decoder: ChunkDecoder,
+    scratch: Vec<u8>,
+    block: Vec<u8>,
+}
+
+impl ReadContext {
+    pub(crate) fn new() -> Result<Self, ErrorKind> {
+        #[allow(unused_mut)]
+        let mut decoder = ChunkDecoder::new();
+        #[cfg(feature = "zstd-c")]
+        decoder.set_zstd_backend(Box::new(
+            crate::zstd_c::CZstd::new().map_err(ErrorKind::Decode)?,
+        ));
+        Ok(Self {
+            decoder,
+            scratch: Vec::new(),
+            block: Vec::new(),
+        })
+    }
+}
+
+/// Where one piece's bytes go.
+pub(crate) enum PieceOut<'o, 'b> {
+    /// The piece's own contiguous span of the output, which starts at offset `base`.
+    Span {
+        /// Offset of `slice` in the output.
+        base: usize,
+        /// The span.
+        slice: &'o mut [u8],
+    },
+    /// The whole output, shared with workers writing other (disjoint) pieces.
+    Shared(&'o DisjointOutput<'b>),
+}
+
+impl PieceOut<'_, '_> {
+    /// Output bytes `start..start + len` (offsets in the whole output). Callers pass only
+    /// ranges of this piece's output region: one of its runs, or its whole contiguous span.
+    fn get(&mut self, start: usize, len: usize) -> Result<&mut [u8], ErrorKind> {
+        match self {
+            Self::Span { base, slice } => start
+                .checked_sub(*base)
+                .and_then(|s| slice.get_mut(s..s.checked_add(len)?))
+                .ok_or(OVERFLOW),
+            // SAFETY: `start..start + len` is a run of this piece's output region (see the
+            // callers: `Runs` over the piece's `in_output`, or its contiguous span). Pieces of
+            // one selection are disjoint regions, each held by one worker, and runs never leave
+            // their region (invariant 3 of `disjoint`). The slice borrows `self` mutably, so a
+            // worker holds at most one at a time.
+            Self::Shared(out) => unsafe { out.slice_mut(start, len) }.ok_or(OVERFLOW),
+        }
+    }
+}
+
+/// Reads pieces of chunks of one array into one output of shape `out_shape`.
+pub(crate) struct ChunkReader<'a, S> {
+    pub(crate) store: &'a S,
+    pub(crate) meta: &'a ArrayMetadata,
+    pub(crate) out_shape: &'a [u64],
+}
+
+impl<S: Store> ChunkReader<'_, S> {
+    /// Reads `piece` of the chunk stored at `key`.
+    pub(crate) fn read_piece(
+        &self,
+        ctx: &mut ReadContext,
+        key: &str,
+        piece: &Piece,
+        out: &mut PieceOut<'_, '_>,
+    ) -> Result<(), ErrorKind> {
+        match self.store.size(key).map_err(ErrorKind::Store)? {
+            None => self.fill(&piece.in_output, out),
+            Some(len) => {
+                self.read_level(ctx, 0, key, 0, len, &piece.in_chunk, &piece.in_output, out)
+            }
+        }
+    }
+
+    /// Writes the fill value over `region` of the output.
+    fn fill(&self, region: &Region, out: &mut PieceOut<'_, '_>) -> Result<(), ErrorKind> {
+        let elem = self.meta.dtype.size();
+        let order = MemoryOrder::c(region.ndim()).map_err(ErrorKind::Layout)?;
+        let whole = Region::whole(region.shape()).map_err(ErrorKind::Layout)?;
+        let runs = Runs::new(elem, region.shape(), &order, &whole, self.out_shape, region)
+            .map_err(ErrorKind::Layout)?;
+        let value = self.meta.fill_value.as_bytes();
+        for run in runs {
+            let dst = out.get(run.dst, run.len)?;
+            match value.split_first() {
+                Some((&b, rest)) if rest.iter().all(|&x| x == b) => dst.fill(b),
+                _ => dst
+                    .chunks_exact_mut(elem)
+                    .for_each(|e| e.copy_from_slice(value)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads `in_chunk` of the chunk of chain level `level` stored at
+    /// `key[offset..offset + len]` into `in_output` of the output.
+    #[allow(clippy::too_many_arguments)]
+    fn read_level(
+        &self,
+        ctx: &mut ReadContext,
+        level: usize,
+        key: &str,
+        offset: u64,
+        len: u64,
+        in_chunk: &Region,
+        in_output: &Region,
+        out: &mut PieceOut<'_, '_>,
+    ) -> Result<(), ErrorKind> {
+        let Some(lv) = self.meta.chain.levels().get(level) else {
+            return Err(OVERFLOW);
+        };
+        match &lv.array_to_bytes {
+            ArrayToBytes::Bytes(endian) => {
+                let elem = self.meta.dtype.size();
+                let chunk_len = product(&lv.chunk_shape)
+                    .ok()
+                    .and_then(|n| n.checked_mul(elem as u64))
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or(OVERFLOW)?;
+                let runs = Runs::new(
+                    elem,
+                    &lv.chunk_shape,
+                    &lv.order,
+                    in_chunk,
+                    self.out_shape,
+                    in_output,
+                )
+                .map_err(ErrorKind::Layout)?;
+                let whole = in_chunk.start().iter().all(|&s| s == 0)
+                    && in_chunk.shape() == lv.chunk_shape.as_slice();
+                let plain = lv.bytes_codecs == BytesCodecs::default();
+                let swap = |buf: &mut [u8]| {
+                    if let Some(e) = endian {
+                        to_native_in_place(buf, self.meta.dtype.scalar_size(), *e);
+                    }
+                };
+                if whole && runs.is_single_run() {
+                    // Paths 1 and 2: straight into the output.
+                    let dst_at = runs.clone().next().map_or(0, |r| r.dst);
+                    let dst = out.get(dst_at, chunk_len)?;
+                    self.decode(ctx, key, offset, len, &lv.bytes_codecs, dst)?;
+                    swap(dst);
+                    Ok(())
+                } else if plain
+                    && self.read_ranges(
+                        ctx,
+                        key,
+                        offset,
+                        len,
+                        chunk_len,
+                        runs.clone(),
+                        *endian,
+                        out,
+                    )?
+                {
+                    // Path 4: done by reading only the ranges needed.
+                    Ok(())
+                } else {
+                    // Path 3: decode into scratch, copy the runs.
+                    let mut scratch = std::mem::take(&mut ctx.scratch);
+                    scratch.resize(chunk_len, 0);
+                    let result = self
+                        .decode(ctx, key, offset, len, &lv.bytes_codecs, &mut scratch)
+                        .and_then(|()| {
+                            swap(&mut scratch);
+                            copy_runs(runs, &scratch, 0, out)
+                        });
+                    ctx.scratch = scratch;
+                    result
+                }
+            }
+            ArrayToBytes::Sharding(layout) => {
+                let range = layout.index_range(len).map_err(ErrorKind::Shard)?;
+                // Bounded by `len`, the shard's actual stored size.
+                let mut index = vec![0u8; usize::try_from(range.len).map_err(|_| OVERFLOW)?];
+                self.store
+                    .read_into(key, offset + range.offset, &mut index)
+                    .map_err(ErrorKind::Store)?;
+                let index = layout.parse(&index, len).map_err(ErrorKind::Shard)?;
+                let pieces = layout.grid().pieces(in_chunk).map_err(ErrorKind::Layout)?;
+                for ip in pieces {
+                    let start: Vec<u64> = in_output
+                        .start()
+                        .iter()
+                        .zip(ip.in_output.start())
+                        .map(|(a, b)| a + b)
+                        .collect();
+                    let region =
+                        Region::new(&start, ip.in_output.shape()).map_err(ErrorKind::Layout)?;
+                    match index.get(&ip.chunk).map_err(ErrorKind::Shard)? {
+                        None => self.fill(&region, out)?,
+                        Some(r) => self.read_level(
+                            ctx,
+                            level + 1,
+                            key,
+                            offset + r.offset,
+                            r.len,
+                            &ip.in_chunk,
+                            &region,
+                            out,
+                        )?,
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Path 4: reads only the byte ranges `runs` need from an uncompressed chunk, coalescing
+    /// ranges closer than [`COALESCE_GAP`]. Returns `false` (having read nothing) when the runs
+    /// do not walk the chunk forwards (a transposed chunk): the caller then reads it whole.
+    #[allow(clippy::too_many_arguments)]
+    fn read_ranges(
+        &self,
+        ctx: &mut ReadContext,
+        key: &str,
+        offset: u64,
+        len: u64,
+        chunk_len: usize,
+        runs: Runs,
+        endian: Option<Endian>,
+        out: &mut PieceOut<'_, '_>,
+    ) -> Result<bool, ErrorKind> {
+        if len != chunk_len as u64 {
+            return Err(ErrorKind::Decode(DecodeError::SizeMismatch {
+                codec: CodecName::Bytes,
+                expected: chunk_len as u64,
+                got: len,
+            }));
+        }
+        let mut prev_end = 0usize;
+        for run in runs.clone() {
+            if run.src < prev_end {
+                return Ok(false);
+            }
+            prev_end = run.src + run.len;
+        }
+        let unit = self.meta.dtype.scalar_size();
+        let swap = |buf: &mut [u8]| {
+            if let Some(e) = endian {
+                to_native_in_place(buf, unit, e);
+            }
+        };
+        // Groups of runs: (iterator positioned at the group's first run, count, span).
+        let mut group: Option<(Runs, usize, usize, usize)> = None;
+        let mut rest = runs;
+        loop {
+            let here = rest.clone();
+            let next: Option<Run> = rest.next();
+            if let (Some((_, count, _, end)), Some(run)) = (&mut group, next)
+                && run.src - *end <= COALESCE_GAP
+            {
+                *count += 1;
+                *end = run.src + run.len;
+                continue;
+            }
+            if let Some((first, count, start, end)) = group.take() {
+                if count == 1 {
+                    if let Some(run) = first.clone().next() {
+                        let dst = out.get(run.dst, run.len)?;
+                        self.store
+                            .read_into(key, offset + run.src as u64, dst)
+                            .map_err(ErrorKind::Store)?;
+                        swap(dst);
+                    }
+                } else {
+                    let mut scratch = std::mem::take(&mut ctx.scratch);
+                    scratch.resize(end - start, 0);
+                    let result = self
+                        .store
+                        .read_into(key, offset + start as u64, &mut scratch)
+                        .map_err(ErrorKind::Store)
+                        .and_then(|()| {
+                            swap(&mut scratch);
+                            copy_runs(first.take(count), &scratch, start, out)
+                        });
+                    ctx.scratch = scratch;
+                    result?;
+                }
+            }
+            match next {
+                Some(run) => group = Some((here, 1, run.src, run.src + run.len)),
+                None => return Ok(true),
+            }
+        }
+    }
+
+    /// Decodes the stored bytes `key[offset..offset + len]` into `dst` (exactly its size): read
+    /// straight into `dst` when there is nothing to decode, else streamed in blocks.
+    fn decode(
+        &self,
+        ctx: &mut ReadContext,
+        key: &str,
+        offset: u64,
+        len: u64,
+        codecs: &BytesCodecs,
+        dst: &mut [u8],
+    ) -> Result<(), ErrorKind> {
+        if *codecs == BytesCodecs::default() {
+            if len != dst.len() as u64 {
+                return Err(ErrorKind::Decode(DecodeError::SizeMismatch {
+                    codec: CodecName::Bytes,
+                    expected: dst.len() as u64,
+                    got: len,
+                }));
+            }
+            return self
+                .store
+                .read_into(key, offset, dst)
+                .map_err(ErrorKind::Store);
+        }
+        ctx.decoder
+            .start(codecs, len, dst.len())
+            .map_err(ErrorKind::Decode)?;
+        let block_len = usize::try_from(len).unwrap_or(usize::MAX).min(BLOCK_LEN);
+        if ctx.block.len() < block_len {
+            ctx.block.resize(block_len, 0);
+        }
+        let mut at = 0u64;
+        let mut status = Status::NeedsInput;
+        while at < len {
+            let n = usize::try_from(len - at)
+                .unwrap_or(usize::MAX)
+                .min(block_len);
+            let block = ctx.block.get_mut(..n).ok_or(OVERFLOW)?;
+            self.store
+                .read_into(key, offset + at, block)
+                .map_err(ErrorKind::Store)?;
+            status = ctx
+                .decoder
+                .feed(block, dst)
+                .map_err(ErrorKind::Decode)?
+                .status;
+            at += n as u64;
+        }
+        if len == 0 {
+            status = ctx
+                .decoder
+                .feed(&[], dst)
+                .map_err(ErrorKind::Decode)?
+                .status;
+        }
+        if status != Status::Done {
+            return Err(ErrorKind::Decode(DecodeError::Truncated {
+                codec: codecs.compressor.map_or(CodecName::Bytes, |c| c.name()),
+            }));
+        }
+        Ok(())
+    }
+}
+
+/// Copies `runs` from `src` (whose first byte is chunk offset `src_base`) into the output.
+fn copy_runs(
+    runs: impl Iterator<Item = Run>,
+    src: &[u8],
+    src_base: usize,
+    out: &mut PieceOut<'_, '_>,
+) -> Result<(), ErrorKind> {
+    for run in runs {
+        let from = run.src.checked_sub(src_base).ok_or(OVERFLOW)?;
+        let src = src.get(from..from + run.len).ok_or(OVERFLOW)?;
+        out.get(run.dst, run.len)?.copy_from_slice(src);
+    }
+    Ok(())
+}

@@ -1,0 +1,287 @@
+//! zstd through the C library, decoding straight into the destination.
+//!
+//! The decompression context is put in "stable output buffer" mode: the destination slice is
+//! the window, so the library allocates no window of its own and copies nothing out of one. It
+//! buffers at most one block of input (128 KiB). The frame's content size and checksum are
+//! verified by the library.
+
+use zinto_core::codec::{CodecName, DecodeError, FrameHeader, Progress, Status, ZstdBackend};
+use zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
+
+/// The C library's streaming decoder, reusable across chunks.
+pub struct CZstd {
+    dctx: DCtx<'static>,
+    header_checked: bool,
+    done: bool,
+}
+
+impl std::fmt::Debug for CZstd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CZstd")
+            .field("done", &self.done)
+            .finish_non_exhaustive()
+    }
+}
+
+fn corrupt(code: usize) -> DecodeError {
+    let reason = zstd_safe::get_error_name(code);
+    if reason.contains("too small") {
+        return DecodeError::OutputOverflow {
+            codec: CodecName::Zstd,
+            capacity: 0,
+        };
+    }
+    if reason.contains("checksum") {
+        return DecodeError::Corrupt {
+            codec: CodecName::Zstd,
+            reason: "content checksum does not match",
+        };
+    }
+    DecodeError::Corrupt {
+        codec: CodecName::Zstd,
+        reason,
+    }
+}
+
+impl CZstd {
+    /// A decoder; allocates the library's context (about 160 KiB).
+    ///
+    /// # Errors
+    /// [`DecodeError::Corrupt`] if the library refuses the stable-output mode.
+    pub fn new() -> Result<Self, DecodeError> {
+        let mut dctx = DCtx::create();
+        dctx.set_parameter(DParameter::StableOutBuffer(true))
+            .map_err(corrupt)?;
+        Ok(Self {
+            dctx,
+            header_checked: false,
+            done: false,
+        })
+    }
+}
+
+impl ZstdBackend for CZstd {
+    fn start(&mut self) {
+        // Resetting the session keeps the parameters (stable output).
+        let _ = self.dctx.reset(ResetDirective::SessionOnly);
+        self.header_checked = false;
+        self.done = false;
+    }
+
+    fn decode(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<Progress, DecodeError> {
+        if self.done {
+            return Ok(Progress {
+                consumed: 0,
+                written: 0,
+                status: Status::Done,
+            });
+        }
+        if !self.header_checked && pos == 0 {
+            // Refuse a frame that declares more than the destination before decoding anything;
+            // a header split across pieces is checked by the library as it goes instead.
+            if let Ok(Some(h)) = FrameHeader::parse(input) {
+                if h.content_size.is_some_and(|s| s > dst.len() as u64) {
+                    return Err(DecodeError::OutputOverflow {
+                        codec: CodecName::Zstd,
+                        capacity: dst.len() as u64,
+                    });
+                }
+                if h.dictionary_id.is_some() {
+                    return Err(DecodeError::Unsupported {
+                        codec: CodecName::Zstd,
+                        what: "frames that need a dictionary",
+                    });
+                }
+                self.header_checked = true;
+            }
+        }
+        let capacity = dst.len() as u64;
+        let mut out = OutBuffer::around_pos(dst, pos);
+        let mut inb = InBuffer::around(input);
+        let mut status = Status::NeedsInput;
+        // The library may need several calls to drain what one input piece produces.
+        loop {
+            let before = (inb.pos(), out.pos());
+            let hint =
+                self.dctx
+                    .decompress_stream(&mut out, &mut inb)
+                    .map_err(|code| match corrupt(code) {
+                        DecodeError::OutputOverflow { codec, .. } => {
+                            DecodeError::OutputOverflow { codec, capacity }
+                        }
+                        e => e,
+                    })?;
+            if hint == 0 {
+                self.done = true;
+                status = Status::Done;
+                break;
+            }
+            if inb.pos() == input.len() && (inb.pos(), out.pos()) == before {
+                break;
+            }
+            if (inb.pos(), out.pos()) == before {
+                // No progress with input left: the output is full.
+                return Err(DecodeError::OutputOverflow {
+                    codec: CodecName::Zstd,
+                    capacity,
+                });
+            }
+        }
+        Ok(Progress {
+            consumed: inb.pos(),
+            written: out.pos() - pos,
+            status,
+        })
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::cast_possible_truncation)] // test values are small
+mod tests {
+    use zinto_core::codec::{
+        BytesCodecs, ChunkDecoder, CodecName, Compressor, DecodeError, Status, ZstdBackend,
+    };
+
+    use super::CZstd;
+
+    fn sample(len: usize) -> Vec<u8> {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        (0..len)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if (i / 300) % 3 == 0 {
+                    (x >> 32) as u8
+                } else {
+                    (i % 7) as u8
+                }
+            })
+            .collect()
+    }
+
+    fn compress(data: &[u8], level: i32, checksum: bool) -> Vec<u8> {
+        let mut c = zstd_safe::CCtx::create();
+        c.set_parameter(zstd_safe::CParameter::CompressionLevel(level))
+            .unwrap();
+        c.set_parameter(zstd_safe::CParameter::ChecksumFlag(checksum))
+            .unwrap();
+        let mut out = vec![0u8; zstd_safe::compress_bound(data.len())];
+        let n = c.compress2(&mut out[..], data).unwrap();
+        out.truncate(n);
+        out
+    }
+
+    const ZSTD: BytesCodecs = BytesCodecs {
+        compressor: Some(Compressor::Zstd),
+        crc32c: 0,
+    };
+
+    fn decode(
+        c_backend: bool,
+        stored: &[u8],
+        len: usize,
+        piece: usize,
+    ) -> Result<Vec<u8>, DecodeError> {
+        let mut d = ChunkDecoder::new();
+        if c_backend {
+            d.set_zstd_backend(Box::new(CZstd::new()?));
+        } else {
+            d.set_zstd_window_cap(1 << 27);
+        }
+        let mut out = vec![0u8; len];
+        d.start(&ZSTD, stored.len() as u64, len)?;
+        let mut status = Status::NeedsInput;
+        for p in stored.chunks(piece.max(1)) {
+            status = d.feed(p, &mut out)?.status;
+        }
+        assert_eq!(status, Status::Done);
+        Ok(out)
+    }
+
+    #[test]
+    fn c_library_and_ruzstd_produce_identical_bytes() {
+        for len in [0usize, 1, 1000, 131_072, 1_000_003] {
+            let data = sample(len);
+            for (level, checksum) in [(0, false), (3, true), (19, true), (-3, false)] {
+                let stored = compress(&data, level, checksum);
+                let c = decode(true, &stored, len, 65_536).unwrap();
+                let r = decode(false, &stored, len, 65_536).unwrap();
+                assert!(c == data, "C len {len} level {level}");
+                assert!(r == c, "ruzstd differs from C, len {len} level {level}");
+            }
+        }
+    }
+
+    #[test]
+    fn c_backend_survives_every_small_split() {
+        let data = sample(5000);
+        let stored = compress(&data, 3, true);
+        for piece in 1..=13 {
+            assert!(
+                decode(true, &stored, data.len(), piece).unwrap() == data,
+                "piece {piece}"
+            );
+        }
+    }
+
+    #[test]
+    fn c_backend_reports_bad_input() {
+        let data = sample(20_000);
+        let stored = compress(&data, 3, true);
+        let e = decode(true, &stored[..stored.len() - 3], data.len(), 1000).unwrap_err();
+        assert_eq!(
+            e,
+            DecodeError::Truncated {
+                codec: CodecName::Zstd
+            }
+        );
+        let e = decode(true, &stored, data.len() - 1, 1000).unwrap_err();
+        assert!(matches!(e, DecodeError::OutputOverflow { .. }), "{e:?}");
+        let mut long = stored.clone();
+        long.extend_from_slice(b"xyz");
+        let e = decode(true, &long, data.len(), 1000).unwrap_err();
+        assert!(
+            matches!(e, DecodeError::TrailingData { extra: 3, .. }),
+            "{e:?}"
+        );
+        let mut bad = stored.clone();
+        let n = bad.len();
+        bad[n - 1] ^= 1;
+        let e = decode(true, &bad, data.len(), 1000).unwrap_err();
+        assert!(matches!(e, DecodeError::Corrupt { .. }), "{e:?}");
+        // A frame declaring 1 TiB is refused before decoding.
+        let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0xE0];
+        frame.extend((1u64 << 40).to_le_bytes());
+        frame.extend([0x01 | (4 << 3), 0, 0, 1, 2, 3, 4]);
+        let e = decode(true, &frame, 4096, 1000).unwrap_err();
+        assert!(
+            matches!(e, DecodeError::OutputOverflow { capacity: 4096, .. }),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn stable_output_keeps_no_window_buffer() {
+        // Decoding 8 MiB straight into the destination: the context stays small, because the
+        // destination is the window. (Without stable output it would hold a window of 1+ MiB.)
+        let data = sample(8 << 20);
+        let stored = compress(&data, 3, false);
+        let mut z = CZstd::new().unwrap();
+        z.start();
+        let mut out = vec![0u8; data.len()];
+        let mut pos = 0;
+        for p in stored.chunks(1 << 20) {
+            pos += z.decode(p, &mut out, pos).unwrap().written;
+        }
+        assert_eq!(pos, data.len());
+        assert!(out == data);
+        let size = z.dctx.sizeof();
+        assert!(size < 256 << 10, "decompression context holds {size} bytes");
+    }
+}

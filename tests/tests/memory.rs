@@ -1,0 +1,226 @@
+//! Memory bounds of a read, asserted with a counting global allocator (see docs/memory.md).
+//!
+//! For whole-chunk reads no allocation is as large as a chunk, and the live heap a read adds
+//! stays within `threads * (BLOCK_LEN + decoder state) + small`; a second read reuses the
+//! first read's buffers. (The C zstd library's own context, about 100 KiB per worker, is
+//! allocated by C and bounded by a unit test of `zstd_c` instead.) With the pure-Rust zstd
+//! decoder (`--no-default-features`), each worker also holds ruzstd's window, which is as large
+//! as the frame's declared window (capped at the destination size): the bounds say so.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
+#![allow(clippy::cast_possible_truncation)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::Write;
+use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+
+use serde_json::json;
+use zinto::{Array, BLOCK_LEN, MemoryStore, ReadOptions, Region};
+
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+static LARGEST: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let live = LIVE.fetch_add(n, SeqCst) + n;
+    PEAK.fetch_max(live, SeqCst);
+    LARGEST.fetch_max(n, SeqCst);
+}
+
+// SAFETY: forwards to the system allocator unchanged; the counters are atomics.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), SeqCst);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_sub(layout.size(), SeqCst);
+        grew(new_size);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// (largest single allocation, peak live bytes above the starting point) during `f`.
+fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
+    let base = LIVE.load(SeqCst);
+    PEAK.store(base, SeqCst);
+    LARGEST.store(0, SeqCst);
+    let out = f();
+    (out, LARGEST.load(SeqCst), PEAK.load(SeqCst) - base)
+}
+
+const SHAPE: [u64; 3] = [16, 512, 512];
+const CHUNK: [u64; 3] = [4, 512, 512];
+const CHUNK_LEN: usize = 4 * 512 * 512 * 4; // 4 MiB of float32
+
+/// Extra per-worker memory of a zstd chunk: none with the C library (it decodes into the
+/// destination; its context is C-allocated), ruzstd's window plus a block with ruzstd.
+fn zstd_window(name: &str) -> usize {
+    if name == "zstd" && cfg!(not(feature = "zstd-c")) {
+        CHUNK_LEN + 256 * 1024
+    } else {
+        0
+    }
+}
+
+fn field() -> Vec<u8> {
+    (0..SHAPE.iter().product::<u64>())
+        .flat_map(|i| ((i % 1000) as f32 * 0.5).to_le_bytes())
+        .collect()
+}
+
+/// Writes the field as a v3 array with `codecs` after `bytes`, chunk by chunk.
+fn array(codecs: &[serde_json::Value], encode: impl Fn(&[u8]) -> Vec<u8>) -> MemoryStore {
+    let mut all = vec![json!({"name": "bytes", "configuration": {"endian": "little"}})];
+    all.extend_from_slice(codecs);
+    let meta = json!({
+        "zarr_format": 3, "node_type": "array", "shape": SHAPE, "data_type": "float32",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": CHUNK}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0.0, "codecs": all,
+    });
+    let mut store = MemoryStore::new();
+    store.insert("a/zarr.json", serde_json::to_vec(&meta).unwrap());
+    for (i, chunk) in field().chunks(CHUNK_LEN).enumerate() {
+        store.insert(format!("a/c/{i}/0/0"), encode(chunk));
+    }
+    store
+}
+
+fn cases() -> Vec<(&'static str, MemoryStore)> {
+    vec![
+        ("uncompressed", array(&[], <[u8]>::to_vec)),
+        (
+            "zstd",
+            array(
+                &[json!({"name": "zstd", "configuration": {"level": 0}})],
+                |c| zstd::bulk::compress(c, 0).unwrap(),
+            ),
+        ),
+        (
+            "gzip+crc32c",
+            array(
+                &[
+                    json!({"name": "gzip", "configuration": {"level": 1}}),
+                    json!({"name": "crc32c"}),
+                ],
+                |c| {
+                    let mut e =
+                        flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                    e.write_all(c).unwrap();
+                    let mut v = e.finish().unwrap();
+                    let crc = zinto::core::codec::crc32c(&v);
+                    v.extend(crc.to_le_bytes());
+                    v
+                },
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn whole_chunk_reads_stay_within_the_memory_model() {
+    let expected = field();
+    let threads = 2;
+    // Per worker: one input block, the chunk decoder (miniz_oxide's state lives in it), and
+    // bookkeeping; plus the context pool and chunk keys.
+    for (name, store) in cases() {
+        let per_worker = BLOCK_LEN + 64 * 1024 + zstd_window(name);
+        let bound = threads * per_worker + 64 * 1024;
+        let array = Array::open(&store, "a").unwrap();
+        let whole = Region::whole(array.shape()).unwrap();
+        let mut out = vec![0u8; expected.len()];
+        let options = ReadOptions {
+            threads: NonZeroUsize::new(threads),
+            ..ReadOptions::default()
+        };
+        let (result, largest, extra) = measure(|| array.read_into_with(&whole, &mut out, &options));
+        result.unwrap();
+        assert!(out == expected, "{name}: wrong bytes");
+        assert!(
+            largest < CHUNK_LEN,
+            "{name}: allocated {largest} bytes at once"
+        );
+        assert!(
+            extra <= bound,
+            "{name}: read added {extra} live bytes, bound {bound}"
+        );
+
+        // Later reads reuse the workers' buffers: once a worker has read a chunk, reading it
+        // again allocates nothing of size. (Which of the two pooled workers a one-thread read
+        // gets is not fixed, so the second one-thread read is the one measured.)
+        let one = ReadOptions {
+            threads: NonZeroUsize::new(1),
+            ..ReadOptions::default()
+        };
+        array.read_into_with(&whole, &mut out, &one).unwrap();
+        let (result, _, extra) = measure(|| array.read_into_with(&whole, &mut out, &one));
+        result.unwrap();
+        assert!(
+            extra <= 16 * 1024,
+            "{name}: a repeated read added {extra} live bytes"
+        );
+    }
+}
+
+#[test]
+fn partial_chunk_reads_use_one_scratch_per_worker() {
+    let expected = field();
+    let (name, store) = cases().swap_remove(1); // zstd: partial chunks decode into scratch
+    let array = Array::open(&store, "a").unwrap();
+    // Rows 1..15, a band of columns: every chunk is partial.
+    let sel = Region::new(&[1, 100, 7], &[14, 300, 400]).unwrap();
+    let mut out = vec![0u8; array.selection_len(&sel).unwrap()];
+    let options = ReadOptions {
+        threads: NonZeroUsize::new(2),
+        ..ReadOptions::default()
+    };
+    let (result, _, extra) = measure(|| array.read_into_with(&sel, &mut out, &options));
+    result.unwrap();
+    let bound = 2 * (CHUNK_LEN + BLOCK_LEN + 64 * 1024 + zstd_window(name)) + 64 * 1024;
+    assert!(
+        extra <= bound,
+        "{name}: read added {extra} live bytes, bound {bound}"
+    );
+    // Spot-check the values against the source.
+    let at = |z: u64, y: u64, x: u64| {
+        let i = ((z * 512 + y) * 512 + x) as usize * 4;
+        expected[i..i + 4].to_vec()
+    };
+    assert_eq!(out[..4].to_vec(), at(1, 100, 7));
+    let last = out.len() - 4;
+    assert_eq!(out[last..].to_vec(), at(14, 399, 406));
+}
+
+#[test]
+fn uncompressed_partial_reads_fetch_only_what_they_need() {
+    let expected = field();
+    let (_, store) = cases().swap_remove(0);
+    let array = Array::open(&store, "a").unwrap();
+    // One column through every chunk: rows are 2 KiB apart, so each chunk's ranges coalesce
+    // into one read of at most one chunk's span; a single element per chunk row-plane.
+    let sel = Region::new(&[0, 0, 3], &[16, 512, 1]).unwrap();
+    let mut out = vec![0u8; array.selection_len(&sel).unwrap()];
+    let options = ReadOptions {
+        threads: NonZeroUsize::new(1),
+        ..ReadOptions::default()
+    };
+    let (result, largest, _) = measure(|| array.read_into_with(&sel, &mut out, &options));
+    result.unwrap();
+    assert!(largest < CHUNK_LEN, "allocated {largest} bytes at once");
+    for (k, v) in out.chunks(4).enumerate() {
+        let i = (k * 512 + 3) * 4;
+        assert_eq!(v, &expected[i..i + 4], "element {k}");
+    }
+}
