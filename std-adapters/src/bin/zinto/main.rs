@@ -1,0 +1,288 @@
+//! `zinto`: look into a Zarr array, or read (a selection of) it into one buffer.
+//!
+//! Exit codes: 0 success, 2 usage error (bad arguments or selection), 1 any other error.
+
+mod describe;
+mod rss;
+mod selection;
+
+use std::io::{IsTerminal, Write};
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use zinto::{Array, FileStore, ReadOptions, Store};
+
+#[derive(Parser)]
+#[command(
+    name = "zinto",
+    version,
+    about = "Read chunked, compressed arrays (Zarr v3 and v2) straight into one buffer",
+    long_about = "Read chunked, compressed arrays (Zarr v3 and v2) straight into one buffer.\n\n\
+        ARRAY is the directory of an array: the folder holding zarr.json (v3) or .zarray (v2).",
+    after_help = "Examples:\n  zinto info examples/data/temperature.zarr\n  \
+        zinto read examples/data/temperature.zarr --select 10:200,5:90 --out part.bin\n  \
+        zinto read examples/data/temperature.zarr --threads 1 --json"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Show an array's format, shape, type, chunking, codecs, fill value and storage.
+    #[command(after_help = "Example:\n  zinto info examples/data/temperature.zarr")]
+    Info {
+        /// The array's directory.
+        array: PathBuf,
+    },
+    /// Read the array (or a selection) into one buffer; write it C-order or discard it.
+    #[command(after_help = "Examples:\n  \
+        zinto read examples/data/temperature.zarr\n  \
+        zinto read examples/data/temperature.zarr --select 10:200,5:90 --out part.bin\n  \
+        zinto read examples/data/temperature.zarr --select 3,: --out - | od -f | head")]
+    Read {
+        /// The array's directory.
+        array: PathBuf,
+        /// What to read, numpy-like, one item per dimension separated by commas:
+        /// `start:stop`, `:`, `start:`, `:stop`, or a single index (kept as length 1).
+        /// Missing trailing items select whole dimensions. Example: `--select 10:200,5:90`.
+        #[arg(long, short, value_name = "SEL", default_value = "")]
+        select: String,
+        /// Worker threads (default: one per core). Example: `--threads 1`.
+        #[arg(long, short, value_name = "N")]
+        threads: Option<NonZeroUsize>,
+        /// Write the bytes, C order, native byte order, to FILE (`-` for stdout). Without it,
+        /// the data is read and discarded (useful to time a read). Example: `--out part.bin`.
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Print the summary as one JSON object on stdout instead of a line on stderr.
+        /// Keys: bytes, seconds, mb_per_s, peak_rss_bytes, peak_over_output, threads, chunks.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// An error and the exit code it deserves.
+enum Failure {
+    Usage(String),
+    Other(String),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help and version to stdout (exit 0), usage errors to stderr (exit 2).
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let result = match cli.command {
+        Command::Info { array } => info(&array),
+        Command::Read {
+            array,
+            select,
+            threads,
+            out,
+            json,
+        } => read(&array, &select, threads, out.as_deref(), json),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(msg)) => {
+            eprintln!("zinto: usage error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(msg)) => {
+            eprintln!("zinto: error: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn open(dir: &std::path::Path) -> Result<Array<FileStore>, Failure> {
+    if !dir.is_dir() {
+        return Err(Failure::Other(format!(
+            "{}: no such array directory",
+            dir.display()
+        )));
+    }
+    Array::open(FileStore::new(dir), "")
+        .map_err(|e| Failure::Other(format!("{}: {}", dir.display(), e.kind())))
+}
+
+fn info(dir: &std::path::Path) -> Result<(), Failure> {
+    let array = open(dir)?;
+    let meta = array.metadata();
+    let grid = &meta.grid;
+    let elem = meta.dtype.size() as u64;
+    let mut present = 0u64;
+    let mut stored = 0u64;
+    for i in 0..grid.num_chunks() {
+        let coords = grid
+            .chunk_coords(i)
+            .map_err(|e| Failure::Other(e.to_string()))?;
+        let key = array.chunk_key(&coords);
+        if let Some(n) = array
+            .store()
+            .size(&key)
+            .map_err(|e| Failure::Other(format!("{key}: {e}")))?
+        {
+            present += 1;
+            stored += n;
+        }
+    }
+    let decoded: u64 = grid
+        .array_shape()
+        .iter()
+        .product::<u64>()
+        .saturating_mul(elem);
+    let levels = meta.chain.levels();
+    let sharded = levels.len() > 1;
+    let mut lines = vec![
+        format!("array:        {}", dir.display()),
+        format!(
+            "format:       Zarr {}",
+            match meta.format {
+                zinto::ZarrFormat::V2 => "v2",
+                zinto::ZarrFormat::V3 => "v3",
+            }
+        ),
+        format!("shape:        {:?}", grid.array_shape()),
+        format!("data type:    {} ({} bytes)", meta.dtype, elem),
+    ];
+    if sharded {
+        lines.push(format!("shard shape:  {:?}", grid.chunk_shape()));
+        let inner = levels
+            .last()
+            .map(|l| l.chunk_shape.to_vec())
+            .unwrap_or_default();
+        lines.push(format!("chunk shape:  {inner:?} (inside shards)"));
+    } else {
+        lines.push(format!("chunk shape:  {:?}", grid.chunk_shape()));
+    }
+    lines.extend([
+        format!("codecs:       {}", describe::codecs(&meta.chain)),
+        format!(
+            "fill value:   {}",
+            describe::fill_value(meta.dtype, &meta.fill_value)
+        ),
+        format!(
+            "{}:  {} in all, {} present",
+            if sharded { "shards" } else { "chunks" },
+            grid.num_chunks(),
+            present
+        ),
+        format!(
+            "stored:       {stored} bytes for {decoded} bytes of data{}",
+            if stored > 0 {
+                format!(" (compression ratio {:.2})", decoded as f64 / stored as f64)
+            } else {
+                String::new()
+            }
+        ),
+    ]);
+    println!("{}", lines.join("\n"));
+    Ok(())
+}
+
+fn read(
+    dir: &std::path::Path,
+    select: &str,
+    threads: Option<NonZeroUsize>,
+    out_path: Option<&std::path::Path>,
+    json: bool,
+) -> Result<(), Failure> {
+    let to_stdout = out_path.is_some_and(|p| p.as_os_str() == "-");
+    if json && to_stdout {
+        return Err(Failure::Usage(
+            "--json prints to stdout: it cannot be combined with --out -".into(),
+        ));
+    }
+    let array = open(dir)?;
+    let region = selection::parse(select, array.shape()).map_err(Failure::Usage)?;
+    let len = array
+        .selection_len(&region)
+        .map_err(|e| Failure::Other(e.to_string()))?;
+    let chunks = array
+        .metadata()
+        .grid
+        .pieces(&region)
+        .and_then(|p| p.chunk_count())
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN));
+    let workers = threads
+        .get()
+        .min(usize::try_from(chunks).unwrap_or(usize::MAX))
+        .max(1);
+
+    let bar = if std::io::stderr().is_terminal() && !json {
+        let bar = indicatif::ProgressBar::new(chunks);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {bar:40} {pos}/{len} chunks {elapsed_precise}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let progress = |done: u64, _total: u64| bar.set_position(done);
+    let options = ReadOptions {
+        threads: Some(threads),
+        progress: Some(&progress),
+    };
+
+    let mut buf = vec![0u8; len];
+    let start = Instant::now();
+    array
+        .read_into_with(&region, &mut buf, &options)
+        .map_err(|e| Failure::Other(format!("{}: {e}", dir.display())))?;
+    let seconds = start.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+
+    if let Some(path) = out_path {
+        let written = if to_stdout {
+            std::io::stdout().lock().write_all(&buf)
+        } else {
+            std::fs::write(path, &buf)
+        };
+        written.map_err(|e| Failure::Other(format!("writing {}: {e}", path.display())))?;
+    }
+
+    let peak = rss::peak_rss_bytes();
+    let mb_per_s = if seconds > 0.0 {
+        len as f64 / seconds / 1e6
+    } else {
+        0.0
+    };
+    let over = peak.filter(|_| len > 0).map(|p| p as f64 / len as f64);
+    if json {
+        let summary = serde_json::json!({
+            "bytes": len,
+            "seconds": seconds,
+            "mb_per_s": mb_per_s,
+            "peak_rss_bytes": peak,
+            "peak_over_output": over,
+            "threads": workers,
+            "chunks": chunks,
+        });
+        println!("{summary}");
+    } else {
+        let rss = match (peak, over) {
+            (Some(p), Some(o)) => format!("peak RSS {:.1} MB ({o:.3}x the output)", p as f64 / 1e6),
+            (Some(p), None) => format!("peak RSS {:.1} MB", p as f64 / 1e6),
+            _ => "peak RSS unknown".to_owned(),
+        };
+        eprintln!(
+            "read {len} bytes in {seconds:.3} s ({mb_per_s:.1} MB/s) with {workers} thread(s) from {chunks} chunk(s); {rss}"
+        );
+    }
+    Ok(())
+}

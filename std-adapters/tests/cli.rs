@@ -1,0 +1,162 @@
+//! Drives the built `zinto` binary on the example data: output bytes and exit codes.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn example(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/data")
+        .join(name)
+}
+
+fn zinto(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_zinto"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn info_describes_the_array() {
+    let dir = example("legacy_v2.zarr");
+    let out = zinto(&["info", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    for expected in [
+        "Zarr v2",
+        "shape:        [100, 80]",
+        "int32",
+        "chunk shape:  [32, 32]",
+        "zlib",
+        "12 in all, 12 present",
+        "compression ratio",
+    ] {
+        assert!(s.contains(expected), "missing {expected:?} in:\n{s}");
+    }
+    let dir = example("sharded.zarr");
+    let s = text(&zinto(&["info", dir.to_str().unwrap()]).stdout);
+    assert!(s.contains("shard shape:  [256, 256]"), "{s}");
+    assert!(s.contains("chunk shape:  [64, 64]"), "{s}");
+}
+
+#[test]
+fn read_with_a_selection_writes_the_selected_bytes() {
+    // legacy_v2.zarr holds (i * 80 + j) % 977 as int32 (examples/data/generate.py).
+    let dir = example("legacy_v2.zarr");
+    let file = std::env::temp_dir().join(format!("zinto-cli-{}.bin", std::process::id()));
+    let out = zinto(&[
+        "read",
+        dir.to_str().unwrap(),
+        "--select",
+        "10:20,5:9",
+        "--out",
+        file.to_str().unwrap(),
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("read 160 bytes"),
+        "{}",
+        text(&out.stderr)
+    );
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let expected: Vec<u8> = (10..20)
+        .flat_map(|i: i32| (5..9).map(move |j| (i * 80 + j) % 977))
+        .flat_map(i32::to_ne_bytes)
+        .collect();
+    assert_eq!(bytes, expected);
+
+    // A single index keeps its dimension; `-` writes to stdout.
+    let out = zinto(&[
+        "read",
+        dir.to_str().unwrap(),
+        "--select",
+        "3,:2",
+        "--out",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let expected: Vec<u8> = [240i32, 241].iter().flat_map(|v| v.to_ne_bytes()).collect();
+    assert_eq!(out.stdout, expected);
+}
+
+#[test]
+fn json_summary_has_the_documented_keys() {
+    let dir = example("temperature.zarr");
+    let out = zinto(&["read", dir.to_str().unwrap(), "--json", "--threads", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["bytes"], 360 * 720 * 4);
+    assert_eq!(v["threads"], 1);
+    assert_eq!(v["chunks"], 24);
+    assert!(v["seconds"].as_f64().unwrap() > 0.0);
+    assert!(v["mb_per_s"].as_f64().unwrap() > 0.0);
+    assert!(v["peak_rss_bytes"].as_u64().unwrap() > 360 * 720 * 4);
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn bad_selection_is_a_usage_error() {
+    let dir = example("temperature.zarr");
+    for sel in ["0:400,:", "5:1", "1,2,3", "x"] {
+        let out = zinto(&["read", dir.to_str().unwrap(), "--select", sel]);
+        assert_eq!(out.status.code(), Some(2), "{sel}: {}", text(&out.stderr));
+        let err = text(&out.stderr);
+        assert!(err.starts_with("zinto: usage error:"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let out = zinto(&["read", dir.to_str().unwrap(), "--bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn missing_array_is_an_error_in_one_line() {
+    let out = zinto(&["read", "/nonexistent/array.zarr"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("/nonexistent/array.zarr"), "{err}");
+
+    // A directory that is not an array.
+    let dir = example("");
+    let out = zinto(&["info", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no zarr.json or .zarray"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn corrupt_chunk_names_the_chunk_and_exits_1() {
+    let src = example("temperature.zarr");
+    let dir = std::env::temp_dir().join(format!("zinto-cli-corrupt-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("c/0")).unwrap();
+    std::fs::copy(src.join("zarr.json"), dir.join("zarr.json")).unwrap();
+    std::fs::write(dir.join("c/0/0"), b"not zstd at all").unwrap();
+    let out = zinto(&["read", dir.to_str().unwrap(), "--select", "0:10,0:10"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("chunk c/0/0"), "{err}");
+}
+
+#[test]
+fn help_explains_the_options() {
+    let out = zinto(&["read", "--help"]);
+    assert_eq!(out.status.code(), Some(0));
+    let s = text(&out.stdout);
+    for opt in ["--select", "--threads", "--out", "--json", "Example"] {
+        assert!(s.contains(opt), "help lacks {opt}:\n{s}");
+    }
+}
