@@ -6,7 +6,22 @@
 //!
 //! - [`Store`]: a key-value store that reads into your slice ([`FileStore`], [`MemoryStore`]).
 //! - [`Array::open`] validates metadata; [`Array::read_into`] reads a [`Region`] into your
-//!   buffer, C order, native byte order.
+//!   buffer, C order, native byte order, with one worker per core
+//!   ([`Array::read_into_with`] and [`ReadOptions`] to choose).
+//!
+//! ```
+//! use zinto::{Array, FileStore, Region};
+//!
+//! # let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data/temperature.zarr");
+//! // let dir = "examples/data/temperature.zarr";
+//! let array = Array::open(FileStore::new(dir), "")?;
+//! let selection = Region::new(&[10, 5], &[190, 85])?;       // rows 10..200, columns 5..90
+//! let mut out = vec![0u8; array.selection_len(&selection)?]; // you own the buffer
+//! array.read_into(&selection, &mut out)?;                    // C order, native byte order
+//! let first = f32::from_ne_bytes(out[..4].try_into()?);
+//! assert!((-40.0..40.0).contains(&first));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod array;
 mod disjoint;

@@ -60,7 +60,9 @@ enum Command {
         #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
         /// Print the summary as one JSON object on stdout instead of a line on stderr.
-        /// Keys: bytes, seconds, mb_per_s, peak_rss_bytes, peak_over_output, threads, chunks.
+        /// Keys: bytes, seconds, mb_per_s, peak_rss_bytes, peak_over_output, baseline_rss_bytes
+        /// (before the read), extra_over_output ((peak - baseline - bytes) / bytes), threads,
+        /// chunks.
         #[arg(long)]
         json: bool,
     },
@@ -239,6 +241,7 @@ fn read(
         progress: Some(&progress),
     };
 
+    let baseline = rss::current_rss_bytes();
     let mut buf = vec![0u8; len];
     let start = Instant::now();
     array
@@ -263,6 +266,11 @@ fn read(
         0.0
     };
     let over = peak.filter(|_| len > 0).map(|p| p as f64 / len as f64);
+    // What the read cost beyond the output and the process as it was before the read.
+    let extra = match (peak, baseline) {
+        (Some(p), Some(b)) if len > 0 => Some((p as f64 - b as f64 - len as f64) / len as f64),
+        _ => None,
+    };
     if json {
         let summary = serde_json::json!({
             "bytes": len,
@@ -270,6 +278,8 @@ fn read(
             "mb_per_s": mb_per_s,
             "peak_rss_bytes": peak,
             "peak_over_output": over,
+            "baseline_rss_bytes": baseline,
+            "extra_over_output": extra,
             "threads": workers,
             "chunks": chunks,
         });
