@@ -212,9 +212,16 @@ impl<S: Store> Array<S> {
     /// Reads `selection` into a new vector (see [`Self::read_into`]).
     ///
     /// # Errors
-    /// As [`Self::read_into`].
+    /// As [`Self::read_into`], and [`ErrorKind::OutOfMemory`] if the vector cannot be allocated.
     pub fn read_to_vec(&self, selection: &Region) -> Result<Vec<u8>, Error> {
-        let mut out = vec![0u8; self.selection_len(selection)?];
+        let len = self.selection_len(selection)?;
+        let mut out = zeroed_buffer(len).ok_or_else(|| {
+            Error::new(
+                &self.path,
+                None,
+                ErrorKind::OutOfMemory { bytes: len as u64 },
+            )
+        })?;
         self.read_into(selection, &mut out)?;
         Ok(out)
     }
@@ -236,6 +243,14 @@ impl std::fmt::Debug for ReadOptions<'_> {
             .field("progress", &self.progress.is_some())
             .finish()
     }
+}
+
+/// A zeroed buffer of `len` bytes, or `None` if the allocator refuses that much, instead of
+/// aborting the process. A probe reservation is made and dropped first; the buffer itself is
+/// then allocated zeroed, so its pages are only touched as a read writes them.
+pub fn zeroed_buffer(len: usize) -> Option<Vec<u8>> {
+    Vec::<u8>::new().try_reserve_exact(len).ok()?;
+    Some(vec![0u8; len])
 }
 
 /// Reads a small object whole (metadata), refusing absurd sizes.

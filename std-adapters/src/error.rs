@@ -72,6 +72,19 @@ pub enum ErrorKind {
     Shard(ShardError),
     /// The selection or the layout math refused (selection outside the array, overflow).
     Layout(LayoutError),
+    /// A stored chunk too small to decode to the size its metadata declares (checked before
+    /// any buffer of that size is allocated).
+    ChunkTooLarge {
+        /// Bytes the chunk should decode to.
+        decoded: u64,
+        /// Bytes stored.
+        stored: u64,
+    },
+    /// A buffer could not be allocated.
+    OutOfMemory {
+        /// Bytes asked for.
+        bytes: u64,
+    },
     /// The output buffer is not the size of the selection.
     OutputSize {
         /// Bytes the selection needs.
@@ -89,6 +102,11 @@ impl fmt::Display for ErrorKind {
             Self::Decode(e) => write!(f, "{e}"),
             Self::Shard(e) => write!(f, "sharding_indexed: {e}"),
             Self::Layout(e) => write!(f, "{e}"),
+            Self::ChunkTooLarge { decoded, stored } => write!(
+                f,
+                "a chunk of {stored} stored bytes cannot decode to the {decoded} bytes the metadata declares"
+            ),
+            Self::OutOfMemory { bytes } => write!(f, "cannot allocate {bytes} bytes"),
             Self::OutputSize { expected, got } => write!(
                 f,
                 "output buffer holds {got} bytes, the selection needs {expected}"
@@ -153,7 +171,9 @@ impl std::error::Error for Error {
             ErrorKind::Decode(e) => Some(e),
             ErrorKind::Shard(e) => Some(e),
             ErrorKind::Layout(e) => Some(e),
-            ErrorKind::OutputSize { .. } => None,
+            ErrorKind::OutputSize { .. }
+            | ErrorKind::ChunkTooLarge { .. }
+            | ErrorKind::OutOfMemory { .. } => None,
         }
     }
 }

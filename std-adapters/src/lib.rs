@@ -33,7 +33,7 @@ pub mod store;
 #[cfg(feature = "zstd-c")]
 mod zstd_c;
 
-pub use array::{Array, ReadOptions};
+pub use array::{Array, ReadOptions, zeroed_buffer};
 pub use error::{Error, ErrorKind, MetadataError};
 pub use metadata::{ArrayMetadata, DataType, FillValue, ZarrFormat};
 pub use reader::{BLOCK_LEN, COALESCE_GAP};

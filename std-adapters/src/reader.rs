@@ -11,7 +11,7 @@
 //! Sharded chunks: only the index and the inner chunks the piece touches are read.
 
 use zinto_core::codec::{
-    ArrayToBytes, BytesCodecs, ChunkDecoder, CodecName, DecodeError, Endian, Status,
+    ArrayToBytes, BytesCodecs, ChunkDecoder, CodecName, Compressor, DecodeError, Endian, Status,
     to_native_in_place,
 };
 use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Run, Runs, product};
@@ -192,9 +192,11 @@ impl<S: Store> ChunkReader<'_, S> {
                     // Path 4: done by reading only the ranges needed.
                     Ok(())
                 } else {
-                    // Path 3: decode into scratch, copy the runs.
+                    // Path 3: decode into scratch, copy the runs. The scratch is sized by the
+                    // metadata: check the stored bytes can decode to that much first.
+                    check_plausible(&lv.bytes_codecs, len, chunk_len)?;
                     let mut scratch = std::mem::take(&mut ctx.scratch);
-                    scratch.resize(chunk_len, 0);
+                    grow(&mut scratch, chunk_len)?;
                     let result = self
                         .decode(ctx, key, offset, len, &lv.bytes_codecs, &mut scratch)
                         .and_then(|()| {
@@ -301,7 +303,7 @@ impl<S: Store> ChunkReader<'_, S> {
                     }
                 } else {
                     let mut scratch = std::mem::take(&mut ctx.scratch);
-                    scratch.resize(end - start, 0);
+                    grow(&mut scratch, end - start)?;
                     let result = self
                         .store
                         .read_into(key, offset + start as u64, &mut scratch)
@@ -383,6 +385,39 @@ impl<S: Store> ChunkReader<'_, S> {
         }
         Ok(())
     }
+}
+
+/// The most a compressor can expand its input: DEFLATE about 1032:1; zstd about 32768:1 (a
+/// 4-byte RLE block yields 128 KiB).
+fn max_ratio(codecs: &BytesCodecs) -> u64 {
+    match codecs.compressor {
+        None => 1,
+        Some(Compressor::Gzip | Compressor::Zlib) => 1032,
+        Some(Compressor::Zstd) => 32_768,
+    }
+}
+
+/// Refuses a chunk whose stored size cannot decode to `decoded` bytes, before a buffer of that
+/// size is allocated on the metadata's word.
+fn check_plausible(codecs: &BytesCodecs, stored: u64, decoded: usize) -> Result<(), ErrorKind> {
+    let most = stored.saturating_mul(max_ratio(codecs)).saturating_add(64);
+    if decoded as u64 > most {
+        return Err(ErrorKind::ChunkTooLarge {
+            decoded: decoded as u64,
+            stored,
+        });
+    }
+    Ok(())
+}
+
+/// Resizes `buf` to `len`, reporting failure instead of aborting.
+fn grow(buf: &mut Vec<u8>, len: usize) -> Result<(), ErrorKind> {
+    if len > buf.len() {
+        buf.try_reserve_exact(len - buf.len())
+            .map_err(|_| ErrorKind::OutOfMemory { bytes: len as u64 })?;
+    }
+    buf.resize(len, 0);
+    Ok(())
 }
 
 /// Copies `runs` from `src` (whose first byte is chunk offset `src_base`) into the output.

@@ -160,3 +160,32 @@ fn help_explains_the_options() {
         assert!(s.contains(opt), "help lacks {opt}:\n{s}");
     }
 }
+
+#[test]
+fn absurd_shape_is_an_error_not_an_abort() {
+    let dir = std::env::temp_dir().join(format!("zinto-cli-huge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("zarr.json"),
+        r#"{"zarr_format": 3, "node_type": "array", "shape": [1152921504606846976],
+        "data_type": "float32", "fill_value": 0,
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [1048576]}},
+        "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "bytes",
+        "configuration": {"endian": "little"}}]}"#,
+    )
+    .unwrap();
+    let out = zinto(&["read", dir.to_str().unwrap()]);
+    let info = zinto(&["info", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("cannot allocate"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // info does not ask the store about 2^40 chunks.
+    assert_eq!(info.status.code(), Some(0));
+    assert!(
+        text(&info.stdout).contains("present ones not counted"),
+        "{}",
+        text(&info.stdout)
+    );
+}

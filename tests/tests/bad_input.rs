@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use serde_json::json;
 use zinto::core::codec::{DecodeError, ShardError};
 use zinto::{Array, ErrorKind, MemoryStore, MetadataError, Region, StoreError};
 
@@ -237,4 +238,37 @@ fn store_short_read_is_reported() {
     let mut buf = [0u8; 8];
     let e = zinto::Store::read_into(&store, "a/zarr.json", 1 << 20, &mut buf).unwrap_err();
     assert!(matches!(e, StoreError::ShortRead { .. }), "{e}");
+}
+
+#[test]
+fn chunk_shape_far_larger_than_the_stored_chunk_is_refused_before_allocating() {
+    // The metadata claims 4 TB chunks; the stored chunk is a few hundred bytes of zstd.
+    let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| {
+        m["shape"] = json!([1u64 << 20, 1u64 << 20]);
+        m["chunk_grid"]["configuration"]["chunk_shape"] = json!([1u64 << 20, 1u64 << 20]);
+    });
+    let array = Array::open(&store, "a").unwrap();
+    let e = array
+        .read_to_vec(&Region::new(&[0, 0], &[2, 2]).unwrap())
+        .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::ChunkTooLarge { .. }), "{e}");
+    assert_eq!(e.key(), Some("a/c/0/0"));
+}
+
+#[test]
+fn output_larger_than_memory_is_an_error_not_an_abort() {
+    let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| {
+        m["shape"] = json!([1u64 << 60]);
+        m["chunk_grid"]["configuration"]["chunk_shape"] = json!([1u64 << 20]);
+    });
+    let array = Array::open(&store, "a").unwrap();
+    let e = array
+        .read_to_vec(&Region::whole(array.shape()).unwrap())
+        .unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::OutOfMemory { bytes } if *bytes == 1 << 62),
+        "{e}"
+    );
 }
