@@ -1,6 +1,7 @@
-//! Conformance: arrays written by zarr-python 3.1.6 (tests/fixtures/generate.py), read whole and
-//! through unaligned selections, compared with the SHA-256 the generating script computed from
-//! the source NumPy arrays.
+//! Conformance: arrays written by zarr-python 3.1.6 (tests/fixtures/generate.py) and by
+//! tensorstore (tests/fixtures/generate_tensorstore.py), read whole and through unaligned
+//! selections, compared with the SHA-256 the generating scripts computed from the source NumPy
+//! arrays.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
 
@@ -30,13 +31,12 @@ fn to_little_endian(mut bytes: Vec<u8>, unit: usize) -> Vec<u8> {
     bytes
 }
 
-#[test]
-fn every_fixture_reads_whole_and_through_unaligned_selections() {
+fn check_manifest(file: &str, at_least: usize) {
     let manifest: Vec<Value> =
-        serde_json::from_slice(&std::fs::read(fixtures().join("manifest.json")).unwrap()).unwrap();
+        serde_json::from_slice(&std::fs::read(fixtures().join(file)).unwrap()).unwrap();
     assert!(
-        manifest.len() >= 40,
-        "manifest lists {} arrays",
+        manifest.len() >= at_least,
+        "{file} lists {} arrays",
         manifest.len()
     );
     let store = FileStore::new(fixtures().join("data"));
@@ -57,6 +57,16 @@ fn every_fixture_reads_whole_and_through_unaligned_selections() {
         }
     }
     assert_eq!(checked, manifest.len() * 4);
+}
+
+#[test]
+fn every_zarr_python_fixture_reads_whole_and_through_unaligned_selections() {
+    check_manifest("manifest.json", 40);
+}
+
+#[test]
+fn every_tensorstore_fixture_reads_whole_and_through_unaligned_selections() {
+    check_manifest("manifest_tensorstore.json", 4);
 }
 
 fn hex(bytes: &[u8]) -> String {
