@@ -9,7 +9,7 @@ Run from the repository root:
     pip install zarr==3.1.6 numcodecs tensorstore zarrs
     cargo build --release --bin zinto
     cargo build --release --bin zinto --no-default-features --features cli --target-dir target/pure-rust
-    python3 bench/peers.py [--runs 3] [--cases whole_raw,whole_zstd,small_chunks,sharded]
+    python3 bench/peers.py [--runs 5] [--cases whole_raw,whole_zstd,small_chunks,sharded]
 """
 
 import argparse
@@ -115,7 +115,7 @@ def run_python(kind, path, sel):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--runs", type=int, default=5)
     p.add_argument("--cases", default=",".join(CASES))
     args = p.parse_args()
     names = args.cases.split(",")
@@ -128,8 +128,8 @@ def main():
         ("zarrs pipeline", lambda path, sel: run_python("zarrs", path, sel)),
         ("tensorstore", lambda path, sel: run_python("tensorstore", path, sel)),
     ]
-    print(f"{os.cpu_count()} cores; median of {args.runs} runs, each in a fresh process, "
-          "files in the page cache (read once before the runs).\n")
+    print(f"{os.cpu_count()} cores; median of {args.runs} runs (readers interleaved), each in a "
+          "fresh process, files in the page cache (read once before the runs).\n")
     for name in names:
         shape, chunks, shards, compressed, sel = CASES[name]
         path = DATA / f"{name}.zarr"
@@ -140,8 +140,13 @@ def main():
               + (", zstd level 0" if compressed else ", uncompressed") + f"; {what}\n")
         print("| reader | seconds | MB/s | peak RSS / output | extra / output |")
         print("|---|---:|---:|---:|---:|")
-        for label, fn in readers:
-            results = [fn(path, sel) for _ in range(args.runs)]
+        # Runs interleave the readers, so that a slow spell of the machine hits all of them.
+        by_reader = {label: [] for label, _ in readers}
+        for _ in range(args.runs):
+            for label, fn in readers:
+                by_reader[label].append(fn(path, sel))
+        for label, _ in readers:
+            results = by_reader[label]
             secs = statistics.median(r["seconds"] for r in results)
             n = results[0]["bytes"]
             peak = max(r["peak"] for r in results)
