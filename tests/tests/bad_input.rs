@@ -272,3 +272,23 @@ fn output_larger_than_memory_is_an_error_not_an_abort() {
         "{e}"
     );
 }
+
+#[test]
+fn unknown_metadata_fields_must_be_optional() {
+    // An extension marked must_understand: false is ignored...
+    let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| {
+        m["my_extension"] = json!({"must_understand": false, "configuration": {"x": 1}});
+    });
+    assert!(read_all(&store).is_ok());
+    // ...any other unknown field is refused by name.
+    let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| {
+        m["my_extension"] = json!({"configuration": {"x": 1}})
+    });
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::Unsupported(w)) if w.contains("my_extension")),
+        "{e}"
+    );
+}

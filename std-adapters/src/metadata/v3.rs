@@ -38,7 +38,10 @@ fn unsupported(what: impl Into<String>) -> MetadataError {
 
 /// Parses and validates a `zarr.json` document.
 pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
-    let m: V3 = serde_json::from_slice(json).map_err(MetadataError::Json)?;
+    let doc: serde_json::Map<String, Value> =
+        serde_json::from_slice(json).map_err(MetadataError::Json)?;
+    check_extensions(&doc)?;
+    let m: V3 = serde_json::from_value(Value::Object(doc)).map_err(MetadataError::Json)?;
     if m.zarr_format != 3 {
         return Err(unsupported(format!("zarr_format {}", m.zarr_format)));
     }
@@ -88,6 +91,40 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
         codec_names: m.codecs.iter().map(|c| c.name.clone()).collect(),
         attributes: m.attributes,
     })
+}
+
+/// Top-level fields this reader understands.
+const KNOWN_FIELDS: [&str; 11] = [
+    "zarr_format",
+    "node_type",
+    "shape",
+    "data_type",
+    "chunk_grid",
+    "chunk_key_encoding",
+    "fill_value",
+    "codecs",
+    "attributes",
+    "dimension_names",
+    "storage_transformers",
+];
+
+/// An unknown top-level field may be ignored only if it is an object saying
+/// `"must_understand": false`; anything else must be understood, so it is refused by name.
+fn check_extensions(doc: &serde_json::Map<String, Value>) -> Result<(), MetadataError> {
+    for (key, value) in doc {
+        if KNOWN_FIELDS.contains(&key.as_str()) {
+            continue;
+        }
+        let optional = value
+            .get("must_understand")
+            .is_some_and(|m| m == &Value::Bool(false));
+        if !optional {
+            return Err(unsupported(format!(
+                "metadata field {key:?} (an extension this reader must understand)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn shape_of(v: Option<&Value>, what: &str) -> Result<Vec<u64>, MetadataError> {
