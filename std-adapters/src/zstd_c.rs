@@ -85,18 +85,7 @@ impl ZstdBackend for CZstd {
             // Refuse a frame that declares more than the destination before decoding anything;
             // a header split across pieces is checked by the library as it goes instead.
             if let Ok(Some(h)) = FrameHeader::parse(input) {
-                if h.content_size.is_some_and(|s| s > dst.len() as u64) {
-                    return Err(DecodeError::OutputOverflow {
-                        codec: CodecName::Zstd,
-                        capacity: dst.len() as u64,
-                    });
-                }
-                if h.dictionary_id.is_some() {
-                    return Err(DecodeError::Unsupported {
-                        codec: CodecName::Zstd,
-                        what: "frames that need a dictionary",
-                    });
-                }
+                h.check_destination(dst.len() as u64)?;
                 self.header_checked = true;
             }
         }

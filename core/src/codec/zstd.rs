@@ -171,21 +171,8 @@ impl ZstdDecoder {
         let Some(header) = FrameHeader::parse(&self.pending)? else {
             return Ok(take);
         };
-        if header.dictionary_id.is_some() {
-            return Err(DecodeError::Unsupported {
-                codec: CodecName::Zstd,
-                what: "frames that need a dictionary",
-            });
-        }
         let capacity = capacity as u64;
-        if let Some(size) = header.content_size
-            && size > capacity
-        {
-            return Err(DecodeError::OutputOverflow {
-                codec: CodecName::Zstd,
-                capacity,
-            });
-        }
+        header.check_destination(capacity)?;
         let cap = self.window_cap.unwrap_or_else(|| {
             capacity
                 .max(1024)

@@ -114,3 +114,27 @@ impl FrameHeader {
         }))
     }
 }
+
+impl FrameHeader {
+    /// Checks, before decoding, that this frame can be decoded into a destination of
+    /// `capacity` bytes: no dictionary needed, and no declared content size above `capacity`.
+    ///
+    /// # Errors
+    /// [`DecodeError::Unsupported`] for a dictionary, [`DecodeError::OutputOverflow`] for a
+    /// content size larger than `capacity`.
+    pub fn check_destination(&self, capacity: u64) -> Result<(), DecodeError> {
+        if self.dictionary_id.is_some() {
+            return Err(DecodeError::Unsupported {
+                codec: CodecName::Zstd,
+                what: "frames that need a dictionary",
+            });
+        }
+        if self.content_size.is_some_and(|size| size > capacity) {
+            return Err(DecodeError::OutputOverflow {
+                codec: CodecName::Zstd,
+                capacity,
+            });
+        }
+        Ok(())
+    }
+}
