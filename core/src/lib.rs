@@ -7,6 +7,8 @@
 //! - [`Region`]: a hyper-rectangle, used for selections and for the parts of chunks they touch.
 //! - [`ChunkGrid::pieces`]: for a selection, every chunk it touches with the part it needs.
 //! - [`Runs`]: the `(src, dst, len)` byte copies of one piece, for any chunk [`MemoryOrder`].
+//! - [`sizes_to_offsets`]: where variable-size pieces go when laid end to end.
+//! - [`records`]: fixed-width records sorted in place by a key field.
 //!
 //! ```
 //! use zinto_core::{ChunkGrid, MemoryOrder, Region};
@@ -33,13 +35,16 @@
 extern crate alloc;
 
 pub mod codec;
+mod concat;
 mod error;
 mod grid;
 mod order;
+pub mod records;
 mod region;
 mod runs;
 mod shape;
 
+pub use concat::sizes_to_offsets;
 pub use error::LayoutError;
 pub use grid::{ChunkGrid, Piece, Pieces};
 pub use order::MemoryOrder;

@@ -149,6 +149,12 @@ pub enum DecodeError {
     },
     /// A shard index or a byte range computed from it is invalid.
     Shard(super::ShardError),
+    /// The stream does not say how large it decodes (a zstd frame without a content size, or
+    /// any zlib stream), so it cannot be placed in a buffer sized up front.
+    SizeUnknown {
+        /// The codec.
+        codec: CodecName,
+    },
 }
 
 impl fmt::Display for DecodeError {
@@ -185,6 +191,9 @@ impl fmt::Display for DecodeError {
             ),
             Self::Unsupported { codec, what } => write!(f, "{codec}: {what} is not supported"),
             Self::Shard(e) => write!(f, "sharding_indexed: {e}"),
+            Self::SizeUnknown { codec } => {
+                write!(f, "{codec}: the stream does not declare its decoded size")
+            }
         }
     }
 }

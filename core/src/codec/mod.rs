@@ -6,6 +6,7 @@
 //! - [`to_native_in_place`]: the `bytes` codec's byte order, fixed in the destination.
 //! - [`ShardLayout`] / [`ShardIndex`]: the `sharding_indexed` index, validated.
 //! - [`FrameHeader`]: a zstd frame's declared sizes, read without decoding.
+//! - [`size_probe`] / [`decoded_len`]: a stored chunk's decoded size from a few of its bytes.
 //!
 //! `transpose` has no decoder: it is the chunk's [`MemoryOrder`](crate::MemoryOrder), which the
 //! byte runs follow.
@@ -13,6 +14,7 @@
 mod bytes;
 mod chain;
 mod crc;
+mod decoded_size;
 mod deflate;
 mod error;
 mod name;
@@ -28,6 +30,7 @@ pub use chain::{
     ArrayToBytes, BytesCodecs, ChainLevel, Codec, CodecChain, Compressor, MAX_CRC32C, MAX_LEVELS,
 };
 pub use crc::{CRC32, CRC32C, Crc32, Crc32Kind, checksum};
+pub use decoded_size::{SizeProbe, decoded_len, size_probe};
 pub use deflate::{DeflateDecoder, DeflateFormat};
 pub use error::{ChainError, DecodeError};
 pub use name::CodecName;
