@@ -31,7 +31,9 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 #[test]
 fn sizes_of_real_streams() {
     for n in [0usize, 1, 17, 4096, 300_001] {
-        let data: Vec<u8> = (0..n).map(|i| u8::try_from(i * 31 % 251).unwrap()).collect();
+        let data: Vec<u8> = (0..n)
+            .map(|i| u8::try_from(i * 31 % 251).unwrap())
+            .collect();
         let zst = zstd::bulk::compress(&data, 3).unwrap();
         assert_eq!(
             size_of(&codecs(Some(Compressor::Zstd), 0), &zst).unwrap(),

@@ -1,6 +1,7 @@
 //! Record sorts against a reference: the output is a permutation of the input, keys are in
 //! order, and the stable sort equals the standard library's stable sort with a comparator
-//! written independently from the spec (NaNs last, -0.0 before +0.0).
+//! written independently from the spec (numbers by value, -0.0 before +0.0, then NaNs with
+//! the sign clear, then NaNs with it set, each by bit pattern).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 #![allow(clippy::cast_possible_truncation)] // key bits are narrowed on purpose
 
@@ -9,8 +10,8 @@ use std::cmp::Ordering;
 use proptest::prelude::*;
 use zinto_core::codec::Endian;
 use zinto_core::records::{
-    KeyType, RecordError, RecordLayout, partition_records, sort_records_by_key,
-    sort_records_by_key_stable, sort_rows_by_column,
+    KeyType, RecordError, RecordLayout, partition_prepared, prepare_keys, prepared_key,
+    restore_keys, sort_records_by_key, sort_records_by_key_stable, sort_rows_by_column,
 };
 
 const TYPES: [KeyType; 6] = [
@@ -73,17 +74,21 @@ fn pool(t: KeyType) -> Vec<u64> {
 
 /// The reference comparator, from the key's value.
 fn compare(t: KeyType, a: u64, b: u64) -> Ordering {
-    fn float(a: f64, b: f64) -> Ordering {
-        match (a.is_nan(), b.is_nan()) {
-            (true, true) => Ordering::Equal,
+    // Floats widened to f64 keep NaN-ness and sign; `bits` break ties between NaNs.
+    let float = |x: f64, y: f64| -> Ordering {
+        match (x.is_nan(), y.is_nan()) {
+            (true, true) => x
+                .is_sign_negative()
+                .cmp(&y.is_sign_negative())
+                .then(a.cmp(&b)),
             (true, false) => Ordering::Greater,
             (false, true) => Ordering::Less,
-            _ => a
-                .partial_cmp(&b)
+            _ => x
+                .partial_cmp(&y)
                 .unwrap()
-                .then((b.is_sign_negative()).cmp(&a.is_sign_negative())),
+                .then(y.is_sign_negative().cmp(&x.is_sign_negative())),
         }
-    }
+    };
     match t {
         KeyType::F32 => float(
             f64::from(f32::from_bits(a as u32)),
@@ -213,12 +218,13 @@ proptest! {
         let n = case.bytes.len() / size;
         prop_assume!(n > 0);
         let mut v = case.bytes.clone();
-        let pivot_record = &case.bytes[pick.index(n) * size..][..size];
-        let pivot = case.layout.order_key(pivot_record);
-        let split = partition_records(&mut v, &case.layout, pivot).unwrap();
+        prepare_keys(&mut v, &case.layout).unwrap();
+        let pivot = prepared_key(&v[pick.index(n) * size..][..size], &case.layout);
+        let split = partition_prepared(&mut v, &case.layout, pivot).unwrap();
         for (i, r) in v.chunks(size).enumerate() {
-            prop_assert_eq!(case.layout.order_key(r) < pivot, i < split);
+            prop_assert_eq!(prepared_key(r, &case.layout) < pivot, i < split);
         }
+        restore_keys(&mut v, &case.layout).unwrap();
         let (mut a, mut b) = (records(&case.bytes, size), records(&v, size));
         a.sort();
         b.sort();
@@ -278,7 +284,8 @@ fn refusals_name_the_numbers() {
         })
     );
     assert!(sort_records_by_key_stable(&mut odd, &layout, &mut []).is_err());
-    assert!(partition_records(&mut odd, &layout, 0).is_err());
+    assert!(partition_prepared(&mut odd, &layout, 0).is_err());
+    assert!(prepare_keys(&mut odd, &layout).is_err());
     let mut rows = [[1u32, 2], [0, 1]];
     assert_eq!(
         sort_rows_by_column(&mut rows, 2),

@@ -72,8 +72,9 @@ pub enum ErrorKind {
     Shard(ShardError),
     /// The selection or the layout math refused (selection outside the array, overflow).
     Layout(LayoutError),
-    /// A stored chunk too small to decode to the size its metadata declares (checked before
-    /// any buffer of that size is allocated).
+    /// A stored chunk too small to decode to the size declared for it (by the array's
+    /// metadata, or by the chunk's own header when concatenating), checked before any buffer of
+    /// that size is allocated.
     ChunkTooLarge {
         /// Bytes the chunk should decode to.
         decoded: u64,
@@ -104,7 +105,7 @@ impl fmt::Display for ErrorKind {
             Self::Layout(e) => write!(f, "{e}"),
             Self::ChunkTooLarge { decoded, stored } => write!(
                 f,
-                "a chunk of {stored} stored bytes cannot decode to the {decoded} bytes the metadata declares"
+                "a chunk of {stored} stored bytes cannot decode to the {decoded} bytes declared for it"
             ),
             Self::OutOfMemory { bytes } => write!(f, "cannot allocate {bytes} bytes"),
             Self::OutputSize { expected, got } => write!(
@@ -118,7 +119,8 @@ impl fmt::Display for ErrorKind {
 /// An error with its context: the array's path and, for chunk errors, the chunk's key.
 #[derive(Debug)]
 pub struct Error {
-    path: String,
+    /// `None` for errors outside any array (a key of [`concat_into`](crate::concat_into)).
+    path: Option<String>,
     key: Option<String>,
     kind: ErrorKind,
 }
@@ -126,15 +128,24 @@ pub struct Error {
 impl Error {
     pub(crate) fn new(path: &str, key: Option<&str>, kind: ErrorKind) -> Self {
         Self {
-            path: path.to_owned(),
+            path: Some(path.to_owned()),
             key: key.map(str::to_owned),
             kind,
         }
     }
 
-    /// The array's path in its store.
+    /// An error about a key that belongs to no array (concatenated chunks), or about none.
+    pub(crate) fn outside_array(key: Option<&str>, kind: ErrorKind) -> Self {
+        Self {
+            path: None,
+            key: key.map(str::to_owned),
+            kind,
+        }
+    }
+
+    /// The array's path in its store (empty for the root, and for errors outside any array).
     pub fn path(&self) -> &str {
-        &self.path
+        self.path.as_deref().unwrap_or("")
     }
 
     /// The chunk's key (relative to the store), if the error concerns a chunk.
@@ -150,14 +161,16 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() {
-            "/"
-        } else {
-            &self.path
-        };
-        write!(f, "array {path}")?;
-        if let Some(key) = &self.key {
-            write!(f, ", chunk {key}")?;
+        match (&self.path, &self.key) {
+            (Some(path), key) => {
+                let path = if path.is_empty() { "/" } else { path };
+                write!(f, "array {path}")?;
+                if let Some(key) = key {
+                    write!(f, ", chunk {key}")?;
+                }
+            }
+            (None, Some(key)) => write!(f, "chunk {key}")?,
+            (None, None) => f.write_str("concatenation")?,
         }
         write!(f, ": {}", self.kind)
     }

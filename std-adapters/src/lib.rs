@@ -8,6 +8,9 @@
 //! - [`Array::open`] validates metadata; [`Array::read_into`] reads a [`Region`] into your
 //!   buffer, C order, native byte order, with one worker per core
 //!   ([`Array::read_into_with`] and [`ReadOptions`] to choose).
+//! - [`ConcatPlan`] / [`concat_into`]: variable-size chunks decoded end to end into one exact
+//!   buffer; [`sort_records_parallel`] then sorts its fixed-width records by a key field, in
+//!   place (see [`core::records`]).
 //!
 //! ```
 //! use zinto::{Array, FileStore, Region};
@@ -24,19 +27,23 @@
 //! ```
 
 mod array;
+mod concat;
 mod disjoint;
 mod error;
 pub mod metadata;
 mod pool;
 mod reader;
+mod records;
 pub mod store;
 #[cfg(feature = "zstd-c")]
 mod zstd_c;
 
 pub use array::{Array, ReadOptions, zeroed_buffer};
+pub use concat::{ConcatPiece, ConcatPlan, concat_into, concat_to_vec};
 pub use error::{Error, ErrorKind, MetadataError};
 pub use metadata::{ArrayMetadata, DataType, FillValue, ZarrFormat};
 pub use reader::{BLOCK_LEN, COALESCE_GAP};
+pub use records::sort_records_parallel;
 pub use store::{FileStore, MemoryStore, Store, StoreError};
 pub use zinto_core as core;
 pub use zinto_core::Region;

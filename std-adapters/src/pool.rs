@@ -79,16 +79,8 @@ pub(crate) fn for_each_piece(
             .get(i)
             .is_some_and(|p| span(&p, elem, out_shape).is_some())
     });
-    let failed = AtomicBool::new(false);
-    let first_error: Mutex<Option<Error>> = Mutex::new(None);
-    let record = |e: Error| {
-        failed.store(true, Ordering::Relaxed);
-        if let Ok(mut slot) = first_error.lock()
-            && slot.is_none()
-        {
-            *slot = Some(e);
-        }
-    };
+    let first_error = FirstError::default();
+    let record = |e: Error| first_error.record(e);
 
     if contiguous {
         // Safe split: spans come in increasing output order; hand them out one by one.
@@ -98,7 +90,7 @@ pub(crate) fn for_each_piece(
                 Ok(c) => c,
                 Err(e) => return record(e),
             };
-            while !failed.load(Ordering::Relaxed) {
+            while !first_error.failed() {
                 let next = {
                     let Ok(mut q) = queue.lock() else { break };
                     let (index, consumed, rest) = &mut *q;
@@ -144,7 +136,7 @@ pub(crate) fn for_each_piece(
                 Ok(c) => c,
                 Err(e) => return record(e),
             };
-            while !failed.load(Ordering::Relaxed) {
+            while !first_error.failed() {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 let Some(piece) = pieces.get(index) else {
                     break;
@@ -158,14 +150,43 @@ pub(crate) fn for_each_piece(
         };
         run_workers(workers, &worker);
     }
-    match first_error.into_inner() {
-        Ok(Some(e)) => Err(e),
-        _ => Ok(()),
+    first_error.into_result()
+}
+
+/// The first error any worker hit; once set, workers start no new piece.
+#[derive(Default)]
+pub(crate) struct FirstError {
+    failed: AtomicBool,
+    first: Mutex<Option<Error>>,
+}
+
+impl FirstError {
+    /// Keeps `e` if it is the first.
+    pub(crate) fn record(&self, e: Error) {
+        self.failed.store(true, Ordering::Relaxed);
+        if let Ok(mut slot) = self.first.lock()
+            && slot.is_none()
+        {
+            *slot = Some(e);
+        }
+    }
+
+    /// Whether any worker failed.
+    pub(crate) fn failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    /// The first error, if any.
+    pub(crate) fn into_result(self) -> Result<(), Error> {
+        match self.first.into_inner() {
+            Ok(Some(e)) => Err(e),
+            _ => Ok(()),
+        }
     }
 }
 
 /// Runs `worker` on `n` threads (on the calling thread alone when `n` is 1).
-fn run_workers(n: usize, worker: &(dyn Fn() + Sync)) {
+pub(crate) fn run_workers(n: usize, worker: &(dyn Fn() + Sync)) {
     if n <= 1 {
         worker();
         return;

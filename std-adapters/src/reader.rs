@@ -323,8 +323,7 @@ impl<S: Store> ChunkReader<'_, S> {
         }
     }
 
-    /// Decodes the stored bytes `key[offset..offset + len]` into `dst` (exactly its size): read
-    /// straight into `dst` when there is nothing to decode, else streamed in blocks.
+    /// Decodes the stored bytes `key[offset..offset + len]` into `dst` (see [`decode_stored`]).
     fn decode(
         &self,
         ctx: &mut ReadContext,
@@ -334,57 +333,69 @@ impl<S: Store> ChunkReader<'_, S> {
         codecs: &BytesCodecs,
         dst: &mut [u8],
     ) -> Result<(), ErrorKind> {
-        if *codecs == BytesCodecs::default() {
-            if len != dst.len() as u64 {
-                return Err(ErrorKind::Decode(DecodeError::SizeMismatch {
-                    codec: CodecName::Bytes,
-                    expected: dst.len() as u64,
-                    got: len,
-                }));
-            }
-            return self
-                .store
-                .read_into(key, offset, dst)
-                .map_err(ErrorKind::Store);
-        }
-        ctx.decoder
-            .start(codecs, len, dst.len())
-            .map_err(ErrorKind::Decode)?;
-        let block_len = usize::try_from(len).unwrap_or(usize::MAX).min(BLOCK_LEN);
-        if ctx.block.len() < block_len {
-            ctx.block.resize(block_len, 0);
-        }
-        let mut at = 0u64;
-        let mut status = Status::NeedsInput;
-        while at < len {
-            let n = usize::try_from(len - at)
-                .unwrap_or(usize::MAX)
-                .min(block_len);
-            let block = ctx.block.get_mut(..n).ok_or(OVERFLOW)?;
-            self.store
-                .read_into(key, offset + at, block)
-                .map_err(ErrorKind::Store)?;
-            status = ctx
-                .decoder
-                .feed(block, dst)
-                .map_err(ErrorKind::Decode)?
-                .status;
-            at += n as u64;
-        }
-        if len == 0 {
-            status = ctx
-                .decoder
-                .feed(&[], dst)
-                .map_err(ErrorKind::Decode)?
-                .status;
-        }
-        if status != Status::Done {
-            return Err(ErrorKind::Decode(DecodeError::Truncated {
-                codec: codecs.compressor.map_or(CodecName::Bytes, |c| c.name()),
+        decode_stored(self.store, ctx, key, offset, len, codecs, dst)
+    }
+}
+
+/// Decodes the stored bytes `key[offset..offset + len]` into `dst` (exactly its size): read
+/// straight into `dst` when there is nothing to decode, else streamed from the store in blocks
+/// of [`BLOCK_LEN`] through the decoders (the stored chunk is never held whole).
+pub(crate) fn decode_stored<S: Store + ?Sized>(
+    store: &S,
+    ctx: &mut ReadContext,
+    key: &str,
+    offset: u64,
+    len: u64,
+    codecs: &BytesCodecs,
+    dst: &mut [u8],
+) -> Result<(), ErrorKind> {
+    if *codecs == BytesCodecs::default() {
+        if len != dst.len() as u64 {
+            return Err(ErrorKind::Decode(DecodeError::SizeMismatch {
+                codec: CodecName::Bytes,
+                expected: dst.len() as u64,
+                got: len,
             }));
         }
-        Ok(())
+        return store.read_into(key, offset, dst).map_err(ErrorKind::Store);
     }
+    ctx.decoder
+        .start(codecs, len, dst.len())
+        .map_err(ErrorKind::Decode)?;
+    let block_len = usize::try_from(len).unwrap_or(usize::MAX).min(BLOCK_LEN);
+    if ctx.block.len() < block_len {
+        ctx.block.resize(block_len, 0);
+    }
+    let mut at = 0u64;
+    let mut status = Status::NeedsInput;
+    while at < len {
+        let n = usize::try_from(len - at)
+            .unwrap_or(usize::MAX)
+            .min(block_len);
+        let block = ctx.block.get_mut(..n).ok_or(OVERFLOW)?;
+        store
+            .read_into(key, offset + at, block)
+            .map_err(ErrorKind::Store)?;
+        status = ctx
+            .decoder
+            .feed(block, dst)
+            .map_err(ErrorKind::Decode)?
+            .status;
+        at += n as u64;
+    }
+    if len == 0 {
+        status = ctx
+            .decoder
+            .feed(&[], dst)
+            .map_err(ErrorKind::Decode)?
+            .status;
+    }
+    if status != Status::Done {
+        return Err(ErrorKind::Decode(DecodeError::Truncated {
+            codec: codecs.compressor.map_or(CodecName::Bytes, |c| c.name()),
+        }));
+    }
+    Ok(())
 }
 
 /// The most a compressor can expand its input: DEFLATE about 1032:1; zstd about 32768:1 (a
@@ -399,7 +410,11 @@ fn max_ratio(codecs: &BytesCodecs) -> u64 {
 
 /// Refuses a chunk whose stored size cannot decode to `decoded` bytes, before a buffer of that
 /// size is allocated on the metadata's word.
-fn check_plausible(codecs: &BytesCodecs, stored: u64, decoded: usize) -> Result<(), ErrorKind> {
+pub(crate) fn check_plausible(
+    codecs: &BytesCodecs,
+    stored: u64,
+    decoded: usize,
+) -> Result<(), ErrorKind> {
     let most = stored.saturating_mul(max_ratio(codecs)).saturating_add(64);
     if decoded as u64 > most {
         return Err(ErrorKind::ChunkTooLarge {
@@ -411,7 +426,7 @@ fn check_plausible(codecs: &BytesCodecs, stored: u64, decoded: usize) -> Result<
 }
 
 /// Resizes `buf` to `len`, reporting failure instead of aborting.
-fn grow(buf: &mut Vec<u8>, len: usize) -> Result<(), ErrorKind> {
+pub(crate) fn grow(buf: &mut Vec<u8>, len: usize) -> Result<(), ErrorKind> {
     if len > buf.len() {
         buf.try_reserve_exact(len - buf.len())
             .map_err(|_| ErrorKind::OutOfMemory { bytes: len as u64 })?;

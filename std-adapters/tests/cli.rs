@@ -189,3 +189,120 @@ fn absurd_shape_is_an_error_not_an_abort() {
         text(&info.stdout)
     );
 }
+
+fn spectra() -> Vec<String> {
+    (0..5)
+        .map(|i| {
+            example(&format!("spectra/scan{i}.zst"))
+                .to_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The example chunks decoded and concatenated, as 24-byte records.
+fn spectra_records() -> Vec<[u8; 24]> {
+    spectra()
+        .iter()
+        .flat_map(|f| zstd::decode_all(std::fs::File::open(f).unwrap()).unwrap())
+        .collect::<Vec<u8>>()
+        .chunks(24)
+        .map(|r| r.try_into().unwrap())
+        .collect()
+}
+
+fn mz(r: &[u8]) -> f64 {
+    f64::from_le_bytes(r[8..16].try_into().unwrap())
+}
+
+#[test]
+fn merge_concatenates_and_sorts_the_records() {
+    let dir = std::env::temp_dir().join(format!("zinto-cli-merge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut expected = spectra_records();
+    expected.sort_by(|a, b| mz(a).total_cmp(&mz(b))); // stable; no NaNs in the example
+    for stable in [false, true] {
+        let out = dir.join("merged.bin");
+        let mut args = vec!["merge", "--record-size", "24", "--key", "f64@8"];
+        if stable {
+            args.push("--stable");
+        }
+        args.extend(["--out", out.to_str().unwrap()]);
+        let files = spectra();
+        args.extend(files.iter().map(String::as_str));
+        let run = zinto(&args);
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+        assert!(
+            text(&run.stderr).contains("5850 records"),
+            "{}",
+            text(&run.stderr)
+        );
+        let got = std::fs::read(&out).unwrap();
+        if stable {
+            assert!(
+                got == expected.concat(),
+                "stable merge differs from a stable sort"
+            );
+        } else {
+            assert!(
+                got.chunks(24)
+                    .zip(got.chunks(24).skip(1))
+                    .all(|(a, b)| mz(a) <= mz(b))
+            );
+            let mut a: Vec<&[u8]> = got.chunks(24).collect();
+            let mut b: Vec<&[u8]> = expected.iter().map(|r| &r[..]).collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b, "not a permutation of the input records");
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn merge_refuses_bad_keys_and_partial_records() {
+    let files = spectra();
+    let with = |extra: &[&str]| {
+        let mut args = vec!["merge"];
+        args.extend_from_slice(extra);
+        args.extend(files.iter().map(String::as_str));
+        zinto(&args)
+    };
+    for (args, code, says) in [
+        (
+            &["--record-size", "24", "--key", "f16@8"][..],
+            2,
+            "unknown type \"f16\"",
+        ),
+        (
+            &["--record-size", "24", "--key", "f64@20"][..],
+            2,
+            "does not fit in a 24-byte record",
+        ),
+        (
+            &["--record-size", "24", "--key", "f64"][..],
+            2,
+            "expected TYPE@OFFSET",
+        ),
+        (
+            &["--record-size", "7"][..],
+            1,
+            "not a whole number of 7-byte records",
+        ),
+        (&["--record-size", "24", "--codec", "gzip"][..], 1, "gzip"),
+    ] {
+        let run = with(args);
+        let err = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: one line: {err}");
+    }
+    let run = zinto(&["merge", "--record-size", "24", "no/such/file.zst"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains("no/such/file.zst"),
+        "{}",
+        text(&run.stderr)
+    );
+}

@@ -224,3 +224,98 @@ fn uncompressed_partial_reads_fetch_only_what_they_need() {
         assert_eq!(v, &expected[i..i + 4], "element {k}");
     }
 }
+
+/// Variable-size zstd chunks of 24-byte records, each sorted by its f64 key at offset 8.
+fn spectra_chunks(records: usize, chunks: usize) -> (MemoryStore, Vec<String>, Vec<u8>) {
+    let mut store = MemoryStore::new();
+    let mut keys = Vec::new();
+    let mut all = Vec::new();
+    let mut start = 0;
+    for c in 0..chunks {
+        // Sizes from 0.5x to 1.5x the mean, summing to `records`.
+        let n = if c + 1 == chunks {
+            records - start
+        } else {
+            records / chunks / 2 + (c * 7919) % (records / chunks)
+        };
+        let mut chunk = Vec::with_capacity(n * 24);
+        for i in 0..n {
+            let mz = 100.0 + ((i * 1901 + c * 7) % n.max(1)) as f64 * 1900.0 / n.max(1) as f64;
+            chunk.extend(((start + i) as f64).to_le_bytes());
+            chunk.extend(mz.to_le_bytes());
+            chunk.extend(1.0f64.to_le_bytes());
+        }
+        start += n;
+        let key = format!("c{c:03}.zst");
+        store.insert(key.clone(), zstd::bulk::compress(&chunk, 1).unwrap());
+        keys.push(key);
+        all.extend(chunk);
+    }
+    (store, keys, all)
+}
+
+#[test]
+fn concatenate_and_sort_allocate_nothing_output_sized_but_the_output() {
+    use zinto::ConcatPlan;
+    use zinto::core::codec::{BytesCodecs, Compressor, Endian};
+    use zinto::core::records::{KeyType, RecordLayout};
+
+    let (store, keys, all) = spectra_chunks(1_000_000, 100);
+    let codecs = BytesCodecs {
+        compressor: Some(Compressor::Zstd),
+        crc32c: 0,
+    };
+    let layout = RecordLayout::new(24, 8, KeyType::F64, Endian::Little).unwrap();
+    let threads = NonZeroUsize::new(2).unwrap();
+    let options = ReadOptions {
+        threads: Some(threads),
+        progress: None,
+    };
+    let (out, largest, peak) = measure(|| {
+        let plan = ConcatPlan::new(&store, &keys, codecs).unwrap();
+        let mut out = plan.read_to_vec(&store, &options).unwrap();
+        zinto::sort_records_parallel(&mut out, &layout, threads).unwrap();
+        out
+    });
+    let output = all.len();
+    assert_eq!(out.len(), output);
+    // Beyond the output: per worker a block and the decoder's state, and the plan's key list.
+    let bound = 2 * (BLOCK_LEN + zstd_window_of(output / 100 * 2)) + 256 * 1024;
+    assert!(
+        largest <= output,
+        "largest allocation {largest} exceeds the output {output}"
+    );
+    assert!(
+        peak <= output + bound,
+        "peak {peak} exceeds output {output} + bound {bound}"
+    );
+    assert!(
+        bound < output / 4,
+        "the bound must be small for this test to mean anything"
+    );
+    // Sorted, and a permutation of the input.
+    let mz = |r: &[u8]| f64::from_le_bytes(r[8..16].try_into().unwrap());
+    assert!(
+        out.chunks(24)
+            .zip(out.chunks(24).skip(1))
+            .all(|(a, b)| mz(a) <= mz(b))
+    );
+    let ids = |b: &[u8]| {
+        let mut v: Vec<u64> = b
+            .chunks(24)
+            .map(|r| f64::from_le_bytes(r[..8].try_into().unwrap()) as u64)
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(ids(&out), ids(&all));
+}
+
+/// ruzstd's window for a chunk of at most `chunk` bytes (none with the C library).
+fn zstd_window_of(chunk: usize) -> usize {
+    if cfg!(feature = "zstd-c") {
+        0
+    } else {
+        chunk.next_power_of_two() + 256 * 1024
+    }
+}

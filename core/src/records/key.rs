@@ -54,16 +54,27 @@ impl KeyType {
         .find(|t| t.name() == name)
     }
 
-    /// Maps the key's raw bits (zero-extended to 64) to an unsigned integer whose order is the
-    /// sort order.
+    /// Maps the key's raw bits (zero-extended to 64) to an unsigned integer of the same
+    /// width whose order is the sort order. A bijection: [`Self::bits_from_order`] undoes it,
+    /// which lets a sort rewrite keys in place and restore them afterwards.
     #[inline(always)]
     pub(crate) fn order_bits(self, bits: u64) -> u64 {
         match self {
             Self::U32 | Self::U64 => bits,
             Self::I32 => bits ^ (1 << 31),
             Self::I64 => bits ^ (1 << 63),
-            Self::F32 => float_order(bits, 32, bits & 0x7fff_ffff > 0x7f80_0000),
-            Self::F64 => float_order(bits, 64, bits & (u64::MAX >> 1) > 0x7ff0_0000_0000_0000),
+            Self::F32 => FloatBits::F32.order(bits),
+            Self::F64 => FloatBits::F64.order(bits),
+        }
+    }
+
+    /// The inverse of [`Self::order_bits`].
+    #[inline(always)]
+    pub(crate) fn bits_from_order(self, order: u64) -> u64 {
+        match self {
+            Self::U32 | Self::U64 | Self::I32 | Self::I64 => self.order_bits(order),
+            Self::F32 => FloatBits::F32.unorder(order),
+            Self::F64 => FloatBits::F64.unorder(order),
         }
     }
 }
@@ -74,22 +85,66 @@ impl fmt::Display for KeyType {
     }
 }
 
-/// Negative floats reversed below positive ones (so `-0.0 < +0.0`); every NaN after every
-/// number, NaNs equal to each other.
-#[inline(always)]
-fn float_order(bits: u64, width: u32, nan: bool) -> u64 {
-    let sign = 1u64 << (width - 1);
-    let mask = if width == 64 {
-        u64::MAX
-    } else {
-        (1 << width) - 1
-    };
-    if nan {
-        u64::MAX
-    } else if bits & sign != 0 {
-        !bits & mask
-    } else {
-        bits | sign
+/// The total order of IEEE 754 floats used here, as a bijection on bit patterns:
+///
+/// - numbers by value, `-0.0` before `+0.0`;
+/// - then NaNs with the sign bit clear, by bit pattern;
+/// - then NaNs with the sign bit set, by bit pattern.
+///
+/// The usual trick (flip all bits of negatives, set the sign of positives) orders numbers but
+/// puts negative NaNs first; shifting everything down by the number of negative NaNs (`nans`)
+/// and keeping negative NaNs' own bits puts them last and stays a bijection.
+struct FloatBits {
+    /// The sign bit.
+    sign: u64,
+    /// All bits of the type.
+    mask: u64,
+    /// Bit pattern of negative infinity: everything above it is a negative NaN.
+    neg_inf: u64,
+    /// Number of negative NaN patterns (mask - neg_inf).
+    nans: u64,
+}
+
+impl FloatBits {
+    const F32: Self = Self::new(32, 0xff80_0000);
+    const F64: Self = Self::new(64, 0xfff0_0000_0000_0000);
+
+    const fn new(width: u32, neg_inf: u64) -> Self {
+        let mask = u64::MAX >> (64 - width);
+        Self {
+            sign: 1 << (width - 1),
+            mask,
+            neg_inf,
+            nans: mask - neg_inf,
+        }
+    }
+
+    #[inline(always)]
+    fn order(&self, bits: u64) -> u64 {
+        let bits = bits & self.mask;
+        if bits > self.neg_inf {
+            return bits; // negative NaN: the top `nans` values, in their own order
+        }
+        let flipped = if bits & self.sign != 0 {
+            !bits & self.mask
+        } else {
+            bits | self.sign
+        };
+        flipped.wrapping_sub(self.nans) & self.mask
+    }
+
+    #[inline(always)]
+    fn unorder(&self, order: u64) -> u64 {
+        let order = order & self.mask;
+        if order > self.neg_inf {
+            return order;
+        }
+        let flipped = order.wrapping_add(self.nans) & self.mask;
+        if flipped & self.sign != 0 {
+            flipped ^ self.sign
+        } else {
+            !flipped & self.mask
+        }
     }
 }
 
@@ -122,7 +177,9 @@ order_key! {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::vec;
 
     #[test]
     fn floats_in_total_order_with_nans_last() {
@@ -140,12 +197,73 @@ mod tests {
         for pair in ordered.windows(2) {
             assert!(pair[0].order_key() < pair[1].order_key(), "{pair:?}");
         }
-        for nan in [f64::NAN, -f64::NAN, f64::from_bits(0x7ff0_0000_0000_0001)] {
-            assert!(f64::INFINITY.order_key() < nan.order_key());
+        let nans = [
+            f64::from_bits(0x7ff0_0000_0000_0001),
+            f64::NAN,
+            f64::from_bits(0x7fff_ffff_ffff_ffff),
+            f64::from_bits(0xfff0_0000_0000_0001),
+            -f64::NAN,
+            f64::from_bits(0xffff_ffff_ffff_ffff),
+        ];
+        assert!(f64::INFINITY.order_key() < nans[0].order_key());
+        for pair in nans.windows(2) {
+            assert!(pair[0].order_key() < pair[1].order_key(), "{pair:?}");
         }
         assert!((-0.0f32).order_key() < 0.0f32.order_key());
         assert!(f32::INFINITY.order_key() < (-f32::NAN).order_key());
         assert!(f32::NEG_INFINITY.order_key() < (-1.0f32).order_key());
+    }
+
+    #[test]
+    fn order_bits_is_a_bijection_on_edges_and_samples() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut samples = vec![
+            0,
+            1,
+            u64::MAX,
+            1 << 63,
+            (1 << 63) - 1,
+            1 << 31,
+            (1 << 32) - 1,
+        ];
+        samples.extend([
+            0x7ff0_0000_0000_0000,
+            0xfff0_0000_0000_0000,
+            0xfff0_0000_0000_0001,
+        ]);
+        samples.extend([
+            0x7f80_0000,
+            0xff80_0000,
+            0xff80_0001,
+            0x8000_0000,
+            0x7fff_ffff,
+        ]);
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            samples.push(x);
+        }
+        for t in [
+            KeyType::F32,
+            KeyType::F64,
+            KeyType::I32,
+            KeyType::I64,
+            KeyType::U32,
+            KeyType::U64,
+        ] {
+            let mask = if t.width() == 4 {
+                0xffff_ffff
+            } else {
+                u64::MAX
+            };
+            for &b in &samples {
+                let b = b & mask;
+                let o = t.order_bits(b);
+                assert_eq!(o & !mask, 0, "{t} {b:#x}");
+                assert_eq!(t.bits_from_order(o), b, "{t} {b:#x}");
+            }
+        }
     }
 
     #[test]

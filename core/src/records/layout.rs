@@ -82,12 +82,19 @@ impl RecordLayout {
         Ok(len / self.record_size)
     }
 
-    /// The key of `record` as an unsigned integer in sort order (see [`OrderKey`](super::OrderKey)).
-    /// A slice too short for the key (never one of the layout's own records) reads as zero.
+    /// The key of `record` as an unsigned integer in sort order (see
+    /// [`OrderKey`](super::OrderKey)). A slice too short for the key (never one of the layout's
+    /// own records) reads as zero.
     #[inline(always)]
     pub fn order_key(&self, record: &[u8]) -> u64 {
+        self.key_type.order_bits(self.raw_bits(record))
+    }
+
+    /// The key field's bits, in this layout's byte order, zero-extended.
+    #[inline(always)]
+    fn raw_bits(&self, record: &[u8]) -> u64 {
         let at = self.key_offset;
-        let bits = match self.key_type.width() {
+        match self.key_type.width() {
             4 => record
                 .get(at..at + 4)
                 .and_then(|b| <[u8; 4]>::try_from(b).ok())
@@ -96,8 +103,60 @@ impl RecordLayout {
                 .get(at..at + 8)
                 .and_then(|b| <[u8; 8]>::try_from(b).ok())
                 .map_or(0, |b| self.u64(b)),
+        }
+    }
+
+    /// Rewrites `record`'s key as its [`order_key`](Self::order_key) in native byte order, so
+    /// that sorting reads it with one load ([`Self::prepared_key`]).
+    #[inline(always)]
+    pub(crate) fn prepare(&self, record: &mut [u8]) {
+        let order = self.order_key(record);
+        self.write_native(record, order);
+    }
+
+    /// Undoes [`Self::prepare`].
+    #[inline(always)]
+    pub(crate) fn restore(&self, record: &mut [u8]) {
+        let order = self.prepared_key(record);
+        let bits = self.key_type.bits_from_order(order);
+        let at = self.key_offset;
+        let (four, eight) = match self.endian {
+            Endian::Little => (low32(bits).to_le_bytes(), bits.to_le_bytes()),
+            Endian::Big => (low32(bits).to_be_bytes(), bits.to_be_bytes()),
         };
-        self.key_type.order_bits(bits)
+        self.put(record, at, &four, &eight);
+    }
+
+    /// The key of a [`prepared`](Self::prepare) record.
+    #[inline(always)]
+    pub(crate) fn prepared_key(&self, record: &[u8]) -> u64 {
+        let at = self.key_offset;
+        match self.key_type.width() {
+            4 => record
+                .get(at..at + 4)
+                .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                .map_or(0, |b| u64::from(u32::from_ne_bytes(b))),
+            _ => record
+                .get(at..at + 8)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .map_or(0, u64::from_ne_bytes),
+        }
+    }
+
+    fn write_native(&self, record: &mut [u8], order: u64) {
+        let four = low32(order).to_ne_bytes();
+        self.put(record, self.key_offset, &four, &order.to_ne_bytes());
+    }
+
+    fn put(&self, record: &mut [u8], at: usize, four: &[u8; 4], eight: &[u8; 8]) {
+        let src: &[u8] = if self.key_type.width() == 4 {
+            four
+        } else {
+            eight
+        };
+        if let Some(dst) = record.get_mut(at..at + src.len()) {
+            dst.copy_from_slice(src);
+        }
     }
 
     #[inline(always)]
@@ -115,4 +174,10 @@ impl RecordLayout {
             Endian::Big => u64::from_be_bytes(b),
         }
     }
+}
+
+/// The low 32 bits (4-byte keys' bits and order bits never use more).
+#[allow(clippy::cast_possible_truncation)]
+fn low32(v: u64) -> u32 {
+    v as u32
 }

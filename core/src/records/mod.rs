@@ -8,8 +8,8 @@
 //!   temporary beyond one record.
 //! - [`sort_records_by_key_stable`]: stable, in place, with a scratch buffer the caller sizes
 //!   (any size, even empty; bigger is faster).
-//! - [`partition_records`]: splits records around a key, for callers that sort the parts on
-//!   separate threads.
+//! - [`prepare_keys`], [`partition_prepared`], [`sort_prepared`], [`restore_keys`]: the steps
+//!   of the sort, for callers that sort parts on separate threads.
 //! - [`sort_rows_by_column`]: the same for typed rows such as `&mut [[f64; 3]]`.
 //!
 //! ```
@@ -32,6 +32,7 @@
 mod error;
 mod key;
 mod layout;
+mod prepared;
 mod rows;
 mod stable;
 mod unstable;
@@ -40,6 +41,7 @@ mod view;
 pub use error::RecordError;
 pub use key::{KeyType, OrderKey};
 pub use layout::RecordLayout;
+pub use prepared::{partition_prepared, prepare_keys, prepared_key, restore_keys, sort_prepared};
 pub use rows::sort_rows_by_column;
 pub use stable::sort_records_by_key_stable;
-pub use unstable::{partition_records, sort_records_by_key};
+pub use unstable::sort_records_by_key;

@@ -6,6 +6,7 @@
 //! merge is split in two by binary search and a rotation when it does not (O(n log² n) with no
 //! scratch at all, O(n log n) when the scratch holds half the records).
 
+use super::prepared::{prepare_keys, restore_keys};
 use super::view::RecordView;
 use super::{RecordError, RecordLayout};
 
@@ -29,11 +30,12 @@ pub fn sort_records_by_key_stable(
     scratch: &mut [u8],
 ) -> Result<(), RecordError> {
     let n = layout.count(bytes.len())?;
+    prepare_keys(bytes, layout)?;
     let mut v = RecordView::new(bytes, layout);
     let usable = scratch.len() - scratch.len() % layout.record_size();
     let scratch = scratch.get_mut(..usable).unwrap_or(&mut []);
     sort(&mut v, 0, n, scratch);
-    Ok(())
+    restore_keys(bytes, layout)
 }
 
 fn sort(v: &mut RecordView<'_>, from: usize, to: usize, scratch: &mut [u8]) {

@@ -37,9 +37,10 @@ impl<'a> RecordView<'a> {
             .unwrap_or(&[])
     }
 
+    /// The key of record `i`, which must be [prepared](super::prepare_keys).
     #[inline]
     pub(crate) fn key(&self, i: usize) -> u64 {
-        self.layout.order_key(self.record(i))
+        self.layout.prepared_key(self.record(i))
     }
 
     /// Swaps records `i` and `j`.

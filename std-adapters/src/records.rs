@@ -1,0 +1,125 @@
+//! Records sorted in place on several threads.
+//!
+//! Keys are rewritten as sort-order integers ([`prepare_keys`]) by all threads, each on its own
+//! stretch of the buffer; one partition pass around a sampled median splits the buffer in two
+//! (smaller keys first); each half is sorted (or split again) on its own thread
+//! ([`sort_prepared`]); then the keys are restored, again by all threads. In place: no
+//! allocation, no copy of the records.
+
+use std::num::NonZeroUsize;
+
+use zinto_core::records::{
+    RecordError, RecordLayout, partition_prepared, prepare_keys, prepared_key, restore_keys,
+    sort_prepared, sort_records_by_key,
+};
+
+/// Below this many records a buffer is sorted on one thread.
+const PARALLEL_MIN_RECORDS: usize = 1 << 15;
+/// Keys sampled to choose a pivot.
+const SAMPLES: usize = 255;
+
+/// Sorts the records in `bytes` by their key, in place, on up to `threads` threads. Unstable,
+/// in the same order as [`sort_records_by_key`], which it falls back to for small buffers.
+///
+/// ```
+/// use std::num::NonZeroUsize;
+/// use zinto::core::codec::Endian;
+/// use zinto::core::records::{KeyType, RecordLayout};
+/// use zinto::sort_records_parallel;
+///
+/// // 100,000 (u64 id, f64 m/z) records, sorted by m/z on two threads.
+/// let mut bytes: Vec<u8> = (0..100_000u64)
+///     .flat_map(|i| [i.to_le_bytes(), (((i * 7919) % 100_003) as f64).to_le_bytes()])
+///     .flatten()
+///     .collect();
+/// let layout = RecordLayout::new(16, 8, KeyType::F64, Endian::Little)?;
+/// sort_records_parallel(&mut bytes, &layout, NonZeroUsize::new(2).unwrap())?;
+/// let mz = |r: &[u8]| f64::from_le_bytes(r[8..16].try_into().unwrap());
+/// assert!(bytes.chunks(16).zip(bytes.chunks(16).skip(1)).all(|(a, b)| mz(a) <= mz(b)));
+/// # Ok::<(), zinto::core::records::RecordError>(())
+/// ```
+///
+/// # Errors
+/// [`RecordError::PartialRecord`] if `bytes` is not a whole number of records (nothing is
+/// moved).
+pub fn sort_records_parallel(
+    bytes: &mut [u8],
+    layout: &RecordLayout,
+    threads: NonZeroUsize,
+) -> Result<(), RecordError> {
+    let n = layout.count(bytes.len())?;
+    let threads = threads.get();
+    if threads <= 1 || n < PARALLEL_MIN_RECORDS {
+        return sort_records_by_key(bytes, layout);
+    }
+    on_stretches(bytes, layout, threads, prepare_keys)?;
+    sort_on(bytes, layout, threads)?;
+    on_stretches(bytes, layout, threads, restore_keys)
+}
+
+/// Runs `step` on `threads` stretches of whole records at once.
+fn on_stretches(
+    bytes: &mut [u8],
+    layout: &RecordLayout,
+    threads: usize,
+    step: fn(&mut [u8], &RecordLayout) -> Result<(), RecordError>,
+) -> Result<(), RecordError> {
+    let size = layout.record_size();
+    let per = (bytes.len() / size).div_ceil(threads).max(1) * size;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = bytes
+            .chunks_mut(per)
+            .map(|stretch| s.spawn(move || step(stretch, layout)))
+            .collect();
+        handles.into_iter().try_for_each(|h| {
+            // A step never panics; were it to, its stretch is reported, not silently skipped.
+            h.join().unwrap_or(Err(RecordError::ZeroRecordSize))
+        })
+    })
+}
+
+/// Sorts prepared records on `threads` threads.
+fn sort_on(bytes: &mut [u8], layout: &RecordLayout, threads: usize) -> Result<(), RecordError> {
+    let size = layout.record_size();
+    let n = bytes.len() / size;
+    if threads <= 1 || n < PARALLEL_MIN_RECORDS {
+        return sort_prepared(bytes, layout);
+    }
+    let Some(split) = split(bytes, layout)? else {
+        return sort_prepared(bytes, layout);
+    };
+    let (low, high) = bytes.split_at_mut(split * size);
+    let low_threads = threads / 2;
+    std::thread::scope(|s| {
+        let low = s.spawn(|| sort_on(low, layout, low_threads));
+        let high = sort_on(high, layout, threads - low_threads);
+        // A sort never panics; were it to, the half it held is left unsorted and reported.
+        low.join()
+            .unwrap_or(Err(RecordError::ZeroRecordSize))
+            .and(high)
+    })
+}
+
+/// Partitions around the median of sampled keys; `None` if that leaves one side empty (many
+/// equal keys), when one thread sorting the whole is as good.
+fn split(bytes: &mut [u8], layout: &RecordLayout) -> Result<Option<usize>, RecordError> {
+    let size = layout.record_size();
+    let n = bytes.len() / size;
+    let mut samples = [0u64; SAMPLES];
+    for (i, sample) in samples.iter_mut().enumerate() {
+        let at = (i * (n / SAMPLES) + n / (2 * SAMPLES)) * size;
+        *sample = bytes
+            .get(at..at + size)
+            .map_or(0, |record| prepared_key(record, layout));
+    }
+    samples.sort_unstable();
+    let median = samples[SAMPLES / 2];
+    // Keys below the median first; if none are below it, keys up to and including it.
+    for pivot in [Some(median), median.checked_add(1)].into_iter().flatten() {
+        let split = partition_prepared(bytes, layout, pivot)?;
+        if split > 0 && split < n {
+            return Ok(Some(split));
+        }
+    }
+    Ok(None)
+}
