@@ -132,6 +132,23 @@ impl ConcatPlan {
         out: &mut [u8],
         options: &ReadOptions<'_>,
     ) -> Result<(), Error> {
+        self.read_into_and_then(store, out, options, &|_, _| {})
+    }
+
+    /// [`Self::read_into`], and right after each chunk is decoded, `then(piece, bytes)` on
+    /// the same worker, while the chunk's bytes are still in its cache: a per-chunk pass (byte
+    /// swapping, [`prepare_keys`](zinto_core::records::prepare_keys) before a sort) without a
+    /// second trip through memory.
+    ///
+    /// # Errors
+    /// As [`Self::read_into`].
+    pub fn read_into_and_then<S: Store + ?Sized>(
+        &self,
+        store: &S,
+        out: &mut [u8],
+        options: &ReadOptions<'_>,
+        then: &(dyn Fn(&ConcatPiece, &mut [u8]) + Sync),
+    ) -> Result<(), Error> {
         if out.len() != self.len {
             return Err(Error::outside_array(
                 None,
@@ -181,6 +198,7 @@ impl ConcatPlan {
                     first_error.record(Error::outside_array(Some(&piece.key), kind));
                     return;
                 }
+                then(piece, dst);
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 if let Some(progress) = options.progress {
                     progress(n, total);

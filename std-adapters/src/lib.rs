@@ -43,7 +43,7 @@ pub use concat::{ConcatPiece, ConcatPlan, concat_into, concat_to_vec};
 pub use error::{Error, ErrorKind, MetadataError};
 pub use metadata::{ArrayMetadata, DataType, FillValue, ZarrFormat};
 pub use reader::{BLOCK_LEN, COALESCE_GAP};
-pub use records::sort_records_parallel;
+pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
 pub use store::{FileStore, MemoryStore, Store, StoreError};
 pub use zinto_core as core;
 pub use zinto_core::Region;

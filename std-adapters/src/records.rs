@@ -48,13 +48,40 @@ pub fn sort_records_parallel(
     threads: NonZeroUsize,
 ) -> Result<(), RecordError> {
     let n = layout.count(bytes.len())?;
-    let threads = threads.get();
-    if threads <= 1 || n < PARALLEL_MIN_RECORDS {
+    if threads.get() <= 1 || n < PARALLEL_MIN_RECORDS {
         return sort_records_by_key(bytes, layout);
     }
-    on_stretches(bytes, layout, threads, prepare_keys)?;
-    sort_on(bytes, layout, threads)?;
-    on_stretches(bytes, layout, threads, restore_keys)
+    on_stretches(bytes, layout, threads.get(), prepare_keys)?;
+    sort_prepared_parallel(bytes, layout, threads)?;
+    restore_keys_parallel(bytes, layout, threads)
+}
+
+/// Sorts records whose keys are already [prepared](prepare_keys) (for example chunk by chunk
+/// as they were decoded, see [`ConcatPlan::read_into_and_then`](crate::ConcatPlan::read_into_and_then)),
+/// on up to `threads` threads. The keys stay prepared: finish with [`restore_keys_parallel`].
+///
+/// # Errors
+/// [`RecordError::PartialRecord`] if `bytes` is not a whole number of records.
+pub fn sort_prepared_parallel(
+    bytes: &mut [u8],
+    layout: &RecordLayout,
+    threads: NonZeroUsize,
+) -> Result<(), RecordError> {
+    layout.count(bytes.len())?;
+    sort_on(bytes, layout, threads.get())
+}
+
+/// [`restore_keys`] on up to `threads` threads.
+///
+/// # Errors
+/// [`RecordError::PartialRecord`] if `bytes` is not a whole number of records.
+pub fn restore_keys_parallel(
+    bytes: &mut [u8],
+    layout: &RecordLayout,
+    threads: NonZeroUsize,
+) -> Result<(), RecordError> {
+    layout.count(bytes.len())?;
+    on_stretches(bytes, layout, threads.get(), restore_keys)
 }
 
 /// Runs `step` on `threads` stretches of whole records at once.

@@ -49,36 +49,114 @@ pub fn restore_keys(bytes: &mut [u8], layout: &RecordLayout) -> Result<(), Recor
 /// [`RecordError::PartialRecord`] if `bytes` is not a whole number of records.
 pub fn sort_prepared(bytes: &mut [u8], layout: &RecordLayout) -> Result<(), RecordError> {
     layout.count(bytes.len())?;
-    macro_rules! fixed_sizes {
-        ($($n:literal)*) => {
-            match layout.record_size() {
-                $($n => sort_fixed::<$n>(bytes, layout),)*
-                _ => heapsort(&mut RecordView::new(bytes, layout)),
-            }
-        };
-    }
-    fixed_sizes!(4 8 12 16 20 24 28 32 36 40 44 48 52 56 60 64);
+    dispatch(bytes, layout, Sort);
     Ok(())
 }
 
-/// The key offset is a run-time value but the width is not: one load per key.
-fn sort_fixed<const N: usize>(bytes: &mut [u8], layout: &RecordLayout) {
-    let (records, _) = bytes.as_chunks_mut::<N>();
-    let at = layout.key_offset();
-    if layout.key_type().width() == 4 {
-        let key = move |r: &[u8; N]| {
-            r.get(at..at + 4)
-                .and_then(|b| <[u8; 4]>::try_from(b).ok())
-                .map_or(0, |b| u64::from(u32::from_ne_bytes(b)))
+/// An operation on prepared records, specialised for fixed record sizes.
+trait FixedOp {
+    type Output;
+    /// On `[[u8; N]]`, reading keys with `key`.
+    fn fixed<const N: usize>(
+        self,
+        records: &mut [[u8; N]],
+        key: impl Fn(&[u8; N]) -> u64 + Copy,
+    ) -> Self::Output;
+    /// On any record size.
+    fn any(self, records: &mut RecordView<'_>) -> Self::Output;
+}
+
+/// Runs `op` on `bytes` (a whole number of records) as `[[u8; N]]` when the record size is a
+/// multiple of 4 up to 64, else on a [`RecordView`]. The key offset stays a run-time value but
+/// its width does not: one load per key.
+fn dispatch<O: FixedOp>(bytes: &mut [u8], layout: &RecordLayout, op: O) -> O::Output {
+    fn with_key<const N: usize, O: FixedOp>(
+        bytes: &mut [u8],
+        layout: &RecordLayout,
+        op: O,
+    ) -> O::Output {
+        let (records, _) = bytes.as_chunks_mut::<N>();
+        let at = layout.key_offset();
+        if layout.key_type().width() == 4 {
+            op.fixed(records, move |r: &[u8; N]| {
+                r.get(at..at + 4)
+                    .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                    .map_or(0, |b| u64::from(u32::from_ne_bytes(b)))
+            })
+        } else {
+            op.fixed(records, move |r: &[u8; N]| {
+                r.get(at..at + 8)
+                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                    .map_or(0, u64::from_ne_bytes)
+            })
+        }
+    }
+    macro_rules! fixed_sizes {
+        ($($n:literal)*) => {
+            match layout.record_size() {
+                $($n => with_key::<$n, O>(bytes, layout, op),)*
+                _ => op.any(&mut RecordView::new(bytes, layout)),
+            }
         };
+    }
+    fixed_sizes!(4 8 12 16 20 24 28 32 36 40 44 48 52 56 60 64)
+}
+
+struct Sort;
+
+impl FixedOp for Sort {
+    type Output = ();
+    fn fixed<const N: usize>(self, records: &mut [[u8; N]], key: impl Fn(&[u8; N]) -> u64 + Copy) {
         records.sort_unstable_by_key(key);
-    } else {
-        let key = move |r: &[u8; N]| {
-            r.get(at..at + 8)
-                .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                .map_or(0, u64::from_ne_bytes)
-        };
-        records.sort_unstable_by_key(key);
+    }
+    fn any(self, records: &mut RecordView<'_>) {
+        heapsort(records);
+    }
+}
+
+struct Partition {
+    pivot: u64,
+}
+
+impl FixedOp for Partition {
+    type Output = usize;
+    fn fixed<const N: usize>(
+        self,
+        records: &mut [[u8; N]],
+        key: impl Fn(&[u8; N]) -> u64 + Copy,
+    ) -> usize {
+        let (mut lo, mut hi) = (0, records.len());
+        loop {
+            while lo < hi && records.get(lo).is_some_and(|r| key(r) < self.pivot) {
+                lo += 1;
+            }
+            while lo < hi && records.get(hi - 1).is_some_and(|r| key(r) >= self.pivot) {
+                hi -= 1;
+            }
+            if lo >= hi {
+                return lo;
+            }
+            records.swap(lo, hi - 1);
+            lo += 1;
+            hi -= 1;
+        }
+    }
+    fn any(self, v: &mut RecordView<'_>) -> usize {
+        let (mut lo, mut hi) = (0, v.len());
+        loop {
+            while lo < hi && v.key(lo) < self.pivot {
+                lo += 1;
+            }
+            while lo < hi && v.key(hi - 1) >= self.pivot {
+                hi -= 1;
+            }
+            if lo >= hi {
+                return lo;
+            }
+            v.swap(lo, hi - 1);
+            lo += 1;
+            hi -= 1;
+        }
     }
 }
 
@@ -92,23 +170,8 @@ pub fn partition_prepared(
     layout: &RecordLayout,
     pivot: u64,
 ) -> Result<usize, RecordError> {
-    let n = layout.count(bytes.len())?;
-    let mut v = RecordView::new(bytes, layout);
-    let (mut lo, mut hi) = (0, n);
-    loop {
-        while lo < hi && v.key(lo) < pivot {
-            lo += 1;
-        }
-        while lo < hi && v.key(hi - 1) >= pivot {
-            hi -= 1;
-        }
-        if lo >= hi {
-            return Ok(lo);
-        }
-        v.swap(lo, hi - 1);
-        lo += 1;
-        hi -= 1;
-    }
+    layout.count(bytes.len())?;
+    Ok(dispatch(bytes, layout, Partition { pivot }))
 }
 
 /// The order integer of a prepared record's key (what [`partition_prepared`] compares).

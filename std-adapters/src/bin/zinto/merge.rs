@@ -4,11 +4,12 @@
 use std::io::Write;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use zinto::core::codec::{BytesCodecs, Compressor, Endian};
-use zinto::core::records::{KeyType, RecordLayout, sort_records_by_key_stable};
-use zinto::{ConcatPlan, FileStore, ReadOptions};
+use zinto::core::records::{KeyType, RecordLayout, prepare_keys, sort_records_by_key_stable};
+use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions};
 
 use crate::{Failure, rss};
 
@@ -141,8 +142,21 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
         threads: Some(threads),
         progress: None,
     };
-    plan.read_into(&store, &mut buf, &options)
+    // For the parallel sort, keys are prepared chunk by chunk as each is decoded, in cache.
+    let prepare = layout.filter(|_| !args.stable);
+    let unprepared = AtomicBool::new(false);
+    let then = |_: &ConcatPiece, bytes: &mut [u8]| {
+        if let Some(layout) = &prepare
+            && prepare_keys(bytes, layout).is_err()
+        {
+            unprepared.store(true, Ordering::Relaxed); // not whole records: checked above
+        }
+    };
+    plan.read_into_and_then(&store, &mut buf, &options, &then)
         .map_err(|e| Failure::Other(e.to_string()))?;
+    if unprepared.load(Ordering::Relaxed) {
+        return Err(Failure::Other("a chunk is not whole records".into()));
+    }
     let decode_seconds = start.elapsed().as_secs_f64();
 
     let sort_start = Instant::now();
@@ -151,7 +165,8 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
             let mut scratch = vec![0u8; STABLE_SCRATCH_LEN.min(len / 2)];
             sort_records_by_key_stable(&mut buf, layout, &mut scratch)
         } else {
-            zinto::sort_records_parallel(&mut buf, layout, threads)
+            zinto::sort_prepared_parallel(&mut buf, layout, threads)
+                .and_then(|()| zinto::restore_keys_parallel(&mut buf, layout, threads))
         };
         sorted.map_err(|e| Failure::Other(e.to_string()))?;
     }
