@@ -225,19 +225,22 @@ impl Iterator for Runs {
             dst: self.dst,
             len: self.len,
         };
-        // Odometer over the outer axes, innermost first. Offsets stay below the byte totals
-        // checked in `new`, so none of this arithmetic can overflow.
+        // Odometer over the outer axes, innermost first. An axis steps only when its next
+        // position exists, so every offset formed is one of the piece's own (below the byte
+        // totals checked in `new`) and none of this arithmetic can overflow, even for chunks
+        // whose size is near `usize::MAX` (stepping past the end first, then back, did: found
+        // by the `layout` fuzz target).
         let mut rolled_all = true;
         for (axis, count) in self.outer.iter().zip(self.counter.iter_mut()).rev() {
-            *count += 1;
-            self.src += axis.src_stride;
-            self.dst += axis.dst_stride;
-            if *count < axis.extent {
+            if *count + 1 < axis.extent {
+                *count += 1;
+                self.src += axis.src_stride;
+                self.dst += axis.dst_stride;
                 rolled_all = false;
                 break;
             }
-            self.src -= axis.src_stride * axis.extent;
-            self.dst -= axis.dst_stride * axis.extent;
+            self.src -= axis.src_stride * *count;
+            self.dst -= axis.dst_stride * *count;
             *count = 0;
         }
         self.done = rolled_all;

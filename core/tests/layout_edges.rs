@@ -346,3 +346,36 @@ fn pieces_by_index_match_iteration_order() {
     let empty = Region::new(&[2, 1, 1], &[0, 5, 4]).unwrap();
     assert_eq!(grid.pieces(&empty).unwrap().get(0), None);
 }
+
+#[test]
+fn runs_at_the_end_of_a_chunk_near_usize_max_bytes_do_not_overflow() {
+    // A chunk of 2 x n elements of 3 bytes, just under 2^64 bytes in all (64-bit targets).
+    // Stepping the outer axis past its last row would overflow; the odometer must not try.
+    if usize::BITS < 64 {
+        return;
+    }
+    let n = u64::MAX / 6 - 1;
+    let grid = ChunkGrid::new(&[2, n], &[2, n]).unwrap();
+    let sel = Region::new(&[0, n - 5], &[2, 4]).unwrap();
+    let pieces = collect_runs(&grid, &sel, 3, &MemoryOrder::c(2).unwrap());
+    let row = usize::try_from(n).unwrap() * 3;
+    let first = (usize::try_from(n).unwrap() - 5) * 3;
+    assert_eq!(
+        pieces,
+        [(
+            vec![0, 0],
+            vec![
+                Run {
+                    src: first,
+                    dst: 0,
+                    len: 12
+                },
+                Run {
+                    src: row + first,
+                    dst: 12,
+                    len: 12
+                },
+            ]
+        )]
+    );
+}

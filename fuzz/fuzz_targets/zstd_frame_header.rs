@@ -1,5 +1,7 @@
-//! Frame header parsing: any bytes, never a panic.
+//! zstd frame headers: any bytes. See `zinto_tests::harness`.
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = zinto_core::codec::FrameHeader::parse(data);
-});
+
+#[global_allocator]
+static ALLOC: zinto_tests::alloc::Counting = zinto_tests::alloc::Counting;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| zinto_tests::harness::zstd_frame_header(data));

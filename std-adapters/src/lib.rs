@@ -47,6 +47,8 @@ pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_pa
 pub use store::{FileStore, MemoryStore, Store, StoreError};
 pub use zinto_core as core;
 pub use zinto_core::Region;
+#[cfg(feature = "zstd-c")]
+pub use zstd_c::CZstd;
 
 /// The README's Rust examples, run as doctests so they cannot drift from the code.
 #[doc = include_str!("../../README.md")]

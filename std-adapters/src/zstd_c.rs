@@ -2,16 +2,26 @@
 //!
 //! The decompression context is put in "stable output buffer" mode: the destination slice is
 //! the window, so the library allocates no window of its own and copies nothing out of one. It
-//! buffers at most one block of input (128 KiB). The frame's content size and checksum are
-//! verified by the library.
+//! buffers at most one block of input (128 KiB). The checksum is verified by the library; the
+//! frame header is parsed here too (from the first bytes, however the input is split), to
+//! refuse a declared size larger than the destination before decoding and to check the
+//! declared size against what was decoded: the library's streaming path does not always do
+//! the latter (found by the `zstd_differential` fuzz target: a frame declaring 6 bytes that
+//! decodes to 18, fed in small pieces, was accepted).
 
-use zinto_core::codec::{CodecName, DecodeError, FrameHeader, Progress, Status, ZstdBackend};
+use zinto_core::codec::{
+    CodecName, DecodeError, FrameHeader, MAX_FRAME_HEADER_LEN, Progress, Status, ZstdBackend,
+};
 use zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
 
 /// The C library's streaming decoder, reusable across chunks.
 pub struct CZstd {
     dctx: DCtx<'static>,
-    header_checked: bool,
+    /// The frame's first bytes, gathered until the header parses.
+    head: [u8; MAX_FRAME_HEADER_LEN],
+    head_len: usize,
+    /// The parsed header, once the first bytes held it.
+    header: Option<FrameHeader>,
     done: bool,
 }
 
@@ -54,9 +64,32 @@ impl CZstd {
             .map_err(corrupt)?;
         Ok(Self {
             dctx,
-            header_checked: false,
+            head: [0; MAX_FRAME_HEADER_LEN],
+            head_len: 0,
+            header: None,
             done: false,
         })
+    }
+
+    /// Gathers header bytes from `input` until the header parses, then refuses a frame that
+    /// declares more than `capacity` (or needs a dictionary).
+    fn read_header(&mut self, input: &[u8], capacity: u64) -> Result<(), DecodeError> {
+        if self.header.is_some() {
+            return Ok(());
+        }
+        let take = (MAX_FRAME_HEADER_LEN - self.head_len).min(input.len());
+        if let (Some(slot), Some(bytes)) = (
+            self.head.get_mut(self.head_len..self.head_len + take),
+            input.get(..take),
+        ) {
+            slot.copy_from_slice(bytes);
+            self.head_len += take;
+        }
+        if let Some(header) = FrameHeader::parse(self.head.get(..self.head_len).unwrap_or(&[]))? {
+            header.check_destination(capacity)?;
+            self.header = Some(header);
+        }
+        Ok(())
     }
 }
 
@@ -64,7 +97,8 @@ impl ZstdBackend for CZstd {
     fn start(&mut self) {
         // Resetting the session keeps the parameters (stable output).
         let _ = self.dctx.reset(ResetDirective::SessionOnly);
-        self.header_checked = false;
+        self.head_len = 0;
+        self.header = None;
         self.done = false;
     }
 
@@ -81,15 +115,8 @@ impl ZstdBackend for CZstd {
                 status: Status::Done,
             });
         }
-        if !self.header_checked && pos == 0 {
-            // Refuse a frame that declares more than the destination before decoding anything;
-            // a header split across pieces is checked by the library as it goes instead.
-            if let Ok(Some(h)) = FrameHeader::parse(input) {
-                h.check_destination(dst.len() as u64)?;
-                self.header_checked = true;
-            }
-        }
         let capacity = dst.len() as u64;
+        self.read_header(input, capacity)?;
         let mut out = OutBuffer::around_pos(dst, pos);
         let mut inb = InBuffer::around(input);
         let mut status = Status::NeedsInput;
@@ -106,6 +133,16 @@ impl ZstdBackend for CZstd {
                         e => e,
                     })?;
             if hint == 0 {
+                let decoded = out.pos() as u64;
+                if let Some(declared) = self.header.and_then(|h| h.content_size)
+                    && declared != decoded
+                {
+                    return Err(DecodeError::SizeMismatch {
+                        codec: CodecName::Zstd,
+                        expected: declared,
+                        got: decoded,
+                    });
+                }
                 self.done = true;
                 status = Status::Done;
                 break;
@@ -191,6 +228,32 @@ mod tests {
         }
         assert_eq!(status, Status::Done);
         Ok(out)
+    }
+
+    #[test]
+    fn a_frame_decoding_to_more_than_it_declares_is_refused_however_split() {
+        // Single segment, content size 6; then raw blocks of 6 and (last) 12 bytes: 18 bytes.
+        let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0x20, 6];
+        frame.extend([6 << 3, 0, 0]);
+        frame.extend([1u8; 6]);
+        frame.extend([(12 << 3) | 1, 0, 0]);
+        frame.extend([2u8; 12]);
+        for piece in [1, 2, 7, usize::MAX] {
+            for c_backend in [true, false] {
+                let e = decode(c_backend, &frame, 18, piece).unwrap_err();
+                assert!(
+                    matches!(
+                        e,
+                        DecodeError::SizeMismatch {
+                            expected: 6,
+                            got: 18,
+                            ..
+                        }
+                    ) || matches!(e, DecodeError::Corrupt { .. }),
+                    "C {c_backend}, pieces of {piece}: {e:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -10,55 +10,22 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
 #![allow(clippy::cast_possible_truncation)]
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 
 use serde_json::json;
 use zinto::{Array, BLOCK_LEN, MemoryStore, ReadOptions, Region};
-
-struct Counting;
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static LARGEST: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(n: usize) {
-    let live = LIVE.fetch_add(n, SeqCst) + n;
-    PEAK.fetch_max(live, SeqCst);
-    LARGEST.fetch_max(n, SeqCst);
-}
-
-// SAFETY: forwards to the system allocator unchanged; the counters are atomics.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), SeqCst);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_sub(layout.size(), SeqCst);
-        grew(new_size);
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use zinto_tests::alloc::{Counting, measure};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
 
-/// (largest single allocation, peak live bytes above the starting point) during `f`.
-fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
-    let base = LIVE.load(SeqCst);
-    PEAK.store(base, SeqCst);
-    LARGEST.store(0, SeqCst);
-    let out = f();
-    (out, LARGEST.load(SeqCst), PEAK.load(SeqCst) - base)
+/// The counters are global: tests take turns so that one test's allocations never land in
+/// another's measurement (nextest runs each in its own process anyway; `cargo test` does not).
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 const SHAPE: [u64; 3] = [16, 512, 512];
@@ -131,6 +98,7 @@ fn cases() -> Vec<(&'static str, MemoryStore)> {
 
 #[test]
 fn whole_chunk_reads_stay_within_the_memory_model() {
+    let _turn = one_at_a_time();
     let expected = field();
     let threads = 2;
     // Per worker: one input block, the chunk decoder (miniz_oxide's state lives in it), and
@@ -176,6 +144,7 @@ fn whole_chunk_reads_stay_within_the_memory_model() {
 
 #[test]
 fn partial_chunk_reads_use_one_scratch_per_worker() {
+    let _turn = one_at_a_time();
     let expected = field();
     let (name, store) = cases().swap_remove(1); // zstd: partial chunks decode into scratch
     let array = Array::open(&store, "a").unwrap();
@@ -205,6 +174,7 @@ fn partial_chunk_reads_use_one_scratch_per_worker() {
 
 #[test]
 fn uncompressed_partial_reads_fetch_only_what_they_need() {
+    let _turn = one_at_a_time();
     let expected = field();
     let (_, store) = cases().swap_remove(0);
     let array = Array::open(&store, "a").unwrap();
@@ -256,6 +226,7 @@ fn spectra_chunks(records: usize, chunks: usize) -> (MemoryStore, Vec<String>, V
 
 #[test]
 fn concatenate_and_sort_allocate_nothing_output_sized_but_the_output() {
+    let _turn = one_at_a_time();
     use zinto::ConcatPlan;
     use zinto::core::codec::{BytesCodecs, Compressor, Endian};
     use zinto::core::records::{KeyType, RecordLayout};

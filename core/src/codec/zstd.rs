@@ -110,8 +110,11 @@ impl ZstdDecoder {
         }
     }
 
-    /// Caps the window a frame may declare, in bytes, in place of the default (still never
-    /// above [`MAX_WINDOW_CAP`]). ruzstd reserves the whole window when a frame starts.
+    /// Caps the window ruzstd keeps, in bytes, in place of the default (still never above
+    /// [`MAX_WINDOW_CAP`]). ruzstd reserves the whole window when a frame starts. A frame
+    /// declaring a larger window is decoded with the cap instead when the cap is a power of
+    /// two at least as large as the destination (the window cannot be needed beyond the
+    /// output); otherwise it is refused with [`DecodeError::WindowTooLarge`].
     pub fn set_window_cap(&mut self, cap: u64) {
         self.window_cap = Some(cap.min(MAX_WINDOW_CAP));
     }
@@ -181,10 +184,24 @@ impl ZstdDecoder {
                 .min(MAX_WINDOW_CAP)
         });
         if header.window_size > cap {
-            return Err(DecodeError::WindowTooLarge {
-                window: header.window_size,
-                cap,
-            });
+            // No match reaches back past the start of the output, so a frame whose output fits
+            // the destination never needs more window than the destination holds: tell ruzstd
+            // (which reserves the declared window) the cap instead, when the cap covers the
+            // destination. Only frames with a window descriptor can declare more than their
+            // content size, which `check_destination` bounded.
+            let shrinkable = capacity <= cap && cap.is_power_of_two() && cap >= 1024;
+            match (shrinkable, self.pending.get_mut(5)) {
+                (true, Some(descriptor)) if !header.single_segment => {
+                    // Exponent in the top five bits, mantissa zero: exactly `cap`.
+                    *descriptor = u8::try_from(cap.trailing_zeros() - 10).unwrap_or(0) << 3;
+                }
+                _ => {
+                    return Err(DecodeError::WindowTooLarge {
+                        window: header.window_size,
+                        cap,
+                    });
+                }
+            }
         }
         self.frame.set_max_window_size(cap);
         let header_bytes = self.pending.get(..header.header_len).unwrap_or_default();

@@ -20,6 +20,8 @@ pub struct FrameHeader {
     /// Window size in bytes: the history the decoder must keep (for single-segment frames,
     /// the content size).
     pub window_size: u64,
+    /// Whether the frame is one segment: no window descriptor; the window is the content size.
+    pub single_segment: bool,
     /// Whether a 4-byte XXH64-derived checksum follows the last block.
     pub has_checksum: bool,
     /// Dictionary id, if the frame needs one.
@@ -108,6 +110,7 @@ impl FrameHeader {
         Ok(Some(FrameHeader {
             content_size,
             window_size,
+            single_segment,
             has_checksum,
             dictionary_id,
             header_len,

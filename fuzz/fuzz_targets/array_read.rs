@@ -1,0 +1,7 @@
+//! Whole reads whose metadata, chunks and selection are hostile. See `zinto_tests::harness`.
+#![no_main]
+
+#[global_allocator]
+static ALLOC: zinto_tests::alloc::Counting = zinto_tests::alloc::Counting;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| zinto_tests::harness::array_read(data));

@@ -1,0 +1,7 @@
+//! Concatenating chunks whose declared sizes are hostile. See `zinto_tests::harness`.
+#![no_main]
+
+#[global_allocator]
+static ALLOC: zinto_tests::alloc::Counting = zinto_tests::alloc::Counting;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| zinto_tests::harness::concat(data));

@@ -1,0 +1,7 @@
+//! Grids, selections, orders and byte runs: in bounds, allocation-free. See `zinto_tests::harness`.
+#![no_main]
+
+#[global_allocator]
+static ALLOC: zinto_tests::alloc::Counting = zinto_tests::alloc::Counting;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| zinto_tests::harness::layout(data));

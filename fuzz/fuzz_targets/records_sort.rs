@@ -1,0 +1,7 @@
+//! Record sorts over any layout and bytes. See `zinto_tests::harness`.
+#![no_main]
+
+#[global_allocator]
+static ALLOC: zinto_tests::alloc::Counting = zinto_tests::alloc::Counting;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| zinto_tests::harness::records_sort(data));

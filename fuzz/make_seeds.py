@@ -1,0 +1,170 @@
+"""Builds the fuzz seed corpora in fuzz/seeds/<target>/ from the conformance fixtures.
+
+The fixtures (tests/fixtures/data/) were written by zarr-python 3.1.6 and tensorstore; each seed
+wraps real metadata or a real chunk in the input layout its harness reads
+(tests/src/harness/). `cargo test` replays every seed (tests/tests/fuzz_regressions.rs).
+
+Run from the repository root: python3 fuzz/make_seeds.py   (pip install numcodecs)
+"""
+
+import gzip
+import json
+import shutil
+import struct
+import zlib
+from pathlib import Path
+
+from numcodecs import Zstd
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests/fixtures/data"
+SEEDS = ROOT / "fuzz/seeds"
+MAX = 65535
+
+
+def u16(n):
+    return struct.pack("<H", n)
+
+
+def write(target, name, data):
+    d = SEEDS / target
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_bytes(data)
+
+
+def chunk_files(array_dir):
+    meta = array_dir / "zarr.json"
+    skip = {"zarr.json", ".zarray", ".zattrs", ".zgroup"}
+    return sorted(p for p in array_dir.rglob("*") if p.is_file() and p.name not in skip)
+
+
+def codecs_of(array_dir):
+    """'gzip', 'zlib', 'zstd', 'crc32c', 'raw', or None (sharded, transposed, mixed)."""
+    if (array_dir / "zarr.json").exists():
+        m = json.loads((array_dir / "zarr.json").read_text())
+        names = [c["name"] for c in m["codecs"]]
+        if names == ["bytes"]:
+            return "raw"
+        if len(names) == 2 and names[0] == "bytes" and names[1] in ("gzip", "zstd", "crc32c"):
+            return names[1]
+        return None
+    m = json.loads((array_dir / ".zarray").read_text())
+    if m.get("filters"):
+        return None
+    c = m.get("compressor")
+    return "raw" if c is None else c["id"] if c["id"] in ("gzip", "zlib", "zstd") else None
+
+
+def decoded(kind, stored):
+    if kind == "gzip":
+        return gzip.decompress(stored)
+    if kind == "zlib":
+        return zlib.decompress(stored)
+    if kind == "zstd":
+        return bytes(Zstd().decode(stored))
+    if kind == "crc32c":
+        return stored[:-4]
+    return stored
+
+
+def chunk_key(meta, coords):
+    if "zarr_format" in meta and meta["zarr_format"] == 3:
+        enc = meta["chunk_key_encoding"]
+        sep = enc.get("configuration", {}).get("separator", "/" if enc["name"] == "default" else ".")
+        if enc["name"] == "default":
+            return sep.join(["c"] + [str(c) for c in coords])
+        return sep.join(str(c) for c in coords) or "0"
+    sep = meta.get("dimension_separator", ".")
+    return sep.join(str(c) for c in coords) or "0"
+
+
+def first_coords(shape, chunks, count):
+    grid = [-(-s // c) if c else 0 for s, c in zip(shape, chunks)]
+    out = []
+    for i in range(count):
+        coords, rest = [], i
+        for g in reversed(grid):
+            if g == 0:
+                return out
+            coords.append(rest % g)
+            rest //= g
+        if rest:
+            break
+        out.append(list(reversed(coords)))
+    return out
+
+
+def main():
+    shutil.rmtree(SEEDS, ignore_errors=True)
+    for array_dir in sorted(p for p in DATA.iterdir() if p.is_dir()):
+        name = array_dir.name
+        v3 = (array_dir / "zarr.json").exists()
+        meta_path = array_dir / ("zarr.json" if v3 else ".zarray")
+        meta_bytes = meta_path.read_bytes()
+        meta = json.loads(meta_bytes)
+
+        # metadata: [flags, json (+ \0 + .zattrs for v2)]
+        text = meta_bytes
+        attrs = array_dir / ".zattrs"
+        if not v3 and attrs.exists():
+            text += b"\0" + attrs.read_bytes()
+        write("metadata", name, bytes([0 if v3 else 1]) + text)
+
+        # array_read: [flags, meta, count, chunks..., selection]
+        if len(meta_bytes) <= MAX:
+            shape = meta["shape"]
+            chunks = (meta["chunk_grid"]["configuration"]["chunk_shape"] if v3 else meta["chunks"])
+            coords = first_coords(shape, chunks, 3)
+            body = b""
+            for c in coords:
+                f = array_dir / chunk_key(meta, c)
+                data = f.read_bytes() if f.exists() else b""
+                body += u16(min(len(data), MAX)) + data[:MAX]
+            selection = bytes(b for _ in shape for b in (1, 255))
+            write("array_read", name, bytes([0 if v3 else 1]) + u16(len(meta_bytes)) + meta_bytes
+                  + bytes([len(coords)]) + body + selection)
+
+        kind = codecs_of(array_dir)
+        if kind is None:
+            continue
+        files = [f for f in chunk_files(array_dir) if f.stat().st_size <= MAX][:2]
+        for i, f in enumerate(files):
+            stored = f.read_bytes()
+            plain = decoded(kind, stored)
+            if len(plain) > MAX:
+                continue
+            head = bytes([0x40]) + u16(len(plain))
+            if kind in ("gzip", "zlib", "zstd", "crc32c"):
+                write(f"decode_{kind}", f"{name}_{i}", head + stored)
+            if kind == "zstd":
+                write("zstd_differential", f"{name}_{i}", head + stored)
+            # roundtrip: [kind, level, piece, plain]: gzip, zlib, zstd with checksum
+            for k, tag in ((1, "gzip"), (2, "zlib"), (3 | 0x20, "zstd")):
+                write("roundtrip", f"{name}_{i}_{tag}", bytes([k, 5, 0x40]) + plain[:4096])
+        # concat: [kind, count, chunks...]
+        concat_kind = {"raw": 0, "gzip": 1, "zstd": 2}.get(kind)
+        if concat_kind is not None and files:
+            body = b"".join(u16(f.stat().st_size) + f.read_bytes() for f in files)
+            write("concat", name, bytes([concat_kind, len(files)]) + body)
+
+    # records_sort: [size, offset, type, endian, scratch, records]: m/z-like f64 records,
+    # a NaN and signed zeros among them.
+    recs = b""
+    for i, mz in enumerate([512.5, 101.25, float("nan"), -0.0, 0.0, 250.0, 101.25, 1999.0]):
+        recs += struct.pack("<ddd", i, mz, 1.0)
+    write("records_sort", "f64_at_8", bytes([24, 8, 1, 0, 3]) + recs)
+    write("records_sort", "u32_be_at_0", bytes([8, 0, 4, 1, 0]) + bytes(range(64)))
+    # layout: [ndim, wide flags, elem, (shape, chunk, start, len)*ndim, order...]
+    write("layout", "3d_transposed", bytes([3, 0, 4, 20, 7, 3, 15, 13, 5, 0, 13, 9, 4, 2, 6, 2, 0, 1]))
+    write("layout", "2d_edge", bytes([2, 0, 8, 23, 10, 5, 18, 17, 8, 16, 1, 0, 1]))
+    # shard_index: [a, b, flags, len, index]: a 4x4 shard of 2x2 chunks, index at the end.
+    index = b"".join(struct.pack("<QQ", 16 * i, 16) for i in range(4))
+    write("shard_index", "4_chunks", bytes([1, 1, 0, 2]) + index)
+    write("zstd_frame_header", "empty_frame", Zstd().encode(b""))
+    n = sum(1 for _ in SEEDS.rglob("*") if _.is_file())
+    size = sum(p.stat().st_size for p in SEEDS.rglob("*") if p.is_file())
+    print(f"wrote {n} seeds, {size} bytes, to {SEEDS}")
+
+
+if __name__ == "__main__":
+    main()

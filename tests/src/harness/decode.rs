@@ -1,0 +1,222 @@
+//! The chunk decoders: hostile streams, encoder round trips, and the two zstd backends
+//! compared.
+
+use std::io::Write;
+
+use zinto::core::codec::{
+    BytesCodecs, ChunkDecoder, Compressor, DecodeError, FrameHeader, MAX_FRAME_HEADER_LEN, Status,
+    crc32c,
+};
+
+use super::input::Input;
+use crate::alloc::with_cap;
+use crate::guard::Guarded;
+
+/// Raw bytes with a crc32c trailer.
+pub const CRC32C: BytesCodecs = BytesCodecs {
+    compressor: None,
+    crc32c: 1,
+};
+/// gzip.
+pub const GZIP: BytesCodecs = BytesCodecs {
+    compressor: Some(Compressor::Gzip),
+    crc32c: 0,
+};
+/// zlib.
+pub const ZLIB: BytesCodecs = BytesCodecs {
+    compressor: Some(Compressor::Zlib),
+    crc32c: 0,
+};
+/// zstd (through ruzstd, the pure-Rust decoder in zinto-core).
+pub const ZSTD: BytesCodecs = BytesCodecs {
+    compressor: Some(Compressor::Zstd),
+    crc32c: 0,
+};
+
+/// The heap ruzstd (0.9) may take for a frame whose window is `window` bytes, under hostile
+/// input (docs/memory.md, term `D`), as its source and these fuzz targets show: a ring buffer
+/// that holds the window plus one block plus one sequence's overshoot (ruzstd checks a block's
+/// size after each sequence), grown by doubling and reallocated (old and new live at once), so
+/// up to about 3 × (window + 384 KiB) + 256 KiB; a sequence buffer a block header can make it
+/// reserve up to the format's maximum count (98,303 sequences of 12 bytes, 1.2 MiB); tables.
+pub fn ruzstd_bound(window: usize) -> usize {
+    3 * window + (4 << 20)
+}
+
+/// The heap one chunk decode may take: with ruzstd, [`ruzstd_bound`] of its window (the
+/// destination rounded up to a power of two, the default cap); gzip, zlib and crc32c take
+/// none.
+fn heap_bound(codecs: &BytesCodecs, dst_len: usize) -> usize {
+    match codecs.compressor {
+        Some(Compressor::Zstd) => ruzstd_bound(dst_len.max(1024).next_power_of_two()),
+        _ => 0,
+    }
+}
+
+/// Starts `decoder` and feeds it `stored` in pieces of `piece` bytes.
+fn feed_all(
+    decoder: &mut ChunkDecoder,
+    codecs: &BytesCodecs,
+    stored: &[u8],
+    piece: usize,
+    dst: &mut [u8],
+) -> Result<Status, DecodeError> {
+    decoder.start(codecs, stored.len() as u64, dst.len())?;
+    let mut status = decoder.feed(&[], dst)?.status;
+    for p in stored.chunks(piece.max(1)) {
+        status = decoder.feed(p, dst)?.status;
+    }
+    Ok(status)
+}
+
+/// `[piece, dst_len: u16, stored...]`: `stored` through a [`ChunkDecoder`] for `codecs`, fed
+/// in pieces of `piece` bytes, into a guarded destination of `dst_len` bytes. Allocation
+/// bounded (none for gzip, zlib and crc32c; [`ruzstd_bound`] of the destination rounded up to
+/// a power of two for zstd); a finished stream filled the destination exactly.
+pub fn decode(codecs: BytesCodecs, data: &[u8]) {
+    let mut input = Input::new(data);
+    let piece = usize::from(input.u8());
+    let dst_len = usize::from(input.u16());
+    let stored = input.rest();
+    let mut out = Guarded::new(dst_len);
+    let mut decoder = ChunkDecoder::new();
+    let result = with_cap(heap_bound(&codecs, dst_len), || {
+        feed_all(&mut decoder, &codecs, stored, piece, out.dst())
+    });
+    out.check();
+    if result == Ok(Status::Done) {
+        assert_eq!(
+            decoder.written(),
+            dst_len,
+            "done before filling the destination"
+        );
+    }
+}
+
+/// The zstd decoders to compare: ruzstd, and the C library when built with `zstd-c`.
+fn zstd_backends() -> Vec<(&'static str, ChunkDecoder)> {
+    #[allow(unused_mut)] // without `zstd-c` there is only one
+    let mut backends = vec![("ruzstd", ChunkDecoder::new())];
+    #[cfg(feature = "zstd-c")]
+    if let Ok(c) = zinto::CZstd::new() {
+        let mut decoder = ChunkDecoder::new();
+        decoder.set_zstd_backend(Box::new(c));
+        backends.push(("C zstd", decoder));
+    }
+    backends
+}
+
+fn encode(
+    codecs: &BytesCodecs,
+    plain: &[u8],
+    level: u8,
+    streamed: bool,
+    checksum: bool,
+) -> Vec<u8> {
+    let deflate_level = flate2::Compression::new(u32::from(level % 10));
+    let mut stored = match codecs.compressor {
+        None => plain.to_vec(),
+        Some(Compressor::Gzip) => {
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), deflate_level);
+            e.write_all(plain).expect("writing to a Vec");
+            e.finish().expect("writing to a Vec")
+        }
+        Some(Compressor::Zlib) => {
+            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), deflate_level);
+            e.write_all(plain).expect("writing to a Vec");
+            e.finish().expect("writing to a Vec")
+        }
+        Some(Compressor::Zstd) => {
+            let level = i32::from(level % 12) - 1; // -1 (fast) to 10
+            let mut e = zstd::stream::Encoder::new(Vec::new(), level).expect("zstd encoder");
+            e.include_checksum(checksum).expect("zstd parameter");
+            if !streamed {
+                e.set_pledged_src_size(Some(plain.len() as u64))
+                    .expect("zstd parameter");
+            }
+            e.write_all(plain).expect("writing to a Vec");
+            e.finish().expect("writing to a Vec")
+        }
+    };
+    for _ in 0..codecs.crc32c {
+        let sum = crc32c(&stored);
+        stored.extend(sum.to_le_bytes());
+    }
+    stored
+}
+
+/// `[kind, level, piece, plain...]`: `plain` encoded by the reference encoders (flate2, the
+/// zstd C library; `kind` picks the compressor, 0-2 crc32c trailers, zstd with or without
+/// content size and checksum), then decoded by zinto (every zstd backend) in pieces of
+/// `piece` bytes: it must come back exactly, within the allocation bound.
+pub fn roundtrip(data: &[u8]) {
+    let mut input = Input::new(data);
+    let kind = input.u8();
+    let level = input.u8();
+    let piece = usize::from(input.u8());
+    let plain = input.rest();
+    let compressor = match kind & 3 {
+        0 => None,
+        1 => Some(Compressor::Gzip),
+        2 => Some(Compressor::Zlib),
+        _ => Some(Compressor::Zstd),
+    };
+    let codecs = BytesCodecs {
+        compressor,
+        crc32c: (kind >> 2) % 3,
+    };
+    let stored = encode(&codecs, plain, level, kind & 0x10 != 0, kind & 0x20 != 0);
+    for (name, mut decoder) in zstd_backends() {
+        let mut out = Guarded::new(plain.len());
+        let status = with_cap(heap_bound(&codecs, plain.len()), || {
+            feed_all(&mut decoder, &codecs, &stored, piece, out.dst())
+        });
+        out.check();
+        assert_eq!(status, Ok(Status::Done), "{name} on {codecs:?}");
+        assert!(
+            out.bytes() == plain,
+            "{name} decoded other bytes for {codecs:?}"
+        );
+    }
+}
+
+/// `[piece, dst_len: u16, frame...]`: the same bytes through ruzstd and the C library into
+/// destinations of `dst_len` bytes. Both succeed with the same bytes, or both fail (ruzstd's
+/// window cap cannot differ here: by default it covers the destination, and frames declaring
+/// more are decoded with the cap).
+pub fn zstd_differential(data: &[u8]) {
+    let mut input = Input::new(data);
+    let piece = usize::from(input.u8());
+    let dst_len = usize::from(input.u16());
+    let frame = input.rest();
+    let mut outcomes = Vec::new();
+    for (name, mut decoder) in zstd_backends() {
+        let mut out = Guarded::new(dst_len);
+        let result = with_cap(heap_bound(&ZSTD, dst_len), || {
+            feed_all(&mut decoder, &ZSTD, frame, piece, out.dst())
+        });
+        out.check();
+        let outcome = match result {
+            Ok(Status::Done) => Ok(out.bytes().to_vec()),
+            Ok(Status::NeedsInput) => Err(None),
+            Err(e) => Err(Some(e)),
+        };
+        outcomes.push((name, outcome));
+    }
+    if let [(_, rust), (_, c)] = &outcomes[..] {
+        match (rust, c) {
+            (Ok(a), Ok(b)) => assert!(a == b, "ruzstd and C zstd decoded different bytes"),
+            (Err(_), Err(_)) => {}
+            (Ok(_), Err(e)) => panic!("C zstd refused ({e:?}) what ruzstd decoded"),
+            (Err(e), Ok(_)) => panic!("ruzstd refused ({e:?}) what C zstd decoded"),
+        }
+    }
+}
+
+/// Any bytes as a zstd frame header: a header it reports lies within the input and the
+/// format's maximum length.
+pub fn zstd_frame_header(data: &[u8]) {
+    if let Ok(Some(header)) = with_cap(0, || FrameHeader::parse(data)) {
+        assert!(header.header_len <= data.len().min(MAX_FRAME_HEADER_LEN));
+    }
+}

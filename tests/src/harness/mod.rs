@@ -1,0 +1,45 @@
+//! One function per fuzz target. Each takes the fuzzer's bytes, drives one public entry point,
+//! and asserts what must hold for any input: no panic (a panic is a finding), no write outside
+//! the destination (guard bytes), no allocation over the bound that docs/memory.md documents
+//! (a cap: going over aborts), and the target's own property. Input layouts are plain
+//! (a few header bytes, then payload) so that seeds can be built from real fixtures
+//! (`fuzz/make_seeds.py`).
+
+#![allow(clippy::panic, clippy::expect_used, clippy::cast_possible_truncation)] // a panic is a finding
+
+mod array;
+mod concat;
+mod decode;
+mod input;
+mod layout;
+mod records;
+mod shard;
+
+pub use array::{array_read, metadata};
+pub use concat::concat;
+pub use decode::{decode, roundtrip, ruzstd_bound, zstd_differential, zstd_frame_header};
+pub use layout::layout;
+pub use records::records_sort;
+pub use shard::shard_index;
+
+/// A harness: the fuzzer's bytes in, a panic or an abort out when something is wrong.
+pub type Harness = fn(&[u8]);
+
+/// Every target by name, for replaying corpora.
+pub const TARGETS: &[(&str, Harness)] = &[
+    ("decode_crc32c", |d| decode(decode::CRC32C, d)),
+    ("decode_gzip", |d| decode(decode::GZIP, d)),
+    ("decode_zlib", |d| decode(decode::ZLIB, d)),
+    ("decode_zstd", |d| decode(decode::ZSTD, d)),
+    ("zstd_differential", zstd_differential),
+    ("roundtrip", roundtrip),
+    ("zstd_frame_header", zstd_frame_header),
+    ("shard_index", shard_index),
+    ("layout", layout),
+    ("metadata", metadata),
+    ("array_read", array_read),
+    ("concat", concat),
+    ("records_sort", records_sort),
+];
+
+pub use decode::{CRC32C, GZIP, ZLIB, ZSTD};
