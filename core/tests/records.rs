@@ -14,15 +14,6 @@ use zinto_core::records::{
     restore_keys, sort_records_by_key, sort_records_by_key_stable, sort_rows_by_column,
 };
 
-const TYPES: [KeyType; 6] = [
-    KeyType::F32,
-    KeyType::F64,
-    KeyType::I32,
-    KeyType::I64,
-    KeyType::U32,
-    KeyType::U64,
-];
-
 /// Interesting key values for each type, as raw bits (low `width` bytes used).
 fn pool(t: KeyType) -> Vec<u64> {
     match t {
@@ -141,7 +132,7 @@ fn case() -> impl Strategy<Value = Case> {
         0usize..5,
     )
         .prop_flat_map(|(t, e, size, offset_seed, n, scratch)| {
-            let t = TYPES[t];
+            let t = KeyType::ALL[t];
             let size = size.max(t.width());
             let offset = (offset_seed as usize) % (size - t.width() + 1);
             let endian = if e == 0 { Endian::Little } else { Endian::Big };

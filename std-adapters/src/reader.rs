@@ -174,7 +174,7 @@ impl<S: Store> ChunkReader<'_, S> {
                     // Paths 1 and 2: straight into the output.
                     let dst_at = runs.clone().next().map_or(0, |r| r.dst);
                     let dst = out.get(dst_at, chunk_len)?;
-                    self.decode(ctx, key, offset, len, &lv.bytes_codecs, dst)?;
+                    decode_stored(self.store, ctx, key, offset, len, &lv.bytes_codecs, dst)?;
                     swap(dst);
                     Ok(())
                 } else if plain
@@ -197,12 +197,19 @@ impl<S: Store> ChunkReader<'_, S> {
                     check_plausible(&lv.bytes_codecs, len, chunk_len)?;
                     let mut scratch = std::mem::take(&mut ctx.scratch);
                     grow(&mut scratch, chunk_len)?;
-                    let result = self
-                        .decode(ctx, key, offset, len, &lv.bytes_codecs, &mut scratch)
-                        .and_then(|()| {
-                            swap(&mut scratch);
-                            copy_runs(runs, &scratch, 0, out)
-                        });
+                    let result = decode_stored(
+                        self.store,
+                        ctx,
+                        key,
+                        offset,
+                        len,
+                        &lv.bytes_codecs,
+                        &mut scratch,
+                    )
+                    .and_then(|()| {
+                        swap(&mut scratch);
+                        copy_runs(runs, &scratch, 0, out)
+                    });
                     ctx.scratch = scratch;
                     result
                 }
@@ -321,19 +328,6 @@ impl<S: Store> ChunkReader<'_, S> {
                 None => return Ok(true),
             }
         }
-    }
-
-    /// Decodes the stored bytes `key[offset..offset + len]` into `dst` (see [`decode_stored`]).
-    fn decode(
-        &self,
-        ctx: &mut ReadContext,
-        key: &str,
-        offset: u64,
-        len: u64,
-        codecs: &BytesCodecs,
-        dst: &mut [u8],
-    ) -> Result<(), ErrorKind> {
-        decode_stored(self.store, ctx, key, offset, len, codecs, dst)
     }
 }
 

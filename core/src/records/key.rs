@@ -20,6 +20,16 @@ pub enum KeyType {
 }
 
 impl KeyType {
+    /// Every key type.
+    pub const ALL: [KeyType; 6] = [
+        Self::F32,
+        Self::F64,
+        Self::I32,
+        Self::I64,
+        Self::U32,
+        Self::U64,
+    ];
+
     /// Width of the key in bytes.
     pub const fn width(self) -> usize {
         match self {
@@ -42,16 +52,7 @@ impl KeyType {
 
     /// The key type named `name` (`f32`, `f64`, `i32`, `i64`, `u32`, `u64`).
     pub fn from_name(name: &str) -> Option<Self> {
-        [
-            Self::F32,
-            Self::F64,
-            Self::I32,
-            Self::I64,
-            Self::U32,
-            Self::U64,
-        ]
-        .into_iter()
-        .find(|t| t.name() == name)
+        Self::ALL.into_iter().find(|t| t.name() == name)
     }
 
     /// Maps the key's raw bits (zero-extended to 64) to an unsigned integer of the same
@@ -244,14 +245,7 @@ mod tests {
             x ^= x << 17;
             samples.push(x);
         }
-        for t in [
-            KeyType::F32,
-            KeyType::F64,
-            KeyType::I32,
-            KeyType::I64,
-            KeyType::U32,
-            KeyType::U64,
-        ] {
+        for t in KeyType::ALL {
             let mask = if t.width() == 4 {
                 0xffff_ffff
             } else {
@@ -276,14 +270,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for t in [
-            KeyType::F32,
-            KeyType::F64,
-            KeyType::I32,
-            KeyType::I64,
-            KeyType::U32,
-            KeyType::U64,
-        ] {
+        for t in KeyType::ALL {
             assert_eq!(KeyType::from_name(t.name()), Some(t));
         }
         assert_eq!(KeyType::from_name("f16"), None);

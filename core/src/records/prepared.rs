@@ -125,38 +125,65 @@ impl FixedOp for Partition {
         records: &mut [[u8; N]],
         key: impl Fn(&[u8; N]) -> u64 + Copy,
     ) -> usize {
-        let (mut lo, mut hi) = (0, records.len());
-        loop {
-            while lo < hi && records.get(lo).is_some_and(|r| key(r) < self.pivot) {
-                lo += 1;
-            }
-            while lo < hi && records.get(hi - 1).is_some_and(|r| key(r) >= self.pivot) {
-                hi -= 1;
-            }
-            if lo >= hi {
-                return lo;
-            }
-            records.swap(lo, hi - 1);
-            lo += 1;
-            hi -= 1;
-        }
+        hoare_partition(&mut Fixed { records, key }, self.pivot)
     }
-    fn any(self, v: &mut RecordView<'_>) -> usize {
-        let (mut lo, mut hi) = (0, v.len());
-        loop {
-            while lo < hi && v.key(lo) < self.pivot {
-                lo += 1;
-            }
-            while lo < hi && v.key(hi - 1) >= self.pivot {
-                hi -= 1;
-            }
-            if lo >= hi {
-                return lo;
-            }
-            v.swap(lo, hi - 1);
+    fn any(self, records: &mut RecordView<'_>) -> usize {
+        hoare_partition(records, self.pivot)
+    }
+}
+
+/// Records that can be compared by key and swapped by index.
+trait Keyed {
+    fn len(&self) -> usize;
+    fn key(&self, i: usize) -> u64;
+    fn swap(&mut self, i: usize, j: usize);
+}
+
+struct Fixed<'a, const N: usize, K> {
+    records: &'a mut [[u8; N]],
+    key: K,
+}
+
+impl<const N: usize, K: Fn(&[u8; N]) -> u64> Keyed for Fixed<'_, N, K> {
+    fn len(&self) -> usize {
+        self.records.len()
+    }
+    fn key(&self, i: usize) -> u64 {
+        self.records.get(i).map_or(0, &self.key)
+    }
+    fn swap(&mut self, i: usize, j: usize) {
+        self.records.swap(i, j);
+    }
+}
+
+impl Keyed for RecordView<'_> {
+    fn len(&self) -> usize {
+        RecordView::len(self)
+    }
+    fn key(&self, i: usize) -> u64 {
+        RecordView::key(self, i)
+    }
+    fn swap(&mut self, i: usize, j: usize) {
+        RecordView::swap(self, i, j);
+    }
+}
+
+/// Keys below `pivot` to the front, by swapping from both ends; returns how many.
+fn hoare_partition(v: &mut impl Keyed, pivot: u64) -> usize {
+    let (mut lo, mut hi) = (0, v.len());
+    loop {
+        while lo < hi && v.key(lo) < pivot {
             lo += 1;
+        }
+        while lo < hi && v.key(hi - 1) >= pivot {
             hi -= 1;
         }
+        if lo >= hi {
+            return lo;
+        }
+        v.swap(lo, hi - 1);
+        lo += 1;
+        hi -= 1;
     }
 }
 

@@ -8,15 +8,6 @@ use zinto::core::records::{
 use super::input::Input;
 use crate::alloc::with_cap;
 
-const TYPES: [KeyType; 6] = [
-    KeyType::F32,
-    KeyType::F64,
-    KeyType::I32,
-    KeyType::I64,
-    KeyType::U32,
-    KeyType::U64,
-];
-
 /// `[size, offset, type, endian, scratch, records...]`: any layout (invalid ones refused) over
 /// any bytes (a partial record refused). The unstable sort yields the same records with keys
 /// in order; the stable sort, given `scratch` records of scratch, equals the standard
@@ -25,7 +16,7 @@ pub fn records_sort(data: &[u8]) {
     let mut input = Input::new(data);
     let size = usize::from(input.u8() % 72);
     let offset = usize::from(input.u8() % 72);
-    let key_type = TYPES[usize::from(input.u8() % 6)];
+    let key_type = KeyType::ALL[usize::from(input.u8() % 6)];
     let endian = if input.u8() & 1 == 0 {
         Endian::Little
     } else {
