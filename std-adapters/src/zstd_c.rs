@@ -10,7 +10,8 @@
 //! decodes to 18, fed in small pieces, was accepted).
 
 use zinto_core::codec::{
-    CodecName, DecodeError, FrameHeader, MAX_FRAME_HEADER_LEN, Progress, Status, ZstdBackend,
+    BlockWalker, CodecName, DecodeError, FrameHeader, MAX_FRAME_HEADER_LEN, Progress, Status,
+    ZstdBackend,
 };
 use zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
 
@@ -20,8 +21,8 @@ pub struct CZstd {
     /// The frame's first bytes, gathered until the header parses.
     head: [u8; MAX_FRAME_HEADER_LEN],
     head_len: usize,
-    /// The parsed header, once the first bytes held it.
-    header: Option<FrameHeader>,
+    /// The parsed header, once the first bytes held it, and the walk over the blocks after it.
+    header: Option<(FrameHeader, BlockWalker)>,
     done: bool,
 }
 
@@ -71,23 +72,36 @@ impl CZstd {
         })
     }
 
-    /// Gathers header bytes from `input` until the header parses, then refuses a frame that
-    /// declares more than `capacity` (or needs a dictionary).
-    fn read_header(&mut self, input: &[u8], capacity: u64) -> Result<(), DecodeError> {
-        if self.header.is_some() {
-            return Ok(());
+    /// Follows the bytes the library consumed: the header's (gathered until it parses; a frame
+    /// declaring more than `capacity` is refused then, if the library has not refused it yet),
+    /// then the blocks', whose structure is checked (see [`BlockWalker`]).
+    fn follow(&mut self, consumed: &[u8], capacity: u64) -> Result<(), DecodeError> {
+        let mut rest = consumed;
+        if self.header.is_none() {
+            let take = (MAX_FRAME_HEADER_LEN - self.head_len).min(rest.len());
+            if let (Some(slot), Some(bytes)) = (
+                self.head.get_mut(self.head_len..self.head_len + take),
+                rest.get(..take),
+            ) {
+                slot.copy_from_slice(bytes);
+            }
+            let gathered = self.head.get(..self.head_len + take).unwrap_or(&[]);
+            match FrameHeader::parse(gathered)? {
+                None => {
+                    self.head_len += take;
+                    return Ok(());
+                }
+                Some(header) => {
+                    header.check_destination(capacity)?;
+                    // Bytes gathered past the header are the first block's.
+                    let used = header.header_len - self.head_len;
+                    rest = rest.get(used..).unwrap_or(&[]);
+                    self.header = Some((header, BlockWalker::new(&header)));
+                }
+            }
         }
-        let take = (MAX_FRAME_HEADER_LEN - self.head_len).min(input.len());
-        if let (Some(slot), Some(bytes)) = (
-            self.head.get_mut(self.head_len..self.head_len + take),
-            input.get(..take),
-        ) {
-            slot.copy_from_slice(bytes);
-            self.head_len += take;
-        }
-        if let Some(header) = FrameHeader::parse(self.head.get(..self.head_len).unwrap_or(&[]))? {
-            header.check_destination(capacity)?;
-            self.header = Some(header);
+        if let Some((_, walker)) = &mut self.header {
+            walker.walk(rest)?;
         }
         Ok(())
     }
@@ -116,7 +130,13 @@ impl ZstdBackend for CZstd {
             });
         }
         let capacity = dst.len() as u64;
-        self.read_header(input, capacity)?;
+        if self.header.is_none() && self.head_len == 0 {
+            // Refuse a frame declaring more than the destination before decoding anything,
+            // when its header is in this first piece (else `follow` does as it arrives).
+            if let Ok(Some(header)) = FrameHeader::parse(input) {
+                header.check_destination(capacity)?;
+            }
+        }
         let mut out = OutBuffer::around_pos(dst, pos);
         let mut inb = InBuffer::around(input);
         let mut status = Status::NeedsInput;
@@ -133,8 +153,15 @@ impl ZstdBackend for CZstd {
                         e => e,
                     })?;
             if hint == 0 {
+                self.follow(input.get(..inb.pos()).unwrap_or(&[]), capacity)?;
+                if !self.header.is_some_and(|(_, walker)| walker.is_done()) {
+                    return Err(DecodeError::Corrupt {
+                        codec: CodecName::Zstd,
+                        reason: "the library ended the frame before its last block",
+                    });
+                }
                 let decoded = out.pos() as u64;
-                if let Some(declared) = self.header.and_then(|h| h.content_size)
+                if let Some(declared) = self.header.and_then(|(h, _)| h.content_size)
                     && declared != decoded
                 {
                     return Err(DecodeError::SizeMismatch {
@@ -157,6 +184,9 @@ impl ZstdBackend for CZstd {
                     capacity,
                 });
             }
+        }
+        if status != Status::Done {
+            self.follow(input.get(..inb.pos()).unwrap_or(&[]), capacity)?;
         }
         Ok(Progress {
             consumed: inb.pos(),
@@ -250,6 +280,22 @@ mod tests {
                             ..
                         }
                     ) || matches!(e, DecodeError::Corrupt { .. }),
+                    "C {c_backend}, pieces of {piece}: {e:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_compressed_block_is_refused_by_both_backends() {
+        // Single segment, content size 0, then a last compressed block of size 0: the RFC
+        // requires a literals section, the C library's streaming path takes it as empty.
+        let frame = [0x28, 0xB5, 0x2F, 0xFD, 0x20, 0, (2 << 1) | 1, 0, 0];
+        for piece in [1, 4, usize::MAX] {
+            for c_backend in [true, false] {
+                let e = decode(c_backend, &frame, 0, piece).unwrap_err();
+                assert!(
+                    matches!(e, DecodeError::Corrupt { .. }),
                     "C {c_backend}, pieces of {piece}: {e:?}"
                 );
             }

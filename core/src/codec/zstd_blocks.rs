@@ -1,0 +1,142 @@
+//! The block structure of a zstd frame (RFC 8878, section 3.1.1.2), walked without decoding.
+//!
+//! The C library's streaming decoder is lenient where its one-shot decoder and the RFC are
+//! not: it takes a compressed block of size zero as an empty block (found by the
+//! `zstd_differential` fuzz target). Walking the block headers of the bytes it consumed holds
+//! every backend to the same rules: no reserved block type, no empty compressed block, no
+//! block larger than `min(window, 128 KiB)`.
+
+use super::zstd_frame::FrameHeader;
+use super::{CodecName, DecodeError};
+
+/// The largest a block may be, whatever the window (RFC 8878, Block_Maximum_Size).
+pub const MAX_BLOCK_SIZE: u64 = 128 * 1024;
+
+/// Where the walk stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Reading a 3-byte block header; `have` bytes of it so far.
+    BlockHeader { have: u8, bytes: [u8; 3] },
+    /// Skipping `left` bytes of block content; `last` if this is the last block.
+    BlockContent { left: u32, last: bool },
+    /// Skipping the 4-byte content checksum; `left` bytes of it remain.
+    Checksum { left: u8 },
+    /// The frame has ended.
+    Done,
+}
+
+/// Follows the blocks of one frame as its bytes (after the frame header) go by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockWalker {
+    stage: Stage,
+    max_block: u64,
+    has_checksum: bool,
+}
+
+fn corrupt(reason: &'static str) -> DecodeError {
+    DecodeError::Corrupt {
+        codec: CodecName::Zstd,
+        reason,
+    }
+}
+
+impl BlockWalker {
+    /// A walk over the blocks that follow `header`.
+    pub fn new(header: &FrameHeader) -> Self {
+        Self {
+            stage: Stage::BlockHeader {
+                have: 0,
+                bytes: [0; 3],
+            },
+            max_block: header.window_size.min(MAX_BLOCK_SIZE),
+            has_checksum: header.has_checksum,
+        }
+    }
+
+    /// Whether the frame (its last block and checksum) has been seen whole.
+    pub fn is_done(&self) -> bool {
+        self.stage == Stage::Done
+    }
+
+    /// Walks over `input`, the frame's next bytes; returns how many belong to the frame (fewer
+    /// than `input.len()` only when the frame ended inside it).
+    ///
+    /// # Errors
+    /// [`DecodeError::Corrupt`] for a reserved block type, an empty compressed block, or a
+    /// block larger than the frame allows.
+    pub fn walk(&mut self, input: &[u8]) -> Result<usize, DecodeError> {
+        let mut at = 0;
+        while at < input.len() {
+            match &mut self.stage {
+                Stage::BlockHeader { have, bytes } => {
+                    if let (Some(slot), Some(&b)) =
+                        (bytes.get_mut(usize::from(*have)), input.get(at))
+                    {
+                        *slot = b;
+                    }
+                    *have += 1;
+                    at += 1;
+                    if *have == 3 {
+                        let bytes = *bytes;
+                        self.stage = self.block(bytes)?;
+                    }
+                }
+                Stage::BlockContent { left, last } => {
+                    let take = usize::try_from(*left)
+                        .unwrap_or(usize::MAX)
+                        .min(input.len() - at);
+                    at += take;
+                    *left -= u32::try_from(take).unwrap_or(*left);
+                    if *left == 0 {
+                        let last = *last;
+                        self.stage = self.after_block(last);
+                    }
+                }
+                Stage::Checksum { left } => {
+                    let take = usize::from(*left).min(input.len() - at);
+                    at += take;
+                    *left -= u8::try_from(take).unwrap_or(*left);
+                    if *left == 0 {
+                        self.stage = Stage::Done;
+                    }
+                }
+                Stage::Done => break,
+            }
+        }
+        Ok(at)
+    }
+
+    /// The stage after a block header.
+    fn block(&self, header: [u8; 3]) -> Result<Stage, DecodeError> {
+        let [a, b, c] = header;
+        let value = u32::from(a) | (u32::from(b) << 8) | (u32::from(c) << 16);
+        let last = value & 1 == 1;
+        let size = value >> 3;
+        let stored = match (value >> 1) & 3 {
+            0 => size, // raw
+            1 => 1,    // RLE: one byte, repeated `size` times
+            2 if size == 0 => return Err(corrupt("empty compressed block")),
+            2 => size,
+            _ => return Err(corrupt("reserved block type")),
+        };
+        if u64::from(size) > self.max_block {
+            return Err(corrupt("block larger than the frame allows"));
+        }
+        Ok(if stored == 0 {
+            self.after_block(last)
+        } else {
+            Stage::BlockContent { left: stored, last }
+        })
+    }
+
+    fn after_block(&self, last: bool) -> Stage {
+        match (last, self.has_checksum) {
+            (false, _) => Stage::BlockHeader {
+                have: 0,
+                bytes: [0; 3],
+            },
+            (true, true) => Stage::Checksum { left: 4 },
+            (true, false) => Stage::Done,
+        }
+    }
+}
