@@ -34,6 +34,9 @@ impl std::fmt::Debug for CZstd {
     }
 }
 
+/// The largest window log the library accepts (`ZSTD_WINDOWLOG_MAX`).
+const MAX_WINDOW_LOG: u32 = if usize::BITS == 32 { 30 } else { 31 };
+
 fn corrupt(code: usize) -> DecodeError {
     let reason = zstd_safe::get_error_name(code);
     if reason.contains("too small") {
@@ -62,6 +65,12 @@ impl CZstd {
     pub fn new() -> Result<Self, DecodeError> {
         let mut dctx = DCtx::create();
         dctx.set_parameter(DParameter::StableOutBuffer(true))
+            .map_err(corrupt)?;
+        // With a stable output the library allocates no window, so the declared window only
+        // has to be accepted: no match reaches past the output's start, which the library
+        // checks. (Its default limit, 128 MiB, refused frames that ruzstd, given the output as
+        // its window, decodes: found by the `zstd_differential` fuzz target.)
+        dctx.set_parameter(DParameter::WindowLogMax(MAX_WINDOW_LOG))
             .map_err(corrupt)?;
         Ok(Self {
             dctx,
@@ -379,6 +388,23 @@ mod tests {
         }
         assert_eq!(pos, data.len());
         assert!(out == data);
+        let size = z.dctx.sizeof();
+        assert!(size < 256 << 10, "decompression context holds {size} bytes");
+    }
+
+    #[test]
+    fn a_huge_declared_window_is_decoded_without_a_window_buffer() {
+        // Window descriptor 0x8c: 192 MiB, above the library's default limit; one raw block.
+        let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x8c];
+        frame.extend([(5 << 3) | 1, 0, 0]);
+        frame.extend(b"hello");
+        for c_backend in [true, false] {
+            assert_eq!(decode(c_backend, &frame, 5, 3).unwrap(), b"hello");
+        }
+        let mut z = CZstd::new().unwrap();
+        z.start();
+        let mut out = [0u8; 5];
+        z.decode(&frame, &mut out, 0).unwrap();
         let size = z.dctx.sizeof();
         assert!(size < 256 << 10, "decompression context holds {size} bytes");
     }
