@@ -755,6 +755,41 @@ fn zstd_frame_declaring_a_huge_window_never_gets_it() {
 }
 
 #[test]
+fn zstd_block_declaring_a_megabyte_of_literals_is_refused_before_allocating() {
+    // Single segment, 200 bytes; one last compressed block whose literals section declares
+    // 1,000,000 RLE literals (20-bit size) and no sequences: far above the block maximum.
+    let n: u32 = 1_000_000;
+    let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0x20, 200];
+    let content = [
+        1 | (3 << 2) | ((n & 0xf) << 4) as u8,
+        ((n >> 4) & 0xff) as u8,
+        ((n >> 12) & 0xff) as u8,
+        0x41, // the repeated byte
+        0,    // no sequences
+    ];
+    frame.extend([((content.len() as u8) << 3) | (2 << 1) | 1, 0, 0]);
+    frame.extend(content);
+    let mut out = vec![0u8; 200];
+    let mut d = ChunkDecoder::new();
+    let (e, largest) = largest_allocation_during(|| {
+        d.start(
+            &codecs(Some(Compressor::Zstd), 0),
+            frame.len() as u64,
+            out.len(),
+        )?;
+        d.feed(&frame, &mut out)
+    });
+    assert_eq!(
+        e.unwrap_err(),
+        DecodeError::Corrupt {
+            codec: CodecName::Zstd,
+            reason: "literals larger than a block"
+        }
+    );
+    assert!(largest < 256 << 10, "allocated {largest} bytes");
+}
+
+#[test]
 fn zstd_frames_needing_a_dictionary_are_unsupported() {
     let frame = [0x28, 0xB5, 0x2F, 0xFD, 0x21, 7, 50, 0x01, 0, 0];
     let e = err_of(codecs(Some(Compressor::Zstd), 0), &frame, 50);

@@ -12,6 +12,7 @@ use alloc::vec::Vec;
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use ruzstd::io::Read;
 
+use super::zstd_blocks::literals_size;
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use super::{CodecName, DecodeError, Progress};
 
@@ -288,6 +289,16 @@ impl ZstdDecoder {
     }
 
     fn decode_block(&mut self, block: &[u8]) -> Result<(), DecodeError> {
+        let compressed = block.first().is_some_and(|&b| (b >> 1) & 3 == 2);
+        if compressed {
+            let max = self
+                .header
+                .map_or(MAX_BLOCK as u64, |h| h.window_size.min(MAX_BLOCK as u64));
+            let literals = literals_size(block.get(3..).unwrap_or_default())?;
+            if u64::from(literals) > max {
+                return Err(corrupt("literals larger than a block"));
+            }
+        }
         let mut src = block;
         self.frame
             .decode_blocks(&mut src, BlockDecodingStrategy::UptoBlocks(1))

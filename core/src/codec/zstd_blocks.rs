@@ -140,3 +140,34 @@ impl BlockWalker {
         }
     }
 }
+
+/// The regenerated size of a compressed block's literals, from the literals section header at
+/// the start of `content` (RFC 8878, section 3.1.1.3.1.1). A valid block's literals fit in the
+/// block, so a caller refuses sizes above `min(window, 128 KiB)` before a decoder reserves
+/// them (ruzstd 0.9 does not, for blocks without sequences: a 20-bit size, up to 1 MiB, from a
+/// few bytes; found by the `decode_zstd` fuzz target).
+///
+/// # Errors
+/// [`DecodeError::Truncated`] if `content` is shorter than the header.
+pub fn literals_size(content: &[u8]) -> Result<u32, DecodeError> {
+    let byte = |i: usize| {
+        content
+            .get(i)
+            .map(|&b| u32::from(b))
+            .ok_or(DecodeError::Truncated {
+                codec: CodecName::Zstd,
+            })
+    };
+    let b0 = byte(0)?;
+    let size_format = (b0 >> 2) & 3;
+    Ok(match (b0 & 3, size_format) {
+        // Raw or RLE literals.
+        (0 | 1, 0 | 2) => b0 >> 3,
+        (0 | 1, 1) => (b0 >> 4) | (byte(1)? << 4),
+        (0 | 1, _) => (b0 >> 4) | (byte(1)? << 4) | (byte(2)? << 12),
+        // Compressed or treeless literals.
+        (_, 0 | 1) => (b0 >> 4) | ((byte(1)? & 0x3f) << 4),
+        (_, 2) => (b0 >> 4) | (byte(1)? << 4) | ((byte(2)? & 0x03) << 12),
+        (_, _) => (b0 >> 4) | (byte(1)? << 4) | ((byte(2)? & 0x3f) << 12),
+    })
+}
