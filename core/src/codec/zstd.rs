@@ -294,7 +294,13 @@ impl ZstdDecoder {
             let max = self
                 .header
                 .map_or(MAX_BLOCK as u64, |h| h.window_size.min(MAX_BLOCK as u64));
-            let literals = literals_size(block.get(3..).unwrap_or_default())?;
+            let content = block.get(3..).unwrap_or_default();
+            if content.is_empty() {
+                return Err(corrupt("empty compressed block"));
+            }
+            // The whole block is here: a literals header running past it is corrupt.
+            let literals =
+                literals_size(content).map_err(|_| corrupt("literals header past the block"))?;
             if u64::from(literals) > max {
                 return Err(corrupt("literals larger than a block"));
             }
