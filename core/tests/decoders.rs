@@ -9,8 +9,8 @@ use std::cell::Cell;
 use std::io::Write;
 
 use zinto_core::codec::{
-    BytesCodecs, ChunkDecoder, CodecName, Compressor, DecodeError, Endian, FrameHeader, Status,
-    crc32c, to_native_in_place,
+    BytesCodecs, ChunkDecoder, CodecName, Compressor, DecodeError, Endian, FrameHeader, Progress,
+    Status, crc32c, to_native_in_place,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -48,6 +48,17 @@ fn largest_allocation_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     LARGEST.with(|l| l.set(0));
     let out = f();
     (out, LARGEST.with(Cell::get))
+}
+
+/// Feeds a whole zstd `frame` to a fresh decoder with a destination of `len` bytes; returns
+/// the result and the largest allocation made meanwhile.
+fn zstd_frame_into(len: usize, frame: &[u8]) -> (Result<Progress, DecodeError>, usize) {
+    let mut out = vec![0u8; len];
+    let mut d = ChunkDecoder::new();
+    largest_allocation_during(|| {
+        d.start(&codecs(Some(Compressor::Zstd), 0), frame.len() as u64, len)?;
+        d.feed(frame, &mut out)
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -694,16 +705,7 @@ fn zstd_frame_declaring_a_huge_content_size_allocates_nothing_of_that_size() {
     frame.extend((1u64 << 40).to_le_bytes());
     frame.extend([0x01 | (4 << 3), 0, 0]); // last raw block of 4 bytes
     frame.extend([1, 2, 3, 4]);
-    let mut out = vec![0u8; 4096];
-    let mut d = ChunkDecoder::new();
-    let (e, largest) = largest_allocation_during(|| {
-        d.start(
-            &codecs(Some(Compressor::Zstd), 0),
-            frame.len() as u64,
-            out.len(),
-        )?;
-        d.feed(&frame, &mut out)
-    });
+    let (e, largest) = zstd_frame_into(4096, &frame);
     let e = e.unwrap_err();
     assert_eq!(
         e,
@@ -720,16 +722,7 @@ fn zstd_frame_declaring_a_huge_window_never_gets_it() {
     // Not single segment, window descriptor exponent 20: a 1 GiB window.
     let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 20 << 3];
     frame.extend([0x01, 0, 0]); // empty last raw block
-    let mut out = vec![0u8; 1 << 20];
-    let mut d = ChunkDecoder::new();
-    let (e, largest) = largest_allocation_during(|| {
-        d.start(
-            &codecs(Some(Compressor::Zstd), 0),
-            frame.len() as u64,
-            out.len(),
-        )?;
-        d.feed(&frame, &mut out)
-    });
+    let (e, largest) = zstd_frame_into(1 << 20, &frame);
     // Decoded with the window shrunk to the destination: the frame is empty, so it ends short
     // of the destination's size, and nothing near the declared 1 GiB was allocated.
     assert!(matches!(e, Err(DecodeError::SizeMismatch { .. })), "{e:?}");
@@ -769,16 +762,7 @@ fn zstd_block_declaring_a_megabyte_of_literals_is_refused_before_allocating() {
     ];
     frame.extend([((content.len() as u8) << 3) | (2 << 1) | 1, 0, 0]);
     frame.extend(content);
-    let mut out = vec![0u8; 200];
-    let mut d = ChunkDecoder::new();
-    let (e, largest) = largest_allocation_during(|| {
-        d.start(
-            &codecs(Some(Compressor::Zstd), 0),
-            frame.len() as u64,
-            out.len(),
-        )?;
-        d.feed(&frame, &mut out)
-    });
+    let (e, largest) = zstd_frame_into(200, &frame);
     assert_eq!(
         e.unwrap_err(),
         DecodeError::Corrupt {
