@@ -181,9 +181,7 @@ impl<S: Store> Array<S> {
             meta: &self.meta,
             out_shape: selection.shape(),
         };
-        let threads = options
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN));
+        let threads = options.workers();
         let new_context = || ReadContext::new().map_err(|kind| Error::new(&self.path, None, kind));
         let job = |ctx: &mut ReadContext, piece: &Piece, target: &mut PieceOut<'_, '_>| {
             let key = self.chunk_key(&piece.chunk);
@@ -234,6 +232,14 @@ pub struct ReadOptions<'a> {
     pub threads: Option<NonZeroUsize>,
     /// Called after each chunk with (chunks done, chunks in all), from the worker that did it.
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+}
+
+impl ReadOptions<'_> {
+    /// The worker count this read asks for: `threads`, or one per available core.
+    pub fn workers(&self) -> NonZeroUsize {
+        self.threads
+            .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
+    }
 }
 
 impl std::fmt::Debug for ReadOptions<'_> {

@@ -6,7 +6,6 @@
 //! buffer (handed out with `split_at_mut`), streaming from the store as the array read path
 //! does: no chunk is held whole in memory, and each output byte is written once.
 
-use std::num::NonZeroUsize;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -158,9 +157,7 @@ impl ConcatPlan {
                 },
             ));
         }
-        let threads = options
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN));
+        let threads = options.workers();
         let workers = threads.get().min(self.pieces.len());
         let total = self.pieces.len() as u64;
         let done = AtomicU64::new(0);

@@ -178,6 +178,27 @@ fn open(dir: &std::path::Path) -> Result<Array<FileStore>, Failure> {
         .map_err(|e| Failure::Other(format!("{}: {}", dir.display(), e.kind())))
 }
 
+/// Refuses `--json` with `--out -`: both would print to stdout.
+fn check_output(out: Option<&std::path::Path>, json: bool) -> Result<(), Failure> {
+    if json && out.is_some_and(|p| p.as_os_str() == "-") {
+        return Err(Failure::Usage(
+            "--json prints to stdout: it cannot be combined with --out -".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Writes `buf` to the `--out` file, or stdout for `-`; nothing without `--out`.
+fn write_output(out: Option<&std::path::Path>, buf: &[u8]) -> Result<(), Failure> {
+    let Some(path) = out else { return Ok(()) };
+    let written = if path.as_os_str() == "-" {
+        std::io::stdout().lock().write_all(buf)
+    } else {
+        std::fs::write(path, buf)
+    };
+    written.map_err(|e| Failure::Other(format!("writing {}: {e}", path.display())))
+}
+
 fn info(dir: &std::path::Path) -> Result<(), Failure> {
     let array = open(dir)?;
     let meta = array.metadata();
@@ -268,12 +289,7 @@ fn read(
     out_path: Option<&std::path::Path>,
     json: bool,
 ) -> Result<(), Failure> {
-    let to_stdout = out_path.is_some_and(|p| p.as_os_str() == "-");
-    if json && to_stdout {
-        return Err(Failure::Usage(
-            "--json prints to stdout: it cannot be combined with --out -".into(),
-        ));
-    }
+    check_output(out_path, json)?;
     let array = open(dir)?;
     let region = selection::parse(select, array.shape()).map_err(Failure::Usage)?;
     let len = array
@@ -285,8 +301,11 @@ fn read(
         .pieces(&region)
         .and_then(|p| p.chunk_count())
         .map_err(|e| Failure::Usage(e.to_string()))?;
-    let threads = threads
-        .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN));
+    let threads = ReadOptions {
+        threads,
+        progress: None,
+    }
+    .workers();
     let workers = threads
         .get()
         .min(usize::try_from(chunks).unwrap_or(usize::MAX))
@@ -324,14 +343,7 @@ fn read(
     let seconds = start.elapsed().as_secs_f64();
     bar.finish_and_clear();
 
-    if let Some(path) = out_path {
-        let written = if to_stdout {
-            std::io::stdout().lock().write_all(&buf)
-        } else {
-            std::fs::write(path, &buf)
-        };
-        written.map_err(|e| Failure::Other(format!("writing {}: {e}", path.display())))?;
-    }
+    write_output(out_path, &buf)?;
 
     let peak = rss::peak_rss_bytes();
     let mb_per_s = if seconds > 0.0 {

@@ -1,7 +1,6 @@
 //! `zinto merge`: variable-size chunk files concatenated into one exact buffer, then its
 //! fixed-width records sorted in place by a key field.
 
-use std::io::Write;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -11,7 +10,7 @@ use zinto::core::codec::{BytesCodecs, Compressor, Endian};
 use zinto::core::records::{KeyType, RecordLayout, prepare_keys, sort_records_by_key_stable};
 use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions};
 
-use crate::{Failure, rss};
+use crate::{Failure, check_output, rss, write_output};
 
 /// Scratch for `--stable`: merges whose smaller side fits are one pass; larger ones split.
 pub const STABLE_SCRATCH_LEN: usize = 16 << 20;
@@ -104,12 +103,7 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
         .map(|k| parse_key(k, record_size))
         .transpose()
         .map_err(Failure::Usage)?;
-    let to_stdout = args.out.is_some_and(|p| p.as_os_str() == "-");
-    if args.json && to_stdout {
-        return Err(Failure::Usage(
-            "--json prints to stdout: it cannot be combined with --out -".into(),
-        ));
-    }
+    check_output(args.out, args.json)?;
     let codecs = resolve_codec(args.codec, args.files)?;
     // Keys are absolute paths in a store rooted at `/`, so errors name the file.
     let mut keys = Vec::with_capacity(args.files.len());
@@ -122,9 +116,11 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
         keys.push(key.to_owned());
     }
     let store = FileStore::new("/");
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN));
+    let threads = ReadOptions {
+        threads: args.threads,
+        progress: None,
+    }
+    .workers();
 
     let baseline = rss::current_rss_bytes();
     let start = Instant::now();
@@ -173,14 +169,7 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
     let sort_seconds = sort_start.elapsed().as_secs_f64();
 
     let write_start = Instant::now();
-    if let Some(path) = args.out {
-        let written = if to_stdout {
-            std::io::stdout().lock().write_all(&buf)
-        } else {
-            std::fs::write(path, &buf)
-        };
-        written.map_err(|e| Failure::Other(format!("writing {}: {e}", path.display())))?;
-    }
+    write_output(args.out, &buf)?;
     let write_seconds = write_start.elapsed().as_secs_f64();
 
     let peak = rss::peak_rss_bytes();
