@@ -86,6 +86,13 @@ pub enum ErrorKind {
         /// Bytes asked for.
         bytes: u64,
     },
+    /// A bug in zinto: an invariant its own code should have kept did not hold (for example
+    /// a byte run outside the piece of the output it belongs to). Nothing was written out of
+    /// place; please report it with the message.
+    Internal {
+        /// Which invariant, in a few words.
+        what: &'static str,
+    },
     /// The output buffer is not the size of the selection.
     OutputSize {
         /// Bytes the selection needs.
@@ -108,6 +115,7 @@ impl fmt::Display for ErrorKind {
                 "a chunk of {stored} stored bytes cannot decode to the {decoded} bytes declared for it"
             ),
             Self::OutOfMemory { bytes } => write!(f, "cannot allocate {bytes} bytes"),
+            Self::Internal { what } => write!(f, "internal error (a bug in zinto): {what}"),
             Self::OutputSize { expected, got } => write!(
                 f,
                 "output buffer holds {got} bytes, the selection needs {expected}"
@@ -186,7 +194,8 @@ impl std::error::Error for Error {
             ErrorKind::Layout(e) => Some(e),
             ErrorKind::OutputSize { .. }
             | ErrorKind::ChunkTooLarge { .. }
-            | ErrorKind::OutOfMemory { .. } => None,
+            | ErrorKind::OutOfMemory { .. }
+            | ErrorKind::Internal { .. } => None,
         }
     }
 }
