@@ -2,17 +2,27 @@
 //!
 //! The decompression context is put in "stable output buffer" mode: the destination slice is
 //! the window, so the library allocates no window of its own and copies nothing out of one. It
-//! buffers at most one block of input (128 KiB). The checksum is verified by the library; the
-//! frame header is parsed here too (from the first bytes, however the input is split), to
-//! refuse a declared size larger than the destination before decoding and to check the
-//! declared size against what was decoded: the library's streaming path does not always do
-//! the latter (found by the `zstd_differential` fuzz target: a frame declaring 6 bytes that
-//! decodes to 18, fed in small pieces, was accepted).
+//! buffers at most one block of input (128 KiB).
+//!
+//! The library decodes; zinto holds it to the same rules as the pure-Rust backend, so that the
+//! same input gives the same bytes or the same kind of error on both:
+//! - the frame header is parsed here too (from the first bytes, however the input is split), and
+//!   [`FrameHeader::check_destination`] refuses a dictionary, a declared size larger than the
+//!   destination or a window above
+//!   [`MAX_DECLARED_WINDOW`](zinto_core::codec::MAX_DECLARED_WINDOW) before the library decides;
+//! - the block structure of the bytes it consumed is walked ([`BlockWalker`]): its streaming
+//!   path is more lenient than the RFC;
+//! - the declared size is checked against what was decoded (the library's streaming path does
+//!   not always do so: found by the `zstd_differential` fuzz target);
+//! - the content checksum is verified here, not by the library, so that a mismatch is a
+//!   [`DecodeError::ChecksumMismatch`] with both values, as ruzstd reports it;
+//! - the library's own errors are classified by their error code, never by their message.
 
 use zinto_core::codec::{
     BlockWalker, CodecName, DecodeError, FrameHeader, MAX_FRAME_HEADER_LEN, Progress, Status,
     ZstdBackend,
 };
+use zstd_safe::zstd_sys::ZSTD_ErrorCode;
 use zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
 
 /// The C library's streaming decoder, reusable across chunks.
@@ -37,24 +47,43 @@ impl std::fmt::Debug for CZstd {
 /// The largest window log the library accepts (`ZSTD_WINDOWLOG_MAX`).
 const MAX_WINDOW_LOG: u32 = if usize::BITS == 32 { 30 } else { 31 };
 
-fn corrupt(code: usize) -> DecodeError {
-    let reason = zstd_safe::get_error_name(code);
-    if reason.contains("too small") {
-        return DecodeError::OutputOverflow {
-            codec: CodecName::Zstd,
-            capacity: 0,
-        };
-    }
-    if reason.contains("checksum") {
-        return DecodeError::Corrupt {
-            codec: CodecName::Zstd,
-            reason: "content checksum does not match",
-        };
-    }
+fn corrupt(reason: &'static str) -> DecodeError {
     DecodeError::Corrupt {
         codec: CodecName::Zstd,
         reason,
     }
+}
+
+/// Whether the library's result `code` is the error `which`. The library returns error `e` as
+/// `(size_t)-e` (`ERROR(e)` in its sources); zstd-safe hands that value back unchanged.
+fn is(code: usize, which: ZSTD_ErrorCode) -> bool {
+    code.wrapping_neg() == which as usize
+}
+
+/// The library's error `code` as a [`DecodeError`], by its error code. The cases ruzstd reports
+/// otherwise are decided before the library is asked (see the module docs); what is left is
+/// corrupt data, or an output too small.
+fn classify(code: usize, capacity: u64) -> DecodeError {
+    if is(code, ZSTD_ErrorCode::ZSTD_error_dstSize_tooSmall)
+        || is(code, ZSTD_ErrorCode::ZSTD_error_noForwardProgress_destFull)
+    {
+        return DecodeError::OutputOverflow {
+            codec: CodecName::Zstd,
+            capacity,
+        };
+    }
+    if is(code, ZSTD_ErrorCode::ZSTD_error_memory_allocation) {
+        // The context was made before decoding, with a stable output it allocates no window.
+        return corrupt("the library could not allocate");
+    }
+    corrupt(zstd_safe::get_error_name(code))
+}
+
+/// The content checksum zstd stores for `content`: the low 32 bits of its XXH64, seed 0.
+fn content_checksum(content: &[u8]) -> u32 {
+    let hash = twox_hash::XxHash64::oneshot(0, content);
+    // The format keeps the low 32 bits.
+    (hash & u64::from(u32::MAX)) as u32
 }
 
 impl CZstd {
@@ -64,14 +93,18 @@ impl CZstd {
     /// [`DecodeError::Corrupt`] if the library refuses the stable-output mode.
     pub fn new() -> Result<Self, DecodeError> {
         let mut dctx = DCtx::create();
+        let refused = |code| classify(code, 0);
         dctx.set_parameter(DParameter::StableOutBuffer(true))
-            .map_err(corrupt)?;
+            .map_err(refused)?;
         // With a stable output the library allocates no window, so the declared window only
         // has to be accepted: no match reaches past the output's start, which the library
         // checks. (Its default limit, 128 MiB, refused frames that ruzstd, given the output as
         // its window, decodes: found by the `zstd_differential` fuzz target.)
         dctx.set_parameter(DParameter::WindowLogMax(MAX_WINDOW_LOG))
-            .map_err(corrupt)?;
+            .map_err(refused)?;
+        // The checksum is verified in `finish`, with the values ruzstd reports.
+        dctx.set_parameter(DParameter::ForceIgnoreChecksum(true))
+            .map_err(refused)?;
         Ok(Self {
             dctx,
             head: [0; MAX_FRAME_HEADER_LEN],
@@ -140,68 +173,84 @@ impl ZstdBackend for CZstd {
         }
         let capacity = dst.len() as u64;
         if self.header.is_none() && self.head_len == 0 {
-            // Refuse a frame declaring more than the destination before decoding anything,
-            // when its header is in this first piece (else `follow` does as it arrives).
+            // Refuse what the header alone rules out before decoding anything, when the header
+            // is in this first piece (else `follow` does as it arrives).
             if let Ok(Some(header)) = FrameHeader::parse(input) {
                 header.check_destination(capacity)?;
             }
         }
         let mut out = OutBuffer::around_pos(dst, pos);
         let mut inb = InBuffer::around(input);
-        let mut status = Status::NeedsInput;
         // The library may need several calls to drain what one input piece produces.
-        loop {
+        let finished = loop {
             let before = (inb.pos(), out.pos());
-            let hint =
-                self.dctx
-                    .decompress_stream(&mut out, &mut inb)
-                    .map_err(|code| match corrupt(code) {
-                        DecodeError::OutputOverflow { codec, .. } => {
-                            DecodeError::OutputOverflow { codec, capacity }
-                        }
-                        e => e,
-                    })?;
-            if hint == 0 {
-                self.follow(input.get(..inb.pos()).unwrap_or(&[]), capacity)?;
-                if !self.header.is_some_and(|(_, walker)| walker.is_done()) {
-                    return Err(DecodeError::Corrupt {
-                        codec: CodecName::Zstd,
-                        reason: "the library ended the frame before its last block",
-                    });
+            match self.dctx.decompress_stream(&mut out, &mut inb) {
+                Ok(0) => break true,
+                Ok(_) => {}
+                Err(code) => {
+                    // Read what it was given the way ruzstd does first: a fault both see (a bad
+                    // header or block structure) is then named alike on both backends.
+                    self.follow(input, capacity)?;
+                    return Err(classify(code, capacity));
                 }
-                let decoded = out.pos() as u64;
-                if let Some(declared) = self.header.and_then(|(h, _)| h.content_size)
-                    && declared != decoded
-                {
-                    return Err(DecodeError::SizeMismatch {
-                        codec: CodecName::Zstd,
-                        expected: declared,
-                        got: decoded,
-                    });
-                }
-                self.done = true;
-                status = Status::Done;
-                break;
-            }
-            if inb.pos() == input.len() && (inb.pos(), out.pos()) == before {
-                break;
             }
             if (inb.pos(), out.pos()) == before {
+                if inb.pos() == input.len() {
+                    break false;
+                }
                 // No progress with input left: the output is full.
                 return Err(DecodeError::OutputOverflow {
                     codec: CodecName::Zstd,
                     capacity,
                 });
             }
-        }
-        if status != Status::Done {
-            self.follow(input.get(..inb.pos()).unwrap_or(&[]), capacity)?;
-        }
+        };
+        let (consumed, end) = (inb.pos(), out.pos());
+        self.follow(input.get(..consumed).unwrap_or(&[]), capacity)?;
+        let status = if finished {
+            // `dst` holds this frame's content from its start (see `ZstdBackend::decode`).
+            self.finish(dst.get(..end).unwrap_or(&[]))?;
+            Status::Done
+        } else {
+            Status::NeedsInput
+        };
         Ok(Progress {
-            consumed: inb.pos(),
-            written: out.pos() - pos,
+            consumed,
+            written: end - pos,
             status,
         })
+    }
+}
+
+impl CZstd {
+    /// The library ended the frame having written `content`: it must have passed the last
+    /// block, match the declared size and the stored checksum.
+    fn finish(&mut self, content: &[u8]) -> Result<(), DecodeError> {
+        let Some((header, walker)) = self.header.filter(|(_, walker)| walker.is_done()) else {
+            return Err(corrupt("the library ended the frame before its last block"));
+        };
+        let decoded = content.len() as u64;
+        if let Some(declared) = header.content_size
+            && declared != decoded
+        {
+            return Err(DecodeError::SizeMismatch {
+                codec: CodecName::Zstd,
+                expected: declared,
+                got: decoded,
+            });
+        }
+        if let Some(expected) = walker.stored_checksum() {
+            let found = content_checksum(content);
+            if found != expected {
+                return Err(DecodeError::ChecksumMismatch {
+                    codec: CodecName::Zstd,
+                    expected,
+                    found,
+                });
+            }
+        }
+        self.done = true;
+        Ok(())
     }
 }
 
@@ -209,7 +258,8 @@ impl ZstdBackend for CZstd {
 #[allow(clippy::cast_possible_truncation)] // test values are small
 mod tests {
     use zinto_core::codec::{
-        BytesCodecs, ChunkDecoder, CodecName, Compressor, DecodeError, Status, ZstdBackend,
+        BytesCodecs, ChunkDecoder, CodecName, Compressor, Crc32cCount, DecodeError, Status,
+        ZstdBackend,
     };
 
     use super::CZstd;
@@ -244,7 +294,7 @@ mod tests {
 
     const ZSTD: BytesCodecs = BytesCodecs {
         compressor: Some(Compressor::Zstd),
-        crc32c: 0,
+        crc32c: Crc32cCount::NONE,
     };
 
     fn decode(
@@ -361,7 +411,17 @@ mod tests {
         let n = bad.len();
         bad[n - 1] ^= 1;
         let e = decode(true, &bad, data.len(), 1000).unwrap_err();
-        assert!(matches!(e, DecodeError::Corrupt { .. }), "{e:?}");
+        let stored = u32::from_le_bytes(bad[n - 4..].try_into().unwrap());
+        assert_eq!(
+            e,
+            DecodeError::ChecksumMismatch {
+                codec: CodecName::Zstd,
+                expected: stored,
+                found: stored ^ (1 << 24),
+            }
+        );
+        // ruzstd reports the same mismatch, with the same values.
+        assert_eq!(decode(false, &bad, data.len(), 1000).unwrap_err(), e);
         // A frame declaring 1 TiB is refused before decoding.
         let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0xE0];
         frame.extend((1u64 << 40).to_le_bytes());

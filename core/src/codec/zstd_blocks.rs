@@ -19,10 +19,10 @@ enum Stage {
     BlockHeader { have: u8, bytes: [u8; 3] },
     /// Skipping `left` bytes of block content; `last` if this is the last block.
     BlockContent { left: u32, last: bool },
-    /// Skipping the 4-byte content checksum; `left` bytes of it remain.
-    Checksum { left: u8 },
-    /// The frame has ended.
-    Done,
+    /// Reading the 4-byte content checksum; `have` bytes of it so far.
+    Checksum { have: u8, bytes: [u8; 4] },
+    /// The frame has ended (with the checksum it stored, if it has one).
+    Done { checksum: Option<u32> },
 }
 
 /// Follows the blocks of one frame as its bytes (after the frame header) go by.
@@ -55,7 +55,16 @@ impl BlockWalker {
 
     /// Whether the frame (its last block and checksum) has been seen whole.
     pub fn is_done(&self) -> bool {
-        self.stage == Stage::Done
+        matches!(self.stage, Stage::Done { .. })
+    }
+
+    /// The content checksum the frame stores (the low 32 bits of the XXH64 of its content),
+    /// once the walk has passed it; `None` before, or if the frame has none.
+    pub fn stored_checksum(&self) -> Option<u32> {
+        match self.stage {
+            Stage::Done { checksum } => checksum,
+            _ => None,
+        }
     }
 
     /// Walks over `input`, the frame's next bytes; returns how many belong to the frame (fewer
@@ -92,15 +101,20 @@ impl BlockWalker {
                         self.stage = self.after_block(last);
                     }
                 }
-                Stage::Checksum { left } => {
-                    let take = usize::from(*left).min(input.len() - at);
-                    at += take;
-                    *left -= u8::try_from(take).unwrap_or(*left);
-                    if *left == 0 {
-                        self.stage = Stage::Done;
+                Stage::Checksum { have, bytes } => {
+                    if let (Some(slot), Some(&b)) =
+                        (bytes.get_mut(usize::from(*have)), input.get(at))
+                    {
+                        *slot = b;
+                    }
+                    *have += 1;
+                    at += 1;
+                    if *have == 4 {
+                        let checksum = Some(u32::from_le_bytes(*bytes));
+                        self.stage = Stage::Done { checksum };
                     }
                 }
-                Stage::Done => break,
+                Stage::Done { .. } => break,
             }
         }
         Ok(at)
@@ -135,8 +149,11 @@ impl BlockWalker {
                 have: 0,
                 bytes: [0; 3],
             },
-            (true, true) => Stage::Checksum { left: 4 },
-            (true, false) => Stage::Done,
+            (true, true) => Stage::Checksum {
+                have: 0,
+                bytes: [0; 4],
+            },
+            (true, false) => Stage::Done { checksum: None },
         }
     }
 }

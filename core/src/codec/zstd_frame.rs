@@ -9,6 +9,12 @@ use super::{CodecName, DecodeError};
 /// Magic number opening every zstd frame.
 pub const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 
+/// The largest window a frame may declare, in bytes: 2^31, the most the reference library
+/// accepts on 64-bit targets (`ZSTD_WINDOWLOG_MAX`). The RFC allows declaring more, but no
+/// encoder writes it, and every backend refuses it with [`DecodeError::WindowTooLarge`] so that
+/// they agree (the C library cannot be told to accept more).
+pub const MAX_DECLARED_WINDOW: u64 = 1 << 31;
+
 /// The longest a frame header can be: magic 4, descriptor 1, window 1, dictionary 4, size 8.
 pub const MAX_FRAME_HEADER_LEN: usize = 18;
 
@@ -120,11 +126,14 @@ impl FrameHeader {
 
 impl FrameHeader {
     /// Checks, before decoding, that this frame can be decoded into a destination of
-    /// `capacity` bytes: no dictionary needed, and no declared content size above `capacity`.
+    /// `capacity` bytes: no dictionary needed, no declared content size above `capacity`, and no
+    /// declared window above [`MAX_DECLARED_WINDOW`]. Every zstd backend calls this first, so a
+    /// frame they refuse is refused with the same error.
     ///
     /// # Errors
     /// [`DecodeError::Unsupported`] for a dictionary, [`DecodeError::OutputOverflow`] for a
-    /// content size larger than `capacity`.
+    /// content size larger than `capacity`, [`DecodeError::WindowTooLarge`] for a window above
+    /// [`MAX_DECLARED_WINDOW`].
     pub fn check_destination(&self, capacity: u64) -> Result<(), DecodeError> {
         if self.dictionary_id.is_some() {
             return Err(DecodeError::Unsupported {
@@ -136,6 +145,12 @@ impl FrameHeader {
             return Err(DecodeError::OutputOverflow {
                 codec: CodecName::Zstd,
                 capacity,
+            });
+        }
+        if self.window_size > MAX_DECLARED_WINDOW {
+            return Err(DecodeError::WindowTooLarge {
+                window: self.window_size,
+                cap: MAX_DECLARED_WINDOW,
             });
         }
         Ok(())
