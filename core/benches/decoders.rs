@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::io::{Read, Write};
 use std::time::Instant;
 
-use zinto_core::codec::{BytesCodecs, ChunkDecoder, Compressor, crc32c};
+use zinto_core::codec::{BytesCodecs, ChunkDecoder, Compressor, Crc32cCount, crc32c};
 
 const LEN: usize = 32 << 20;
 
@@ -64,7 +64,7 @@ fn main() {
     stored.extend(crc32c(&raw).to_le_bytes());
     let bc = BytesCodecs {
         compressor: None,
-        crc32c: 1,
+        crc32c: Crc32cCount::ONE,
     };
     let a = best_of(runs, || into_buffer(bc, &stored, &mut out));
     let b = best_of(runs, || {
@@ -83,7 +83,7 @@ fn main() {
     let gz = e.finish().unwrap();
     let bc = BytesCodecs {
         compressor: Some(Compressor::Gzip),
-        crc32c: 0,
+        crc32c: Crc32cCount::NONE,
     };
     let a = best_of(runs, || into_buffer(bc, &gz, &mut out));
     let b = best_of(runs, || {
@@ -100,7 +100,7 @@ fn main() {
     let zl = e.finish().unwrap();
     let bc = BytesCodecs {
         compressor: Some(Compressor::Zlib),
-        crc32c: 0,
+        crc32c: Crc32cCount::NONE,
     };
     let a = best_of(runs, || into_buffer(bc, &zl, &mut out));
     let b = best_of(runs, || {
@@ -116,7 +116,7 @@ fn main() {
     let zs = zstd::bulk::compress(&raw, 3).unwrap();
     let bc = BytesCodecs {
         compressor: Some(Compressor::Zstd),
-        crc32c: 0,
+        crc32c: Crc32cCount::NONE,
     };
     let a = best_of(runs, || into_buffer(bc, &zs, &mut out));
     let b = best_of(runs, || {

@@ -4,11 +4,12 @@
 use std::io::Write;
 
 use zinto_core::codec::{
-    BytesCodecs, CodecName, Compressor, DecodeError, crc32c, decoded_len, size_probe,
+    BytesCodecs, CodecName, Compressor, Crc32cCount, DecodeError, crc32c, decoded_len, size_probe,
 };
 use zinto_core::{LayoutError, sizes_to_offsets};
 
 fn codecs(compressor: Option<Compressor>, crc32c: u8) -> BytesCodecs {
+    let crc32c = Crc32cCount::new(usize::from(crc32c)).unwrap();
     BytesCodecs { compressor, crc32c }
 }
 

@@ -9,8 +9,8 @@ use std::cell::Cell;
 use std::io::Write;
 
 use zinto_core::codec::{
-    BytesCodecs, ChunkDecoder, CodecName, Compressor, DecodeError, Endian, FrameHeader, Progress,
-    Status, crc32c, to_native_in_place,
+    BytesCodecs, ChunkDecoder, CodecName, Compressor, Crc32cCount, DecodeError, Endian,
+    FrameHeader, MAX_DECLARED_WINDOW, Progress, Status, crc32c, to_native_in_place,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -138,7 +138,7 @@ fn with_crc32c(mut stored: Vec<u8>, count: usize) -> Vec<u8> {
 fn codecs(compressor: Option<Compressor>, crc: u8) -> BytesCodecs {
     BytesCodecs {
         compressor,
-        crc32c: crc,
+        crc32c: Crc32cCount::new(usize::from(crc)).unwrap(),
     }
 }
 
@@ -866,4 +866,53 @@ fn full_chunk_decode_allocates_nothing_chunk_sized() {
         "zstd allocated {largest} bytes at once"
     );
     assert!(out == data);
+}
+
+#[test]
+fn a_chunk_fed_another_destination_midway_is_refused() {
+    let data = sample(5000, 7);
+    for stored in [gzip(&data), with_crc32c(data.clone(), 1)] {
+        let c = if stored.len() == data.len() + 4 {
+            codecs(None, 1)
+        } else {
+            codecs(Some(Compressor::Gzip), 0)
+        };
+        let mut d = ChunkDecoder::new();
+        let (mut first, mut second) = (vec![0u8; data.len()], vec![0u8; data.len()]);
+        d.start(&c, stored.len() as u64, data.len()).unwrap();
+        d.feed(&stored[..100], &mut first).unwrap();
+        assert_eq!(
+            d.feed(&stored[100..], &mut second).unwrap_err(),
+            DecodeError::DestinationChanged
+        );
+        // The same destination throughout decodes; a new chunk may use a new one.
+        d.start(&c, stored.len() as u64, data.len()).unwrap();
+        d.feed(&stored[..100], &mut second).unwrap();
+        assert_eq!(
+            d.feed(&stored[100..], &mut second).unwrap().status,
+            Status::Done
+        );
+        assert!(second == data);
+    }
+}
+
+#[test]
+fn a_zstd_frame_declaring_a_window_above_2_gib_is_refused_before_decoding() {
+    // Window descriptor 0xFF: 3.75 TiB; then one empty last raw block. The C library refuses
+    // windows above 2 GiB, so ruzstd does too (found by `zstd_differential`).
+    let frame = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0xFF, 0x01, 0x00, 0x00];
+    let (result, _) = zstd_frame_into(0, &frame);
+    assert!(
+        matches!(
+            result,
+            Err(DecodeError::WindowTooLarge {
+                cap: MAX_DECLARED_WINDOW,
+                ..
+            })
+        ),
+        "{result:?}"
+    );
+    // 2 GiB itself (descriptor 0xA8: exponent 21) is accepted, and decoded with a smaller cap.
+    let frame = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0xA8, 0x01, 0x00, 0x00];
+    assert_eq!(zstd_frame_into(0, &frame).0.unwrap().status, Status::Done);
 }

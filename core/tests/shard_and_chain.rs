@@ -4,8 +4,8 @@
 
 use zinto_core::MemoryOrder;
 use zinto_core::codec::{
-    ArrayToBytes, ByteRange, ChainError, Codec, CodecChain, CodecName, Compressor, Endian,
-    IndexLocation, ShardError, ShardLayout, crc32c,
+    ArrayToBytes, ByteRange, ChainError, Codec, CodecChain, CodecName, Compressor, Crc32cCount,
+    Endian, IndexLocation, ShardError, ShardLayout, crc32c,
 };
 use zinto_core::dims;
 
@@ -166,7 +166,7 @@ fn chain_composes_transposes_and_collects_bytes_codecs() {
     assert_eq!(level.order.axes().collect::<Vec<_>>(), vec![1, 2, 0]);
     assert_eq!(level.array_to_bytes, ArrayToBytes::Bytes(Some(Endian::Big)));
     assert_eq!(level.bytes_codecs.compressor, Some(Compressor::Gzip));
-    assert_eq!(level.bytes_codecs.crc32c, 1);
+    assert_eq!(level.bytes_codecs.crc32c, Crc32cCount::ONE);
 }
 
 #[test]

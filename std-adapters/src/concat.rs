@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use zinto_core::LayoutError;
-use zinto_core::codec::{BytesCodecs, decoded_len, size_probe};
+use zinto_core::codec::{BytesCodecs, Crc32cCount, decoded_len, size_probe};
 
 use crate::array::{ReadOptions, zeroed_buffer};
 use crate::error::{Error, ErrorKind};
@@ -40,7 +40,7 @@ pub struct ConcatPiece {
 /// let mut store = MemoryStore::new();
 /// store.insert("a.zst", zstd::bulk::compress(&[1u8; 300], 3)?);
 /// store.insert("b.zst", zstd::bulk::compress(&[2u8; 100], 3)?);
-/// let codecs = BytesCodecs { compressor: Some(Compressor::Zstd), crc32c: 0 };
+/// let codecs = BytesCodecs { compressor: Some(Compressor::Zstd), crc32c: Crc32cCount::NONE };
 ///
 /// let plan = ConcatPlan::new(&store, &["a.zst", "b.zst"], codecs)?;
 /// let mut out = vec![0u8; plan.len()]; // exact: 400 bytes, known before decoding

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::num::NonZeroUsize;
 
-use zinto::core::codec::{BytesCodecs, CodecName, Compressor, DecodeError, crc32c};
+use zinto::core::codec::{BytesCodecs, CodecName, Compressor, Crc32cCount, DecodeError, crc32c};
 use zinto::{
     ConcatPlan, ErrorKind, MemoryStore, ReadOptions, StoreError, concat_into, concat_to_vec,
 };
@@ -13,7 +13,7 @@ use zinto::{
 fn codecs(compressor: Option<Compressor>, crc: u8) -> BytesCodecs {
     BytesCodecs {
         compressor,
-        crc32c: crc,
+        crc32c: Crc32cCount::new(usize::from(crc)).unwrap(),
     }
 }
 
@@ -30,7 +30,7 @@ fn encode(c: &BytesCodecs, data: &[u8]) -> Vec<u8> {
         Some(Compressor::Gzip) => gzip(data),
         Some(Compressor::Zlib) => unreachable!(),
     };
-    for _ in 0..c.crc32c {
+    for _ in 0..c.crc32c.get() {
         let sum = crc32c(&out);
         out.extend(sum.to_le_bytes());
     }

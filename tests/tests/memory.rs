@@ -228,13 +228,13 @@ fn spectra_chunks(records: usize, chunks: usize) -> (MemoryStore, Vec<String>, V
 fn concatenate_and_sort_allocate_nothing_output_sized_but_the_output() {
     let _turn = one_at_a_time();
     use zinto::ConcatPlan;
-    use zinto::core::codec::{BytesCodecs, Compressor, Endian};
+    use zinto::core::codec::{BytesCodecs, Compressor, Crc32cCount, Endian};
     use zinto::core::records::{KeyType, RecordLayout};
 
     let (store, keys, all) = spectra_chunks(1_000_000, 100);
     let codecs = BytesCodecs {
         compressor: Some(Compressor::Zstd),
-        crc32c: 0,
+        crc32c: Crc32cCount::NONE,
     };
     let layout = RecordLayout::new(24, 8, KeyType::F64, Endian::Little).unwrap();
     let threads = NonZeroUsize::new(2).unwrap();

@@ -61,13 +61,46 @@ impl Compressor {
     }
 }
 
+/// How many `crc32c` codecs follow a compressor: 0 to [`MAX_CRC32C`], and nothing else (a
+/// decoder keeps room for that many checksums, so a larger count cannot be made).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Crc32cCount(u8);
+
+impl Crc32cCount {
+    /// No checksum.
+    pub const NONE: Self = Self(0);
+    /// One checksum.
+    pub const ONE: Self = Self(1);
+
+    /// `n` checksums, if `n` is at most [`MAX_CRC32C`].
+    pub const fn new(n: usize) -> Option<Self> {
+        if n <= MAX_CRC32C {
+            // At most MAX_CRC32C (4): fits a u8.
+            #[allow(clippy::cast_possible_truncation)]
+            Some(Self(n as u8))
+        } else {
+            None
+        }
+    }
+
+    /// The count.
+    pub const fn get(self) -> usize {
+        self.0 as usize
+    }
+
+    /// One more, if that is at most [`MAX_CRC32C`].
+    pub const fn plus_one(self) -> Option<Self> {
+        Self::new(self.get() + 1)
+    }
+}
+
 /// The bytes-to-bytes part of a level: at most one compressor, then `crc32c` checksums.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct BytesCodecs {
     /// The compressor, if any.
     pub compressor: Option<Compressor>,
     /// How many `crc32c` codecs follow it (outermost last).
-    pub crc32c: u8,
+    pub crc32c: Crc32cCount,
 }
 
 /// How a level turns bytes into its chunk's elements.
@@ -185,12 +218,9 @@ impl CodecChain {
                             codec: CodecName::Crc32c,
                         });
                     }
-                    if usize::from(b2b.crc32c) >= MAX_CRC32C {
-                        return Err(ChainError::TooMany {
-                            codec: CodecName::Crc32c,
-                        });
-                    }
-                    b2b.crc32c += 1;
+                    b2b.crc32c = b2b.crc32c.plus_one().ok_or(ChainError::TooMany {
+                        codec: CodecName::Crc32c,
+                    })?;
                 }
                 Codec::Gzip | Codec::Zlib | Codec::Zstd => {
                     let c = match codec {
@@ -207,7 +237,7 @@ impl CodecChain {
                             what: "two compressors in one chain",
                         });
                     }
-                    if b2b.crc32c > 0 {
+                    if b2b.crc32c != Crc32cCount::NONE {
                         return Err(ChainError::Unsupported {
                             codec: CodecName::Crc32c,
                             what: "crc32c before a compressor",

@@ -6,7 +6,7 @@
 //! concatenating variable-size chunks sizes its buffer exactly with these, then decodes each
 //! chunk into its own part of it.
 
-use super::chain::{BytesCodecs, Compressor};
+use super::chain::{BytesCodecs, Compressor, Crc32cCount};
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use super::{CodecName, DecodeError};
 
@@ -27,7 +27,7 @@ pub struct SizeProbe {
 
 fn payload_len(codecs: &BytesCodecs, encoded_len: u64) -> Result<u64, DecodeError> {
     encoded_len
-        .checked_sub(4 * u64::from(codecs.crc32c))
+        .checked_sub(4 * codecs.crc32c.get() as u64)
         .ok_or(DecodeError::Truncated {
             codec: CodecName::Crc32c,
         })
@@ -74,11 +74,11 @@ pub fn size_probe(codecs: &BytesCodecs, encoded_len: u64) -> Result<SizeProbe, D
 /// its [`size_probe`] names.
 ///
 /// ```
-/// use zinto_core::codec::{BytesCodecs, Compressor, decoded_len, size_probe};
+/// use zinto_core::codec::{BytesCodecs, Compressor, Crc32cCount, decoded_len, size_probe};
 ///
 /// let data = vec![7u8; 10_000];
 /// let frame = zstd::bulk::compress(&data, 3)?; // a one-shot frame states its content size
-/// let codecs = BytesCodecs { compressor: Some(Compressor::Zstd), crc32c: 0 };
+/// let codecs = BytesCodecs { compressor: Some(Compressor::Zstd), crc32c: Crc32cCount::NONE };
 /// let probe = size_probe(&codecs, frame.len() as u64)?;
 /// let head = &frame[..probe.head_len];
 /// assert_eq!(decoded_len(&codecs, frame.len() as u64, head, &[])?, 10_000);

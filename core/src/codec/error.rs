@@ -149,6 +149,9 @@ pub enum DecodeError {
     },
     /// A shard index or a byte range computed from it is invalid.
     Shard(super::ShardError),
+    /// A chunk was fed with another destination than the one its decoding began in: the
+    /// bytes already decoded are in the first one, so the stream cannot go on in the second.
+    DestinationChanged,
     /// The stream does not say how large it decodes (a zstd frame without a content size, or
     /// any zlib stream), so it cannot be placed in a buffer sized up front.
     SizeUnknown {
@@ -191,6 +194,9 @@ impl fmt::Display for DecodeError {
             ),
             Self::Unsupported { codec, what } => write!(f, "{codec}: {what} is not supported"),
             Self::Shard(e) => write!(f, "sharding_indexed: {e}"),
+            Self::DestinationChanged => f.write_str(
+                "the destination changed in the middle of a chunk (feed it the same slice each call)",
+            ),
             Self::SizeUnknown { codec } => {
                 write!(f, "{codec}: the stream does not declare its decoded size")
             }

@@ -28,7 +28,8 @@ mod zstd_frame;
 
 pub use bytes::{Endian, to_native_in_place};
 pub use chain::{
-    ArrayToBytes, BytesCodecs, ChainLevel, Codec, CodecChain, Compressor, MAX_CRC32C, MAX_LEVELS,
+    ArrayToBytes, BytesCodecs, ChainLevel, Codec, CodecChain, Compressor, Crc32cCount, MAX_CRC32C,
+    MAX_LEVELS,
 };
 pub use crc::{CRC32, CRC32C, Crc32, Crc32Kind, checksum};
 pub use decoded_size::{SizeProbe, decoded_len, size_probe};
@@ -41,4 +42,4 @@ pub use stream::{ChunkDecoder, crc32c};
 #[cfg(feature = "alloc")]
 pub use zstd::{MAX_WINDOW_CAP, ZstdBackend, ZstdDecoder};
 pub use zstd_blocks::{BlockWalker, MAX_BLOCK_SIZE, literals_size};
-pub use zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN, ZSTD_MAGIC};
+pub use zstd_frame::{FrameHeader, MAX_DECLARED_WINDOW, MAX_FRAME_HEADER_LEN, ZSTD_MAGIC};

@@ -1,6 +1,6 @@
 //! Decoding one stored chunk's bytes-to-bytes codecs, streamed, into the caller's destination.
 
-use super::chain::{BytesCodecs, Compressor, MAX_CRC32C};
+use super::chain::{BytesCodecs, Compressor, Crc32cCount, MAX_CRC32C};
 use super::crc::{CRC32C, Crc32};
 use super::deflate::{DeflateDecoder, DeflateFormat};
 #[cfg(feature = "alloc")]
@@ -20,14 +20,14 @@ use alloc::boxed::Box;
 /// buffering the stream.
 ///
 /// ```
-/// use zinto_core::codec::{BytesCodecs, ChunkDecoder, Status};
+/// use zinto_core::codec::{BytesCodecs, ChunkDecoder, Crc32cCount, Status};
 ///
 /// // A chunk of four bytes stored uncompressed with a crc32c trailer.
 /// let data = [1u8, 2, 3, 4];
 /// let mut stored = data.to_vec();
 /// stored.extend(zinto_core::codec::crc32c(&data).to_le_bytes());
 ///
-/// let codecs = BytesCodecs { compressor: None, crc32c: 1 };
+/// let codecs = BytesCodecs { compressor: None, crc32c: Crc32cCount::ONE };
 /// let mut decoder = ChunkDecoder::new();
 /// let mut out = [0u8; 4];
 /// decoder.start(&codecs, stored.len() as u64, out.len())?;
@@ -51,6 +51,9 @@ pub struct ChunkDecoder {
     payload_len: u64,
     seen: u64,
     decoded_len: usize,
+    /// The address of the destination of this chunk's first `feed`: every later call must
+    /// pass the same slice, which holds what was decoded so far.
+    dst_addr: Option<usize>,
     written: usize,
     inner_done: bool,
     done: bool,
@@ -94,6 +97,7 @@ impl ChunkDecoder {
             payload_len: 0,
             seen: 0,
             decoded_len: 0,
+            dst_addr: None,
             written: 0,
             inner_done: false,
             done: true,
@@ -126,7 +130,7 @@ impl ChunkDecoder {
         encoded_len: u64,
         decoded_len: usize,
     ) -> Result<(), DecodeError> {
-        let checksums = 4 * u64::from(codecs.crc32c);
+        let checksums = 4 * codecs.crc32c.get() as u64;
         let payload_len = encoded_len
             .checked_sub(checksums)
             .ok_or(DecodeError::Truncated {
@@ -162,6 +166,7 @@ impl ChunkDecoder {
         self.payload_len = payload_len;
         self.seen = 0;
         self.decoded_len = decoded_len;
+        self.dst_addr = None;
         self.written = 0;
         self.inner_done = false;
         self.done = false;
@@ -187,14 +192,15 @@ impl ChunkDecoder {
     }
 
     /// Feeds the next piece of the stored chunk; `dst` is the whole destination (the same slice
-    /// on every call), of exactly the decoded size.
+    /// on every call: its address and length are checked), of exactly the decoded size.
     ///
     /// Input past the chunk's encoded length is not consumed. When the last byte is in,
     /// checksums and the decoded size are verified and the status is [`Status::Done`].
     ///
     /// # Errors
     /// Any [`DecodeError`]: corrupt or truncated data, trailing bytes inside the chunk, a checksum
-    /// mismatch, output overflowing `dst`, or a decoded size other than expected.
+    /// mismatch, output overflowing `dst`, a decoded size other than expected, or
+    /// [`DecodeError::DestinationChanged`] for a `dst` other than the first call's.
     pub fn feed(&mut self, input: &[u8], dst: &mut [u8]) -> Result<Progress, DecodeError> {
         if dst.len() != self.decoded_len {
             return Err(DecodeError::SizeMismatch {
@@ -202,6 +208,12 @@ impl ChunkDecoder {
                 expected: self.decoded_len as u64,
                 got: dst.len() as u64,
             });
+        }
+        // An address is only compared, never turned back into a pointer. An empty destination
+        // holds nothing, so any empty slice will do.
+        let addr = dst.as_ptr() as usize;
+        if !dst.is_empty() && *self.dst_addr.get_or_insert(addr) != addr {
+            return Err(DecodeError::DestinationChanged);
         }
         let mut consumed = 0usize;
         let mut written = 0usize;
@@ -215,7 +227,7 @@ impl ChunkDecoder {
                 let take = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
                 let part = rest.get(..take).unwrap_or_default();
                 let p = self.payload(part, dst)?;
-                let n = usize::from(self.codecs.crc32c);
+                let n = self.codecs.crc32c.get();
                 for crc in self.crcs.iter_mut().take(n) {
                     crc.update(part.get(..p.consumed).unwrap_or_default());
                 }
@@ -308,7 +320,7 @@ impl ChunkDecoder {
                 codec: self.codec(),
             });
         }
-        let n = usize::from(self.codecs.crc32c);
+        let n = self.codecs.crc32c.get();
         for (i, crc) in self.crcs.iter_mut().take(n).enumerate() {
             // Checksum `i` covers the payload and the checksums before it.
             crc.update(self.trailer.get(..4 * i).unwrap_or_default());

@@ -34,7 +34,11 @@ pub fn concat(data: &[u8]) {
             1 => Some(Compressor::Gzip),
             _ => Some(Compressor::Zstd),
         },
-        crc32c: kind >> 2 & 1,
+        crc32c: if kind >> 2 & 1 == 1 {
+            Crc32cCount::ONE
+        } else {
+            Crc32cCount::NONE
+        },
     };
     let Ok(plan) = with_cap(64 << 10, || ConcatPlan::new(&store, &keys, codecs)) else {
         return;

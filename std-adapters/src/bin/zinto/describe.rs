@@ -34,7 +34,7 @@ fn level(l: &ChainLevel) -> String {
     if let Some(c) = l.bytes_codecs.compressor {
         parts.push(c.name().to_string());
     }
-    for _ in 0..l.bytes_codecs.crc32c {
+    for _ in 0..l.bytes_codecs.crc32c.get() {
         parts.push("crc32c".to_owned());
     }
     parts.join(" -> ")

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use zinto::core::codec::{BytesCodecs, Compressor, Endian};
+use zinto::core::codec::{BytesCodecs, Compressor, Crc32cCount, Endian};
 use zinto::core::records::{KeyType, RecordLayout, prepare_keys, sort_records_by_key_stable};
 use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions};
 
@@ -91,7 +91,7 @@ fn resolve_codec(codec: CodecArg, files: &[PathBuf]) -> Result<BytesCodecs, Fail
     };
     Ok(BytesCodecs {
         compressor,
-        crc32c: 0,
+        crc32c: Crc32cCount::NONE,
     })
 }
 
