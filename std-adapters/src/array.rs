@@ -174,7 +174,9 @@ impl<S: Store> Array<S> {
             .grid
             .pieces(selection)
             .map_err(|e| Error::new(&self.path, None, ErrorKind::Layout(e)))?;
-        let total = pieces.chunk_count().unwrap_or(0);
+        let total = pieces
+            .chunk_count()
+            .map_err(|e| Error::new(&self.path, None, ErrorKind::Layout(e)))?;
         let done = AtomicU64::new(0);
         let reader = ChunkReader {
             store: &self.store,

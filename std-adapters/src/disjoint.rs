@@ -2,70 +2,263 @@
 //! whose parts interleave (for example chunks split along the last axis, whose rows alternate in
 //! the output), so that `split_at_mut` cannot hand them out.
 //!
+//! The types here check every obligation their `unsafe` block relies on: no caller, however
+//! wrong, can make two live slices overlap. A slip elsewhere is an
+//! [`ErrorKind::Internal`] (and a failed debug assertion), never undefined behaviour.
+//!
 //! # Invariants
 //! 1. A [`DisjointOutput`] is made from a `&'a mut [u8]` and keeps that borrow for `'a`: while it
 //!    lives, nothing else can read or write the buffer.
-//! 2. Every slice handed out lies inside the buffer: [`DisjointOutput::slice_mut`] checks the
-//!    range against the length (a failed check is an error, not undefined behaviour).
-//! 3. Slices that exist at the same time never overlap. This is the caller's obligation, stated
-//!    on [`DisjointOutput::slice_mut`]; zinto meets it with the layout math: the pieces of a
-//!    selection are disjoint regions of the output (one per chunk), each piece is handled by one
-//!    worker at a time, and the byte runs of a piece (`zinto_core::Runs`) cover exactly the bytes
-//!    of its region, once each (property-tested in `core/tests/layout_reference.rs`).
+//! 2. The buffer is a C-order array of `shape` with `elem`-byte elements: its length is checked
+//!    against them when the handle is made.
+//! 3. A [`Claim`] holds one region of that array. Regions claimed at the same time never share
+//!    an element: [`DisjointOutput::claim`] checks a new region against every live claim, under
+//!    a lock, and a claim leaves the list only when it is dropped.
+//! 4. A claim hands out one slice at a time ([`Claim::slice_mut`] borrows the claim mutably),
+//!    and only of whole elements of its own region: the range is checked against the region, not
+//!    only against the buffer.
+//!
+//! So every live slice lies inside the buffer (1, 2, 4), inside the region of the claim it came
+//! from (4), and that region overlaps no other live claim's (3): no two live slices overlap.
 //!
 //! Tests of this module run under Miri (`cargo +nightly miri test -p zinto --lib disjoint`),
 //! which checks the aliasing model and data races across threads.
 
 use std::marker::PhantomData;
+use std::sync::Mutex;
 
-/// An output buffer shared by workers that write disjoint ranges of it.
+use zinto_core::{Dims, Region, dims, product};
+
+use crate::error::ErrorKind;
+
+/// An internal error, after a debug assertion: each of these is a bug in zinto's own code.
+fn bug(what: &'static str) -> ErrorKind {
+    debug_assert!(false, "disjoint output: {what}");
+    ErrorKind::Internal { what }
+}
+
+/// An output buffer shared by workers that each claim a disjoint region of it.
 #[derive(Debug)]
 pub(crate) struct DisjointOutput<'a> {
     ptr: *mut u8,
     len: usize,
+    shape: Dims,
+    elem: usize,
+    /// The live claims: an id each (to remove it on drop) and its region.
+    claims: Mutex<ClaimList>,
     _borrow: PhantomData<&'a mut [u8]>,
 }
 
+#[derive(Debug, Default)]
+struct ClaimList {
+    next_id: u64,
+    live: Vec<(u64, Region)>,
+}
+
 // SAFETY: the buffer is plain bytes; sending or sharing the handle between threads only lets
-// them create slices of disjoint ranges (invariant 3), which is what `&mut [u8]: Send` allows
-// for the halves of `split_at_mut`.
+// them claim regions no other live claim overlaps (invariant 3) and slice inside them (4),
+// which is what `&mut [u8]: Send` allows for the halves of `split_at_mut`.
 unsafe impl Send for DisjointOutput<'_> {}
-// SAFETY: as above; `&DisjointOutput` only gives access through `slice_mut`, whose contract
-// forbids overlapping live slices, so no two threads touch the same byte.
+// SAFETY: as above; `&DisjointOutput` gives access only through claims, which never overlap, so
+// no two threads touch the same byte. The claim list is behind a mutex.
 unsafe impl Sync for DisjointOutput<'_> {}
 
 impl<'a> DisjointOutput<'a> {
-    /// Takes the whole buffer for the lifetime of the handle (invariant 1).
-    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
-        Self {
+    /// Takes the whole buffer for the lifetime of the handle (invariant 1), as a C-order array
+    /// of `shape` with `elem`-byte elements (invariant 2).
+    pub(crate) fn new(buf: &'a mut [u8], shape: &[u64], elem: usize) -> Result<Self, ErrorKind> {
+        let expected = product(shape).ok().and_then(|n| n.checked_mul(elem as u64));
+        if expected != Some(buf.len() as u64) || elem == 0 {
+            return Err(bug("buffer length is not the shape times the element size"));
+        }
+        Ok(Self {
             ptr: buf.as_mut_ptr(),
             len: buf.len(),
+            shape: dims(shape).map_err(ErrorKind::Layout)?,
+            elem,
+            claims: Mutex::new(ClaimList::default()),
             _borrow: PhantomData,
-        }
+        })
     }
 
-    /// The bytes `start..start + len` of the buffer, or `None` if they are not inside it.
+    /// Claims `region` of the output for one worker, until the claim is dropped.
     ///
-    /// # Safety
-    /// While the returned slice lives, no other slice obtained from this handle may overlap
-    /// `start..start + len` (invariant 3).
-    #[allow(clippy::mut_from_ref)] // the point of the module: disjoint &mut from a shared handle
-    pub(crate) unsafe fn slice_mut(&self, start: usize, len: usize) -> Option<&mut [u8]> {
-        let end = start.checked_add(len)?;
-        if end > self.len {
-            return None;
+    /// # Errors
+    /// [`ErrorKind::Internal`] if the region is not inside the output or overlaps a live claim.
+    pub(crate) fn claim(&self, region: &Region) -> Result<Claim<'_, 'a>, ErrorKind> {
+        if region.check_within(&self.shape).is_err() {
+            return Err(bug("claimed region outside the output"));
         }
+        let geometry = Geometry::new(&self.shape, region)?;
+        let id = {
+            let Ok(mut list) = self.claims.lock() else {
+                return Err(bug("claim list poisoned"));
+            };
+            if list.live.iter().any(|(_, other)| overlap(other, region)) {
+                None
+            } else {
+                let id = list.next_id;
+                list.next_id += 1;
+                list.live.push((id, region.clone()));
+                Some(id)
+            }
+        };
+        // Reported after the lock is released: a failed debug assertion must not poison it.
+        let id = id.ok_or_else(|| bug("claimed region overlaps a live claim"))?;
+        Ok(Claim {
+            out: self,
+            id,
+            geometry,
+        })
+    }
+}
+
+/// Whether two regions of one array share an element.
+fn overlap(a: &Region, b: &Region) -> bool {
+    if a.is_empty() || b.is_empty() {
+        return false;
+    }
+    (0..a.ndim()).all(
+        |d| match (a.end(d), b.end(d), a.start().get(d), b.start().get(d)) {
+            (Some(a_end), Some(b_end), Some(&a0), Some(&b0)) => a0 < b_end && b0 < a_end,
+            // Different dimensions cannot happen (both were checked against the output's shape);
+            // counting them as overlapping refuses the claim rather than trusting it.
+            _ => true,
+        },
+    )
+}
+
+/// Where a region's elements lie in the flat C-order output: for each prefix of coordinates
+/// outside dimension `split`, one contiguous block.
+#[derive(Debug)]
+struct Geometry {
+    /// C-order strides of the output, in elements.
+    strides: Dims,
+    region: Region,
+    /// The innermost dimension along which the region does not span the whole output (`None`
+    /// if it spans it all: the region is the whole output).
+    split: Option<usize>,
+    /// Elements of the output per step along `split` (the product of the extents after it).
+    inner: u64,
+}
+
+impl Geometry {
+    fn new(shape: &[u64], region: &Region) -> Result<Self, ErrorKind> {
+        let mut strides = dims(shape).map_err(ErrorKind::Layout)?;
+        let mut stride = 1u64;
+        for (s, &extent) in strides.iter_mut().zip(shape).rev() {
+            *s = stride;
+            // Bounded by the buffer's element count, checked in `DisjointOutput::new`.
+            stride = stride
+                .checked_mul(extent)
+                .ok_or_else(|| bug("output shape overflows"))?;
+        }
+        let split = (0..shape.len())
+            .rev()
+            .find(|&d| region.shape().get(d) != shape.get(d));
+        let inner = split.map_or(1, |d| strides.get(d).copied().unwrap_or(1));
+        Ok(Self {
+            strides,
+            region: region.clone(),
+            split,
+            inner,
+        })
+    }
+
+    /// Whether elements `first..first + count` of the output all lie in the region.
+    fn contains(&self, first: u64, count: u64) -> Option<bool> {
+        if count == 0 {
+            return Some(true);
+        }
+        if self.region.is_empty() {
+            return Some(false);
+        }
+        // The coordinates of `first`, each checked against the region.
+        let mut rest = first;
+        for (d, &stride) in self.strides.iter().enumerate() {
+            let c = rest / stride;
+            rest %= stride;
+            if c < *self.region.start().get(d)? || c >= self.region.end(d)? {
+                return Some(false);
+            }
+            if Some(d) == self.split {
+                // The region's block holding `first` runs to the region's end along `split`;
+                // `rest` is the offset of `first` inside its step along `split`.
+                let left = (self.region.end(d)? - c)
+                    .checked_mul(self.inner)?
+                    .checked_sub(rest)?;
+                return Some(count <= left);
+            }
+        }
+        // The region is the whole output: it holds everything to the end.
+        let total = match self.strides.first() {
+            Some(&stride) => stride.checked_mul(*self.region.shape().first()?)?,
+            None => 1,
+        };
+        Some(first.checked_add(count)? <= total)
+    }
+}
+
+/// One worker's region of a [`DisjointOutput`], released when dropped.
+#[derive(Debug)]
+pub(crate) struct Claim<'o, 'a> {
+    out: &'o DisjointOutput<'a>,
+    id: u64,
+    geometry: Geometry,
+}
+
+impl Claim<'_, '_> {
+    /// The bytes `start..start + len` of the output, which must be whole elements of this
+    /// claim's region.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Internal`] if they are not.
+    pub(crate) fn slice_mut(&mut self, start: usize, len: usize) -> Result<&mut [u8], ErrorKind> {
+        let elem = self.out.elem;
+        let end = start
+            .checked_add(len)
+            .filter(|&end| end <= self.out.len)
+            .ok_or_else(|| bug("range outside the output"))?;
+        if start % elem != 0 || len % elem != 0 {
+            return Err(bug("range not made of whole elements"));
+        }
+        let inside = self
+            .geometry
+            .contains((start / elem) as u64, (len / elem) as u64);
+        if inside != Some(true) {
+            return Err(bug("range outside the claimed region"));
+        }
+        debug_assert!(end <= self.out.len);
         // SAFETY: `start..end` lies inside the buffer (checked above), which is borrowed
         // mutably for `'a` (invariant 1), so the pointer arithmetic stays in one allocation and
-        // the memory is valid and initialised `u8`s. No other live slice overlaps the range by
-        // the caller's contract, so this `&mut` is unique for its lifetime.
-        Some(unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), len) })
+        // the memory is valid, initialised `u8`s. The range is whole elements of this claim's
+        // region (checked above); no other live claim's region overlaps it (invariant 3), and
+        // this claim has no other live slice: the result borrows `self` mutably (invariant 4).
+        // So this `&mut` is unique for its lifetime.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.out.ptr.add(start), len) })
+    }
+}
+
+impl Drop for Claim<'_, '_> {
+    fn drop(&mut self) {
+        // A poisoned list keeps the claim: its region stays refused, which is safe.
+        if let Ok(mut list) = self.out.claims.lock() {
+            list.live.retain(|(id, _)| *id != self.id);
+        }
     }
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
+    use zinto_core::Region;
+
     use super::DisjointOutput;
+    use crate::error::ErrorKind;
+
+    fn region(start: [u64; 2], shape: [u64; 2]) -> Region {
+        Region::new(&start, &shape).unwrap()
+    }
 
     /// Workers write interleaved rows (like chunks split along the last axis): each byte is
     /// written by exactly one thread.
@@ -75,18 +268,18 @@ mod tests {
         const COLS: usize = 8;
         let mut buf = vec![0u8; ROWS * COLS];
         {
-            let out = DisjointOutput::new(&mut buf);
+            let out = DisjointOutput::new(&mut buf, &[ROWS as u64, COLS as u64], 1).unwrap();
             std::thread::scope(|s| {
                 for worker in 0..2u8 {
                     let out = &out;
                     s.spawn(move || {
                         // Worker 0 owns columns 0..4 of every row, worker 1 columns 4..8.
+                        let half = (COLS / 2) as u64;
+                        let cols = u64::from(worker) * half;
+                        let mut claim = out.claim(&region([0, cols], [ROWS as u64, half])).unwrap();
                         for row in 0..ROWS {
                             let start = row * COLS + usize::from(worker) * COLS / 2;
-                            // SAFETY: the two workers' column halves never overlap, and each
-                            // slice is dropped before the next is made.
-                            let run = unsafe { out.slice_mut(start, COLS / 2) }.unwrap();
-                            run.fill(worker + 1);
+                            claim.slice_mut(start, COLS / 2).unwrap().fill(worker + 1);
                         }
                     });
                 }
@@ -98,14 +291,77 @@ mod tests {
     }
 
     #[test]
-    fn ranges_outside_the_buffer_are_refused() {
-        let mut buf = vec![0u8; 10];
-        let out = DisjointOutput::new(&mut buf);
-        // SAFETY: no other slice of `out` is alive.
-        unsafe {
-            assert!(out.slice_mut(8, 3).is_none());
-            assert!(out.slice_mut(usize::MAX, 2).is_none());
-            assert_eq!(out.slice_mut(8, 2).map(|s| s.len()), Some(2));
+    fn a_claim_covering_whole_rows_hands_out_runs_across_them() {
+        let mut buf = vec![0u8; 4 * 6 * 2];
+        let out = DisjointOutput::new(&mut buf, &[4, 6], 2).unwrap();
+        // Rows 1..3, all columns: one run of 24 bytes from byte 12.
+        let mut claim = out.claim(&region([1, 0], [2, 6])).unwrap();
+        assert_eq!(claim.slice_mut(12, 24).unwrap().len(), 24);
+        assert_eq!(claim.slice_mut(14, 22).unwrap().len(), 22);
+        drop(claim);
+        let mut whole = out.claim(&region([0, 0], [4, 6])).unwrap();
+        assert_eq!(whole.slice_mut(0, 48).unwrap().len(), 48);
+    }
+
+    #[test]
+    fn overlapping_claims_are_refused_until_released() {
+        let mut buf = vec![0u8; 24];
+        let out = DisjointOutput::new(&mut buf, &[4, 6], 1).unwrap();
+        let a = out.claim(&region([0, 0], [2, 3])).unwrap();
+        let b = out.claim(&region([0, 3], [2, 3])).unwrap();
+        // An empty region overlaps nothing.
+        let _empty = out.claim(&region([1, 1], [0, 3])).unwrap();
+        let refused = std::panic::catch_unwind(|| out.claim(&region([1, 2], [2, 2])).map(drop));
+        if cfg!(debug_assertions) {
+            assert!(refused.is_err(), "the debug assertion fires");
+        } else {
+            assert!(matches!(refused, Ok(Err(ErrorKind::Internal { .. }))));
         }
+        drop((a, b));
+        assert!(out.claim(&region([1, 2], [2, 2])).is_ok());
+    }
+
+    /// Every way a range can leave the claim: outside the buffer, across its region's edge,
+    /// into the next row, in part-elements. Each is refused (after a debug assertion).
+    #[test]
+    fn ranges_outside_the_claimed_region_are_refused() {
+        let mut buf = vec![0u8; 4 * 6 * 2];
+        let out = DisjointOutput::new(&mut buf, &[4, 6], 2).unwrap();
+        // Rows 1..3, columns 2..5: bytes 16..22 and 28..34.
+        let mut claim = out.claim(&region([1, 2], [2, 3])).unwrap();
+        assert_eq!(claim.slice_mut(16, 6).unwrap().len(), 6);
+        assert_eq!(claim.slice_mut(30, 4).unwrap().len(), 4);
+        assert_eq!(claim.slice_mut(40, 0).unwrap().len(), 0);
+        for (start, len) in [
+            (14, 2),         // the element before the region
+            (16, 8),         // past the row's part of the region
+            (22, 2),         // between the region's rows
+            (28, 12),        // into the next row
+            (17, 2),         // half elements
+            (16, 3),         // a partial element
+            (40, 10),        // past the buffer
+            (usize::MAX, 2), // overflowing
+        ] {
+            let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                claim.slice_mut(start, len).map(|s| s.len())
+            }));
+            if cfg!(debug_assertions) {
+                assert!(refused.is_err(), "{start}+{len}: the debug assertion fires");
+            } else {
+                assert!(
+                    matches!(refused, Ok(Err(ErrorKind::Internal { .. }))),
+                    "{start}+{len}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_buffer_of_the_wrong_length_is_refused() {
+        let mut buf = vec![0u8; 10];
+        let made = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            DisjointOutput::new(&mut buf, &[3, 3], 1).map(drop)
+        }));
+        assert!(made.is_err() || matches!(made, Ok(Err(ErrorKind::Internal { .. }))));
     }
 }

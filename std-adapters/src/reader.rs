@@ -16,7 +16,7 @@ use zinto_core::codec::{
 };
 use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Run, Runs, product};
 
-use crate::disjoint::DisjointOutput;
+use crate::disjoint::Claim;
 use crate::error::ErrorKind;
 use crate::metadata::ArrayMetadata;
 use crate::store::Store;
@@ -61,25 +61,25 @@ pub(crate) enum PieceOut<'o, 'b> {
         /// The span.
         slice: &'o mut [u8],
     },
-    /// The whole output, shared with workers writing other (disjoint) pieces.
-    Shared(&'o DisjointOutput<'b>),
+    /// The piece's region of an output shared with workers writing other (disjoint) pieces.
+    Shared(Claim<'o, 'b>),
 }
 
 impl PieceOut<'_, '_> {
-    /// Output bytes `start..start + len` (offsets in the whole output). Callers pass only
-    /// ranges of this piece's output region: one of its runs, or its whole contiguous span.
+    /// Output bytes `start..start + len` (offsets in the whole output), which must lie in this
+    /// piece's part of the output: one of its runs, or its whole contiguous span.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Internal`] for a range outside the piece's part: a bug in the caller.
     fn get(&mut self, start: usize, len: usize) -> Result<&mut [u8], ErrorKind> {
         match self {
             Self::Span { base, slice } => start
                 .checked_sub(*base)
                 .and_then(|s| slice.get_mut(s..s.checked_add(len)?))
-                .ok_or(OVERFLOW),
-            // SAFETY: `start..start + len` is a run of this piece's output region (see the
-            // callers: `Runs` over the piece's `in_output`, or its contiguous span). Pieces of
-            // one selection are disjoint regions, each held by one worker, and runs never leave
-            // their region (invariant 3 of `disjoint`). The slice borrows `self` mutably, so a
-            // worker holds at most one at a time.
-            Self::Shared(out) => unsafe { out.slice_mut(start, len) }.ok_or(OVERFLOW),
+                .ok_or(ErrorKind::Internal {
+                    what: "byte range outside the piece's span of the output",
+                }),
+            Self::Shared(claim) => claim.slice_mut(start, len),
         }
     }
 }
@@ -171,9 +171,15 @@ impl<S: Store> ChunkReader<'_, S> {
                     }
                 };
                 if whole && runs.is_single_run() {
-                    // Paths 1 and 2: straight into the output.
-                    let dst_at = runs.clone().next().map_or(0, |r| r.dst);
-                    let dst = out.get(dst_at, chunk_len)?;
+                    // Paths 1 and 2: straight into the output, the one run being the chunk.
+                    let run = runs
+                        .clone()
+                        .next()
+                        .filter(|run| run.len == chunk_len)
+                        .ok_or(ErrorKind::Internal {
+                            what: "a whole chunk's single run is not the chunk's length",
+                        })?;
+                    let dst = out.get(run.dst, run.len)?;
                     decode_stored(self.store, ctx, key, offset, len, &lv.bytes_codecs, dst)?;
                     swap(dst);
                     Ok(())
