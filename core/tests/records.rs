@@ -210,10 +210,10 @@ proptest! {
         prop_assume!(n > 0);
         let mut v = case.bytes.clone();
         prepare_keys(&mut v, &case.layout).unwrap();
-        let pivot = prepared_key(&v[pick.index(n) * size..][..size], &case.layout);
+        let pivot = prepared_key(&v[pick.index(n) * size..][..size], &case.layout).unwrap();
         let split = partition_prepared(&mut v, &case.layout, pivot).unwrap();
         for (i, r) in v.chunks(size).enumerate() {
-            prop_assert_eq!(prepared_key(r, &case.layout) < pivot, i < split);
+            prop_assert_eq!(prepared_key(r, &case.layout).unwrap() < pivot, i < split);
         }
         restore_keys(&mut v, &case.layout).unwrap();
         let (mut a, mut b) = (records(&case.bytes, size), records(&v, size));
@@ -284,6 +284,40 @@ fn refusals_name_the_numbers() {
             column: 2,
             columns: 2
         })
+    );
+}
+
+#[test]
+fn key_of_a_slice_that_is_not_one_record_is_an_error_not_zero() {
+    // Used to read as key 0 (too short) or as the first record's key (too long).
+    let layout = RecordLayout::new(8, 4, KeyType::U32, Endian::Little).unwrap();
+    let record = [0u8, 0, 0, 0, 7, 0, 0, 0];
+    assert_eq!(layout.order_key(&record), Ok(7));
+    assert_eq!(prepared_key(&record, &layout), Ok(7));
+    for len in [0, 3, 7, 9, 16] {
+        let slice = vec![0xffu8; len];
+        let refused = Err(RecordError::NotOneRecord {
+            len,
+            record_size: 8,
+        });
+        assert_eq!(layout.order_key(&slice), refused, "order_key, {len} bytes");
+        assert_eq!(
+            prepared_key(&slice, &layout),
+            refused,
+            "prepared_key, {len} bytes"
+        );
+    }
+    assert_eq!(
+        RecordError::NotOneRecord {
+            len: 3,
+            record_size: 8
+        }
+        .to_string(),
+        "a 3-byte slice is not one 8-byte record"
+    );
+    assert_eq!(
+        RecordError::Internal { what: "x" }.to_string(),
+        "an invariant of the sort did not hold: x; a bug"
     );
 }
 

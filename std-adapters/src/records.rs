@@ -134,10 +134,16 @@ fn split(bytes: &mut [u8], layout: &RecordLayout) -> Result<Option<usize>, Recor
     let n = bytes.len() / size;
     let mut samples = [0u64; SAMPLES];
     for (i, sample) in samples.iter_mut().enumerate() {
-        let at = (i * (n / SAMPLES) + n / (2 * SAMPLES)) * size;
-        *sample = bytes
-            .get(at..at + size)
-            .map_or(0, |record| prepared_key(record, layout));
+        // i < SAMPLES, so the index is below (SAMPLES - 1) * (n / SAMPLES) + n / SAMPLES <= n:
+        // always a record of the buffer. Were it not, that is a bug, not a key of 0.
+        let index = i * (n / SAMPLES) + n / (2 * SAMPLES);
+        let record = bytes
+            .chunks_exact(size)
+            .nth(index)
+            .ok_or(RecordError::Internal {
+                what: "a pivot sample index past the end of the buffer",
+            })?;
+        *sample = prepared_key(record, layout)?;
     }
     samples.sort_unstable();
     let median = samples[SAMPLES / 2];

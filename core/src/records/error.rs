@@ -32,6 +32,19 @@ pub enum RecordError {
         /// Columns in a row.
         columns: usize,
     },
+    /// A slice given as one record (to read its key) is not one record long.
+    NotOneRecord {
+        /// Length of the slice in bytes.
+        len: usize,
+        /// Size of a record.
+        record_size: usize,
+    },
+    /// An invariant of the sort did not hold: a bug in zinto, reported instead of a wrong
+    /// order. The buffer may be partly sorted and its keys partly rewritten.
+    Internal {
+        /// Which invariant.
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for RecordError {
@@ -52,6 +65,12 @@ impl fmt::Display for RecordError {
             ),
             Self::NoSuchColumn { column, columns } => {
                 write!(f, "column {column} does not exist in rows of {columns}")
+            }
+            Self::NotOneRecord { len, record_size } => {
+                write!(f, "a {len}-byte slice is not one {record_size}-byte record")
+            }
+            Self::Internal { what } => {
+                write!(f, "an invariant of the sort did not hold: {what}; a bug")
             }
         }
     }

@@ -82,81 +82,97 @@ impl RecordLayout {
         Ok(len / self.record_size)
     }
 
-    /// The key of `record` as an unsigned integer in sort order (see
-    /// [`OrderKey`](super::OrderKey)). A slice too short for the key (never one of the layout's
-    /// own records) reads as zero.
+    /// The key of `record`, one whole record, as an unsigned integer in sort order (see
+    /// [`OrderKey`](super::OrderKey)).
+    ///
+    /// # Errors
+    /// [`RecordError::NotOneRecord`] unless `record` is exactly one record long.
     #[inline(always)]
-    pub fn order_key(&self, record: &[u8]) -> u64 {
-        self.key_type.order_bits(self.raw_bits(record))
+    pub fn order_key(&self, record: &[u8]) -> Result<u64, RecordError> {
+        self.check_one(record)?;
+        Ok(self.key_type.order_bits(self.raw_bits(record)?))
+    }
+
+    /// Checks that `record` is one record long, as every slice a caller hands in as "a record"
+    /// must be: a shorter one has no key to read, a longer one is a caller's slicing bug.
+    pub(crate) fn check_one(&self, record: &[u8]) -> Result<(), RecordError> {
+        if record.len() == self.record_size {
+            Ok(())
+        } else {
+            Err(RecordError::NotOneRecord {
+                len: record.len(),
+                record_size: self.record_size,
+            })
+        }
+    }
+
+    /// The `W` bytes of the key field of `record`, which is one whole record.
+    ///
+    /// [`Self::new`] checked `key_offset + width <= record_size`, and the sorts hand in only
+    /// whole records, so a miss here is a bug in zinto: reported as [`RecordError::Internal`],
+    /// never read as some default key.
+    #[inline(always)]
+    fn field<const W: usize>(&self, record: &[u8]) -> Result<[u8; W], RecordError> {
+        record
+            .get(self.key_offset..)
+            .and_then(<[u8]>::first_chunk::<W>)
+            .copied()
+            .ok_or(KEY_OUTSIDE_RECORD)
     }
 
     /// The key field's bits, in this layout's byte order, zero-extended.
     #[inline(always)]
-    fn raw_bits(&self, record: &[u8]) -> u64 {
-        let at = self.key_offset;
-        match self.key_type.width() {
-            4 => record
-                .get(at..at + 4)
-                .and_then(|b| <[u8; 4]>::try_from(b).ok())
-                .map_or(0, |b| u64::from(self.u32(b))),
-            _ => record
-                .get(at..at + 8)
-                .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                .map_or(0, |b| self.u64(b)),
-        }
+    fn raw_bits(&self, record: &[u8]) -> Result<u64, RecordError> {
+        Ok(if self.key_type.width() == 4 {
+            u64::from(self.u32(self.field(record)?))
+        } else {
+            self.u64(self.field(record)?)
+        })
     }
 
     /// Rewrites `record`'s key as its [`order_key`](Self::order_key) in native byte order, so
     /// that sorting reads it with one load ([`Self::prepared_key`]).
     #[inline(always)]
-    pub(crate) fn prepare(&self, record: &mut [u8]) {
-        let order = self.order_key(record);
-        self.write_native(record, order);
+    pub(crate) fn prepare(&self, record: &mut [u8]) -> Result<(), RecordError> {
+        let order = self.key_type.order_bits(self.raw_bits(record)?);
+        let four = low32(order).to_ne_bytes();
+        self.put(record, &four, &order.to_ne_bytes())
     }
 
     /// Undoes [`Self::prepare`].
     #[inline(always)]
-    pub(crate) fn restore(&self, record: &mut [u8]) {
-        let order = self.prepared_key(record);
-        let bits = self.key_type.bits_from_order(order);
-        let at = self.key_offset;
+    pub(crate) fn restore(&self, record: &mut [u8]) -> Result<(), RecordError> {
+        let bits = self.key_type.bits_from_order(self.prepared_key(record)?);
         let (four, eight) = match self.endian {
             Endian::Little => (low32(bits).to_le_bytes(), bits.to_le_bytes()),
             Endian::Big => (low32(bits).to_be_bytes(), bits.to_be_bytes()),
         };
-        self.put(record, at, &four, &eight);
+        self.put(record, &four, &eight)
     }
 
-    /// The key of a [`prepared`](Self::prepare) record.
+    /// The key of a [`prepared`](Self::prepare) record (one whole record).
     #[inline(always)]
-    pub(crate) fn prepared_key(&self, record: &[u8]) -> u64 {
-        let at = self.key_offset;
-        match self.key_type.width() {
-            4 => record
-                .get(at..at + 4)
-                .and_then(|b| <[u8; 4]>::try_from(b).ok())
-                .map_or(0, |b| u64::from(u32::from_ne_bytes(b))),
-            _ => record
-                .get(at..at + 8)
-                .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                .map_or(0, u64::from_ne_bytes),
-        }
+    pub(crate) fn prepared_key(&self, record: &[u8]) -> Result<u64, RecordError> {
+        Ok(if self.key_type.width() == 4 {
+            u64::from(u32::from_ne_bytes(self.field(record)?))
+        } else {
+            u64::from_ne_bytes(self.field(record)?)
+        })
     }
 
-    fn write_native(&self, record: &mut [u8], order: u64) {
-        let four = low32(order).to_ne_bytes();
-        self.put(record, self.key_offset, &four, &order.to_ne_bytes());
-    }
-
-    fn put(&self, record: &mut [u8], at: usize, four: &[u8; 4], eight: &[u8; 8]) {
+    /// Writes the key field of `record` (one whole record): `four` or `eight` by the key width.
+    fn put(&self, record: &mut [u8], four: &[u8; 4], eight: &[u8; 8]) -> Result<(), RecordError> {
         let src: &[u8] = if self.key_type.width() == 4 {
             four
         } else {
             eight
         };
-        if let Some(dst) = record.get_mut(at..at + src.len()) {
-            dst.copy_from_slice(src);
-        }
+        let dst = record
+            .get_mut(self.key_offset..)
+            .and_then(|rest| rest.get_mut(..src.len()))
+            .ok_or(KEY_OUTSIDE_RECORD)?;
+        dst.copy_from_slice(src); // the same length: `dst` was cut to it
+        Ok(())
     }
 
     #[inline(always)]
@@ -175,6 +191,11 @@ impl RecordLayout {
         }
     }
 }
+
+/// What [`RecordLayout`]'s key accessors report if handed less than a record (a bug).
+const KEY_OUTSIDE_RECORD: RecordError = RecordError::Internal {
+    what: "a record handed to the key accessors was too short for its key field",
+};
 
 /// The low 32 bits (4-byte keys' bits and order bits never use more).
 #[allow(clippy::cast_possible_truncation)]

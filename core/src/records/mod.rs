@@ -12,6 +12,11 @@
 //!   of the sort, for callers that sort parts on separate threads.
 //! - [`sort_rows_by_column`]: the same for typed rows such as `&mut [[f64; 3]]`.
 //!
+//! Besides the errors each function lists, the byte-buffer sorts return
+//! [`RecordError::Internal`] if one of their own invariants fails (a bug in zinto): a record
+//! index past the end or a key field outside its record is reported, never read as key zero
+//! or skipped.
+//!
 //! ```
 //! use zinto_core::codec::Endian;
 //! use zinto_core::records::{KeyType, RecordLayout, sort_records_by_key};

@@ -26,6 +26,12 @@ pub fn sort_rows_by_column<T: OrderKey, const N: usize>(
     if column >= N {
         return Err(RecordError::NoSuchColumn { column, columns: N });
     }
-    rows.sort_unstable_by_key(|row| row.get(column).map_or(0, |v| v.order_key()));
+    // `column < N` was checked above, so every row has the column and the fallback `0` is
+    // never produced.
+    rows.sort_unstable_by_key(|row| {
+        let value = row.get(column);
+        debug_assert!(value.is_some(), "column checked to be below N");
+        value.map_or(0, |v| v.order_key())
+    });
     Ok(())
 }

@@ -31,141 +31,164 @@ pub fn sort_records_by_key_stable(
 ) -> Result<(), RecordError> {
     let n = layout.count(bytes.len())?;
     prepare_keys(bytes, layout)?;
-    let mut v = RecordView::new(bytes, layout);
-    let usable = scratch.len() - scratch.len() % layout.record_size();
-    let scratch = scratch.get_mut(..usable).unwrap_or(&mut []);
-    sort(&mut v, 0, n, scratch);
+    let mut v = RecordView::new(bytes, layout)?;
+    sort(&mut v, 0, n, scratch)?;
     restore_keys(bytes, layout)
 }
 
-fn sort(v: &mut RecordView<'_>, from: usize, to: usize, scratch: &mut [u8]) {
+fn sort(
+    v: &mut RecordView<'_>,
+    from: usize,
+    to: usize,
+    scratch: &mut [u8],
+) -> Result<(), RecordError> {
     if to - from <= INSERTION_LEN {
-        insertion_sort(&mut v.sub(from, to));
-        return;
+        return insertion_sort(&mut v.sub(from, to)?);
     }
     let mid = from + (to - from) / 2;
-    sort(v, from, mid, scratch);
-    sort(v, mid, to, scratch);
-    merge(&mut v.sub(from, to), mid - from, scratch);
+    sort(v, from, mid, scratch)?;
+    sort(v, mid, to, scratch)?;
+    merge(&mut v.sub(from, to)?, mid - from, scratch)
 }
 
-fn insertion_sort(v: &mut RecordView<'_>) {
+fn insertion_sort(v: &mut RecordView<'_>) -> Result<(), RecordError> {
     let size = v.size();
     for i in 1..v.len() {
-        let key = v.key(i);
-        let at = upper_bound(v, 0, i, key);
+        let key = v.key(i)?;
+        let at = upper_bound(v, 0, i, key)?;
         if at < i {
-            v.range_mut(at, i + 1).rotate_right(size);
+            // `at..=i` is at least two records long: rotating by one record is in range.
+            v.range_mut(at, i + 1)?.rotate_right(size);
         }
     }
+    Ok(())
 }
 
 /// First index in `from..to` whose key is greater than `key`.
-fn upper_bound(v: &RecordView<'_>, mut from: usize, mut to: usize, key: u64) -> usize {
+fn upper_bound(
+    v: &RecordView<'_>,
+    mut from: usize,
+    mut to: usize,
+    key: u64,
+) -> Result<usize, RecordError> {
     while from < to {
         let mid = from + (to - from) / 2;
-        if v.key(mid) <= key {
+        if v.key(mid)? <= key {
             from = mid + 1;
         } else {
             to = mid;
         }
     }
-    from
+    Ok(from)
 }
 
 /// First index in `from..to` whose key is not less than `key`.
-fn lower_bound(v: &RecordView<'_>, mut from: usize, mut to: usize, key: u64) -> usize {
+fn lower_bound(
+    v: &RecordView<'_>,
+    mut from: usize,
+    mut to: usize,
+    key: u64,
+) -> Result<usize, RecordError> {
     while from < to {
         let mid = from + (to - from) / 2;
-        if v.key(mid) < key {
+        if v.key(mid)? < key {
             from = mid + 1;
         } else {
             to = mid;
         }
     }
-    from
+    Ok(from)
 }
 
 /// Merges sorted `v[..mid]` and `v[mid..]`, stably.
-fn merge(v: &mut RecordView<'_>, mid: usize, scratch: &mut [u8]) {
+fn merge(v: &mut RecordView<'_>, mid: usize, scratch: &mut [u8]) -> Result<(), RecordError> {
     let n = v.len();
-    if mid == 0 || mid == n || v.key(mid - 1) <= v.key(mid) {
-        return;
+    if mid == 0 || mid == n || v.key(mid - 1)? <= v.key(mid)? {
+        return Ok(());
     }
     let size = v.size();
-    let capacity = scratch.len() / size;
     let (left, right) = (mid, n - mid);
-    if left.min(right) <= capacity {
-        if left <= right {
-            merge_left_buffered(v, mid, scratch);
+    // The smaller side, if the scratch holds it, is copied out whole and merged back. Cutting
+    // the scratch to exactly that side is the test, so the buffered merges get a buffer of
+    // the right size by construction.
+    let smaller = left.min(right).checked_mul(size);
+    if let Some(buf) = smaller.and_then(|len| scratch.get_mut(..len)) {
+        return if left <= right {
+            merge_left_buffered(v, mid, buf)
         } else {
-            merge_right_buffered(v, mid, scratch);
-        }
-        return;
+            merge_right_buffered(v, mid, buf)
+        };
     }
     // Split: a cut in the longer side, its partner found by binary search, the middle rotated.
     let (cut_left, cut_right) = if left >= right {
         let cut_left = left / 2;
-        (cut_left, lower_bound(v, mid, n, v.key(cut_left)))
+        (cut_left, lower_bound(v, mid, n, v.key(cut_left)?)?)
     } else {
         let cut_right = mid + right / 2;
-        (upper_bound(v, 0, mid, v.key(cut_right)), cut_right)
+        (upper_bound(v, 0, mid, v.key(cut_right)?)?, cut_right)
     };
-    v.range_mut(cut_left, cut_right)
+    // cut_left <= mid <= cut_right (each cut is searched for on its own side of `mid`), so
+    // the rotation stays inside the range.
+    v.range_mut(cut_left, cut_right)?
         .rotate_left((mid - cut_left) * size);
     let new_mid = cut_left + (cut_right - mid);
-    merge(&mut v.sub(0, new_mid), cut_left, scratch);
-    merge(&mut v.sub(new_mid, n), cut_right - new_mid, scratch);
+    merge(&mut v.sub(0, new_mid)?, cut_left, scratch)?;
+    merge(&mut v.sub(new_mid, n)?, cut_right - new_mid, scratch)
 }
 
-/// Left side copied out, merged forward.
-fn merge_left_buffered(v: &mut RecordView<'_>, mid: usize, scratch: &mut [u8]) {
-    let size = v.size();
+/// Left side copied out to `buf` (exactly `mid` records), merged forward.
+fn merge_left_buffered(
+    v: &mut RecordView<'_>,
+    mid: usize,
+    buf: &mut [u8],
+) -> Result<(), RecordError> {
     let n = v.len();
-    let Some(buf) = scratch.get_mut(..mid * size) else {
-        return;
-    };
-    buf.copy_from_slice(v.range_mut(0, mid));
-    let buf = RecordView::new(buf, v.layout);
+    // Same length: `buf` was cut to `mid` records.
+    buf.copy_from_slice(v.range_mut(0, mid)?);
+    let buf = RecordView::new(buf, v.layout)?;
     let (mut i, mut j, mut out) = (0, mid, 0);
     while i < mid && j < n {
-        if v.key(j) < buf.key(i) {
-            v.copy_within(j, out);
+        if v.key(j)? < buf.key(i)? {
+            v.copy_within(j, out)?;
             j += 1;
         } else {
-            v.range_mut(out, out + 1).copy_from_slice(buf.record(i));
+            v.range_mut(out, out + 1)?.copy_from_slice(buf.record(i)?);
             i += 1;
         }
         out += 1;
     }
     if i < mid {
-        v.range_mut(out, out + (mid - i))
-            .copy_from_slice(buf.range_bytes(i, mid));
+        v.range_mut(out, out + (mid - i))?
+            .copy_from_slice(buf.range(i, mid)?);
     }
+    Ok(())
 }
 
-/// Right side copied out, merged backward.
-fn merge_right_buffered(v: &mut RecordView<'_>, mid: usize, scratch: &mut [u8]) {
-    let size = v.size();
+/// Right side copied out to `buf` (exactly `n - mid` records), merged backward.
+fn merge_right_buffered(
+    v: &mut RecordView<'_>,
+    mid: usize,
+    buf: &mut [u8],
+) -> Result<(), RecordError> {
     let n = v.len();
     let right = n - mid;
-    let Some(buf) = scratch.get_mut(..right * size) else {
-        return;
-    };
-    buf.copy_from_slice(v.range_mut(mid, n));
-    let buf = RecordView::new(buf, v.layout);
+    // Same length: `buf` was cut to `n - mid` records.
+    buf.copy_from_slice(v.range_mut(mid, n)?);
+    let buf = RecordView::new(buf, v.layout)?;
     let (mut i, mut j, mut out) = (mid, right, n);
     while i > 0 && j > 0 {
         out -= 1;
-        if v.key(i - 1) > buf.key(j - 1) {
-            v.copy_within(i - 1, out);
+        if v.key(i - 1)? > buf.key(j - 1)? {
+            v.copy_within(i - 1, out)?;
             i -= 1;
         } else {
-            v.range_mut(out, out + 1).copy_from_slice(buf.record(j - 1));
+            v.range_mut(out, out + 1)?
+                .copy_from_slice(buf.record(j - 1)?);
             j -= 1;
         }
     }
     if j > 0 {
-        v.range_mut(0, j).copy_from_slice(buf.range_bytes(0, j));
+        v.range_mut(0, j)?.copy_from_slice(buf.range(0, j)?);
     }
+    Ok(())
 }

@@ -1,93 +1,122 @@
 //! A byte buffer seen as a sequence of records of a size known only at run time: keys read
 //! and records swapped or moved by index, without ever copying a whole record aside.
 
-use super::RecordLayout;
+use core::ops::Range;
 
-/// `bytes` as records of `layout.record_size()` bytes. The caller checked that `bytes` is a
-/// whole number of records; out-of-range indices (which the algorithms never form) are no-ops
-/// and read as key zero rather than panicking.
+use super::{RecordError, RecordLayout};
+
+/// What every accessor reports for an index past the end: the sorts form only indices below
+/// [`RecordView::len`], so this is a bug in zinto, never a default key or a skipped move.
+const OUT_OF_RANGE: RecordError = RecordError::Internal {
+    what: "a record index past the end of the buffer",
+};
+
+/// `bytes` as `len` records of `layout.record_size()` bytes (`len * size == bytes.len()`,
+/// checked by [`RecordView::new`]).
 pub(crate) struct RecordView<'a> {
-    pub(crate) bytes: &'a mut [u8],
+    bytes: &'a mut [u8],
     pub(crate) layout: &'a RecordLayout,
     size: usize,
+    len: usize,
 }
 
 impl<'a> RecordView<'a> {
-    pub(crate) fn new(bytes: &'a mut [u8], layout: &'a RecordLayout) -> Self {
-        let size = layout.record_size();
-        Self {
+    /// # Errors
+    /// [`RecordError::PartialRecord`] unless `bytes` is a whole number of records.
+    pub(crate) fn new(bytes: &'a mut [u8], layout: &'a RecordLayout) -> Result<Self, RecordError> {
+        let len = layout.count(bytes.len())?;
+        Ok(Self {
             bytes,
             layout,
-            size,
-        }
+            size: layout.record_size(),
+            len,
+        })
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.bytes.len() / self.size
+        self.len
     }
 
     pub(crate) fn size(&self) -> usize {
         self.size
     }
 
-    pub(crate) fn record(&self, i: usize) -> &[u8] {
-        let start = i.saturating_mul(self.size);
-        self.bytes
-            .get(start..start.saturating_add(self.size))
-            .unwrap_or(&[])
+    /// The byte range of records `from..to`.
+    fn span(&self, from: usize, to: usize) -> Result<Range<usize>, RecordError> {
+        if from > to || to > self.len {
+            return Err(OUT_OF_RANGE);
+        }
+        // to <= len and len * size == bytes.len(): neither product overflows.
+        Ok(from * self.size..to * self.size)
+    }
+
+    /// The byte range of record `i`.
+    fn one(&self, i: usize) -> Result<Range<usize>, RecordError> {
+        if i >= self.len {
+            return Err(OUT_OF_RANGE);
+        }
+        // i < len: (i + 1) * size <= bytes.len().
+        let start = i * self.size;
+        Ok(start..start + self.size)
+    }
+
+    pub(crate) fn record(&self, i: usize) -> Result<&[u8], RecordError> {
+        self.bytes.get(self.one(i)?).ok_or(OUT_OF_RANGE)
     }
 
     /// The key of record `i`, which must be [prepared](super::prepare_keys).
     #[inline]
-    pub(crate) fn key(&self, i: usize) -> u64 {
-        self.layout.prepared_key(self.record(i))
+    pub(crate) fn key(&self, i: usize) -> Result<u64, RecordError> {
+        self.layout.prepared_key(self.record(i)?)
     }
 
-    /// Swaps records `i` and `j`.
-    pub(crate) fn swap(&mut self, i: usize, j: usize) {
-        let (lo, hi) = (i.min(j), i.max(j));
+    /// Swaps records `i` and `j` (nothing to do if they are the same record).
+    pub(crate) fn swap(&mut self, i: usize, j: usize) -> Result<(), RecordError> {
+        let (lo, hi) = (self.one(i.min(j))?, self.one(i.max(j))?);
         if lo == hi {
-            return;
+            return Ok(());
         }
-        let (head, tail) = self.bytes.split_at_mut(hi.saturating_mul(self.size));
-        let start = lo.saturating_mul(self.size);
-        if let (Some(a), Some(b)) = (
-            head.get_mut(start..start.saturating_add(self.size)),
-            tail.get_mut(..self.size),
-        ) {
-            a.swap_with_slice(b);
-        }
+        // lo ends at or before hi starts: `lo` lies in `head`, `hi` starts `tail`.
+        let (head, tail) = self
+            .bytes
+            .split_at_mut_checked(hi.start)
+            .ok_or(OUT_OF_RANGE)?;
+        let a = head.get_mut(lo).ok_or(OUT_OF_RANGE)?;
+        let b = tail.get_mut(..self.size).ok_or(OUT_OF_RANGE)?;
+        a.swap_with_slice(b);
+        Ok(())
     }
 
     /// Records `from..to` as bytes.
-    pub(crate) fn range_mut(&mut self, from: usize, to: usize) -> &mut [u8] {
-        let (a, b) = (from.saturating_mul(self.size), to.saturating_mul(self.size));
-        self.bytes.get_mut(a..b).unwrap_or(&mut [])
+    pub(crate) fn range_mut(&mut self, from: usize, to: usize) -> Result<&mut [u8], RecordError> {
+        let span = self.span(from, to)?;
+        self.bytes.get_mut(span).ok_or(OUT_OF_RANGE)
+    }
+
+    /// Records `from..to` as bytes, read-only.
+    pub(crate) fn range(&self, from: usize, to: usize) -> Result<&[u8], RecordError> {
+        self.bytes.get(self.span(from, to)?).ok_or(OUT_OF_RANGE)
     }
 
     /// Copies record `from` over record `to`.
-    pub(crate) fn copy_within(&mut self, from: usize, to: usize) {
-        let start = from.saturating_mul(self.size);
-        if let Some(end) = start
-            .checked_add(self.size)
-            .filter(|&e| e <= self.bytes.len())
-            && to.saturating_mul(self.size).saturating_add(self.size) <= self.bytes.len()
-        {
-            self.bytes.copy_within(start..end, to * self.size);
-        }
+    pub(crate) fn copy_within(&mut self, from: usize, to: usize) -> Result<(), RecordError> {
+        let (src, dst) = (self.one(from)?, self.one(to)?);
+        // Both are whole records inside `bytes`: `copy_within` cannot go out of bounds.
+        self.bytes.copy_within(src, dst.start);
+        Ok(())
     }
 
     /// A view of records `from..to`.
-    pub(crate) fn sub(&mut self, from: usize, to: usize) -> RecordView<'_> {
-        let layout = self.layout;
-        RecordView::new(self.range_mut(from, to), layout)
-    }
-}
-
-impl RecordView<'_> {
-    /// Records `from..to` as bytes, read-only.
-    pub(crate) fn range_bytes(&self, from: usize, to: usize) -> &[u8] {
-        let (a, b) = (from.saturating_mul(self.size), to.saturating_mul(self.size));
-        self.bytes.get(a..b).unwrap_or(&[])
+    pub(crate) fn sub(&mut self, from: usize, to: usize) -> Result<RecordView<'_>, RecordError> {
+        let (layout, size) = (self.layout, self.size);
+        let bytes = self.range_mut(from, to)?;
+        // `range_mut` checked from <= to and cut exactly `to - from` records: no division
+        // needed to know the length (this runs once per merge).
+        Ok(RecordView {
+            bytes,
+            layout,
+            size,
+            len: to - from,
+        })
     }
 }
