@@ -292,3 +292,80 @@ fn unknown_metadata_fields_must_be_optional() {
         "{e}"
     );
 }
+
+/// Copies a fixture array into a fresh directory of its own under the system temp dir.
+fn copy_to_temp(name: &str, tag: &str) -> std::path::PathBuf {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/data")
+        .join(name);
+    let dir = std::env::temp_dir().join(format!("zinto-bad-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy(&src, &dir);
+    dir
+}
+
+#[test]
+fn directory_where_a_chunk_file_belongs_is_an_error_not_fill() {
+    let dir = copy_to_temp("v3_float32", "chunk-dir");
+    std::fs::remove_file(dir.join("c/1/1")).unwrap();
+    std::fs::create_dir(dir.join("c/1/1")).unwrap();
+    let store = zinto::FileStore::new(&dir);
+    let array = Array::open(&store, "").unwrap();
+    let read = array.read_to_vec(&Region::whole(array.shape()).unwrap());
+    let direct = zinto::Store::read_into(&store, "c/1/1", 0, &mut [0u8; 4]);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let e = read.unwrap_err();
+    assert_eq!(e.key(), Some("c/1/1"));
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Store(StoreError::NotAFile { key, directory: true }) if key == "c/1/1"
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("\"c/1/1\" is a directory"), "{e}");
+    let e = direct.unwrap_err();
+    assert!(
+        matches!(&e, StoreError::NotAFile { key, .. } if key == "c/1/1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn directory_named_like_a_metadata_file_is_an_error_absent_metadata_is_not() {
+    // zarr.json as a directory: an error naming it, not "no metadata" or a v2 fallback.
+    let dir = copy_to_temp("v3_float32", "meta-dir");
+    std::fs::remove_file(dir.join("zarr.json")).unwrap();
+    std::fs::create_dir(dir.join("zarr.json")).unwrap();
+    let e = Array::open(zinto::FileStore::new(&dir), "").unwrap_err();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        matches!(e.kind(), ErrorKind::Store(StoreError::NotAFile { key, .. }) if key == "zarr.json"),
+        "{e}"
+    );
+
+    // A v2 array: no zarr.json and no .zattrs are simply absent; .zattrs as a directory is not.
+    let dir = copy_to_temp("v2_zstd_dot", "zattrs-dir");
+    let _ = std::fs::remove_file(dir.join(".zattrs"));
+    let opened = Array::open(zinto::FileStore::new(&dir), "").map(|a| a.shape().to_vec());
+    std::fs::create_dir(dir.join(".zattrs")).unwrap();
+    let e = Array::open(zinto::FileStore::new(&dir), "").unwrap_err();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(opened.unwrap(), [11, 7]);
+    assert!(
+        matches!(e.kind(), ErrorKind::Store(StoreError::NotAFile { key, .. }) if key == ".zattrs"),
+        "{e}"
+    );
+}

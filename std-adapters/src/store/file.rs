@@ -9,7 +9,9 @@ use super::{Store, StoreError};
 /// A store rooted at a directory; key `a/b/c` is the file `root/a/b/c`.
 ///
 /// Reads are positional (`pread`), so concurrent readers never share a file cursor. Keys that
-/// would leave the root (`..`, absolute paths) are treated as missing.
+/// would leave the root (`..`, absolute paths) are treated as missing. A directory (or any
+/// non-regular file) where a key's file belongs is [`StoreError::NotAFile`], not a missing key:
+/// a chunk that reads as missing silently becomes fill values.
 #[derive(Debug, Clone)]
 pub struct FileStore {
     root: PathBuf,
@@ -38,11 +40,22 @@ impl FileStore {
     }
 }
 
-fn io(e: std::io::Error) -> StoreError {
+fn not_a_file(key: &str, m: &std::fs::Metadata) -> StoreError {
+    StoreError::NotAFile {
+        key: key.to_owned(),
+        directory: m.is_dir(),
+    }
+}
+
+/// Why `path` (the file of `key`) could not be opened or read: missing, not a file (a directory
+/// opens on Unix but fails to read; on Windows it fails to open), or the I/O error itself.
+fn failed(key: &str, path: &Path, e: std::io::Error) -> StoreError {
     if e.kind() == ErrorKind::NotFound {
-        StoreError::Missing
-    } else {
-        StoreError::Io(e)
+        return StoreError::Missing;
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => not_a_file(key, &m),
+        _ => StoreError::Io(e),
     }
 }
 
@@ -53,7 +66,7 @@ impl Store for FileStore {
         };
         match std::fs::metadata(&path) {
             Ok(m) if m.is_file() => Ok(Some(m.len())),
-            Ok(_) => Ok(None),
+            Ok(m) => Err(not_a_file(key, &m)),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
             Err(e) => Err(StoreError::Io(e)),
         }
@@ -61,18 +74,18 @@ impl Store for FileStore {
 
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         let path = self.path(key).ok_or(StoreError::Missing)?;
-        let file = File::open(path).map_err(io)?;
+        let file = File::open(&path).map_err(|e| failed(key, &path, e))?;
         match read_exact_at(&file, dst, offset) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
-                let len = file.metadata().map_err(io)?.len();
+                let len = file.metadata().map_err(|e| failed(key, &path, e))?.len();
                 Err(StoreError::ShortRead {
                     offset,
                     wanted: dst.len() as u64,
                     len,
                 })
             }
-            Err(e) => Err(io(e)),
+            Err(e) => Err(failed(key, &path, e)),
         }
     }
 }

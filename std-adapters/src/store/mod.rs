@@ -17,14 +17,17 @@ pub trait Store: Send + Sync {
     /// The length of `key` in bytes, or `None` if the key does not exist.
     ///
     /// # Errors
-    /// [`StoreError`] if the store cannot be asked (I/O error other than "not found").
+    /// [`StoreError::NotAFile`] if something other than an object is where `key` belongs (a
+    /// directory, for a file store): that is corrupt storage, not a missing key.
+    /// [`StoreError::Io`] if the store cannot be asked (I/O error other than "not found").
     fn size(&self, key: &str) -> Result<Option<u64>, StoreError>;
 
     /// Fills `dst` with the bytes of `key` starting at `offset`: exactly `dst.len()` of them.
     ///
     /// # Errors
-    /// [`StoreError::Missing`] if the key does not exist, [`StoreError::ShortRead`] if it ends
-    /// before `offset + dst.len()`, [`StoreError::Io`] otherwise.
+    /// [`StoreError::Missing`] if the key does not exist, [`StoreError::NotAFile`] if something
+    /// other than an object is there, [`StoreError::ShortRead`] if it ends before
+    /// `offset + dst.len()`, [`StoreError::Io`] otherwise.
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError>;
 }
 
@@ -43,6 +46,15 @@ pub enum StoreError {
         /// Length of the object.
         len: u64,
     },
+    /// Something other than an object is where the key belongs (for a file store, a directory
+    /// or a special file where a chunk or metadata file should be). Corrupt storage: reading it
+    /// as missing would silently give fill values.
+    NotAFile {
+        /// The key, as asked for.
+        key: String,
+        /// It is a directory (else another kind of non-regular file).
+        directory: bool,
+    },
     /// An I/O error.
     Io(std::io::Error),
 }
@@ -59,6 +71,14 @@ impl fmt::Display for StoreError {
                 f,
                 "object of {len} bytes is too short to read {wanted} bytes at offset {offset}"
             ),
+            Self::NotAFile {
+                key,
+                directory: true,
+            } => write!(f, "{key:?} is a directory, not a file"),
+            Self::NotAFile {
+                key,
+                directory: false,
+            } => write!(f, "{key:?} is not a regular file"),
             Self::Io(e) => write!(f, "I/O error: {e}"),
         }
     }
