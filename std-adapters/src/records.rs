@@ -98,10 +98,9 @@ fn on_stretches(
             .chunks_mut(per)
             .map(|stretch| s.spawn(move || step(stretch, layout)))
             .collect();
-        handles.into_iter().try_for_each(|h| {
-            // A step never panics; were it to, its stretch is reported, not silently skipped.
-            h.join().unwrap_or(Err(RecordError::ZeroRecordSize))
-        })
+        handles
+            .into_iter()
+            .try_for_each(|h| h.join().unwrap_or_else(rethrow))
     })
 }
 
@@ -120,11 +119,16 @@ fn sort_on(bytes: &mut [u8], layout: &RecordLayout, threads: usize) -> Result<()
     std::thread::scope(|s| {
         let low = s.spawn(|| sort_on(low, layout, low_threads));
         let high = sort_on(high, layout, threads - low_threads);
-        // A sort never panics; were it to, the half it held is left unsorted and reported.
-        low.join()
-            .unwrap_or(Err(RecordError::ZeroRecordSize))
-            .and(high)
+        low.join().unwrap_or_else(rethrow).and(high)
     })
+}
+
+/// Carries a sort thread's panic on to the caller, as if the sort had run on the caller's
+/// thread. The steps never panic on any input, so a panic is a bug in zinto; it used to be
+/// turned into `RecordError::ZeroRecordSize`, an error that says something false about the
+/// caller's layout and hides the bug. No error variant would be honest here: the panic is.
+fn rethrow(payload: Box<dyn std::any::Any + Send>) -> Result<(), RecordError> {
+    std::panic::resume_unwind(payload)
 }
 
 /// Partitions around the median of sampled keys; `None` if that leaves one side empty (many
@@ -155,4 +159,31 @@ fn split(bytes: &mut [u8], layout: &RecordLayout) -> Result<Option<usize>, Recor
         }
     }
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zinto_core::codec::Endian;
+    use zinto_core::records::KeyType;
+
+    fn buggy_step(_: &mut [u8], _: &RecordLayout) -> Result<(), RecordError> {
+        std::panic::panic_any("a bug in a sort step")
+    }
+
+    #[test]
+    fn a_panicking_sort_thread_panics_the_caller_instead_of_posing_as_an_error() {
+        let layout = RecordLayout::new(8, 0, KeyType::U64, Endian::Little).unwrap();
+        let mut bytes = vec![0u8; 8 * 64];
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            on_stretches(&mut bytes, &layout, 4, buggy_step)
+        }));
+        // Used to become `RecordError::ZeroRecordSize`, a false statement about the layout.
+        let payload = caught.expect_err("the thread's panic reaches the caller");
+        assert_eq!(
+            payload.downcast_ref::<&str>(),
+            Some(&"a bug in a sort step"),
+            "the original panic payload, not a new one"
+        );
+    }
 }
