@@ -1,39 +1,36 @@
 //! Fill values, as the specs write them in JSON, turned into native-endian element bytes.
 
-#![allow(clippy::cast_possible_truncation)] // f64 to f32 rounding is the intended conversion; integer casts are range-checked
+#![allow(clippy::cast_possible_truncation)] // f64 to f32 rounding is intended; f64 to i128 only for whole numbers below 1.8e19
 
 use serde_json::Value;
 
 use super::DataType;
 
-/// The bytes of one element, native byte order, at most 16.
+/// The bytes of one element, native byte order: exactly the data type's size.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FillValue {
-    bytes: [u8; 16],
-    len: usize,
+    bytes: Vec<u8>,
+}
+
+/// `$v` (an `i128`) as a `$t` in native byte order, if it fits: the range check is the
+/// conversion, so each integer type's bounds and width come from the type itself.
+macro_rules! ne_int {
+    ($t:ty, $v:expr) => {
+        <$t>::try_from($v).ok().map(|x| x.to_ne_bytes().to_vec())
+    };
 }
 
 impl FillValue {
     /// Zero bytes of `dtype`'s size (the v2 `null` fill value).
     pub fn zero(dtype: DataType) -> Self {
         Self {
-            bytes: [0; 16],
-            len: dtype.size(),
+            bytes: vec![0; dtype.size()],
         }
     }
 
     /// The element's bytes.
     pub fn as_bytes(&self) -> &[u8] {
-        self.bytes.get(..self.len).unwrap_or_default()
-    }
-
-    fn from_slice(b: &[u8]) -> Self {
-        let mut bytes = [0u8; 16];
-        let len = b.len().min(16);
-        if let (Some(dst), Some(src)) = (bytes.get_mut(..len), b.get(..len)) {
-            dst.copy_from_slice(src);
-        }
-        Self { bytes, len }
+        &self.bytes
     }
 
     /// Parses a JSON fill value for `dtype`: numbers, booleans, `"NaN"`, `"Infinity"`,
@@ -47,84 +44,77 @@ impl FillValue {
         if v.is_null() {
             return Ok(Self::zero(dtype));
         }
-        let bad = || format!("fill value {v} does not fit {dtype}");
-        let bytes: Vec<u8> = match dtype {
+        let bytes = match dtype {
             T::Bool => match v {
-                Value::Bool(b) => vec![u8::from(*b)],
+                Value::Bool(b) => Some(vec![u8::from(*b)]),
                 Value::Number(n) if n.as_u64() == Some(0) || n.as_u64() == Some(1) => {
-                    vec![u8::from(n.as_u64() == Some(1))]
+                    Some(vec![u8::from(n.as_u64() == Some(1))])
                 }
-                _ => return Err(bad()),
+                _ => None,
             },
-            T::Int8 | T::Int16 | T::Int32 | T::Int64 => {
-                let i = int(v).ok_or_else(bad)?;
-                let size = dtype.size();
-                let bits = 8 * size as u32;
-                let min = if bits == 64 {
-                    i64::MIN
-                } else {
-                    -(1i64 << (bits - 1))
-                };
-                let max = if bits == 64 {
-                    i64::MAX
-                } else {
-                    (1i64 << (bits - 1)) - 1
-                };
-                if i < i128::from(min) || i > i128::from(max) {
-                    return Err(bad());
-                }
-                native_int(i64::try_from(i).map_err(|_| bad())?, size)
-            }
-            T::UInt8 | T::UInt16 | T::UInt32 | T::UInt64 => {
-                let i = int(v).ok_or_else(bad)?;
-                let size = dtype.size();
-                let max = if size == 8 {
-                    u64::MAX
-                } else {
-                    (1u64 << (8 * size)) - 1
-                };
-                if i < 0 || i > i128::from(max) {
-                    return Err(bad());
-                }
-                native_uint(u64::try_from(i).map_err(|_| bad())?, size)
-            }
-            T::Float16 => hex(v, 2)
-                .or_else(|| float(v).map(|f| f16_bits(f).to_ne_bytes().to_vec()))
-                .ok_or_else(bad)?,
-            T::Float32 => hex(v, 4)
-                .or_else(|| float(v).map(|f| (f as f32).to_ne_bytes().to_vec()))
-                .ok_or_else(bad)?,
-            T::Float64 => hex(v, 8)
-                .or_else(|| float(v).map(|f| f.to_ne_bytes().to_vec()))
-                .ok_or_else(bad)?,
-            T::Complex64 | T::Complex128 => {
-                let half = dtype.size() / 2;
-                let part = |p: &Value| -> Option<Vec<u8>> {
-                    hex(p, half).or_else(|| {
-                        float(p).map(|f| {
-                            if half == 4 {
-                                (f as f32).to_ne_bytes().to_vec()
-                            } else {
-                                f.to_ne_bytes().to_vec()
-                            }
-                        })
-                    })
-                };
-                match v {
-                    Value::Array(parts) if parts.len() == 2 => {
-                        let mut out = part(&parts[0]).ok_or_else(bad)?;
-                        out.extend(part(&parts[1]).ok_or_else(bad)?);
-                        out
-                    }
-                    _ => return Err(bad()),
-                }
-            }
-        };
-        if bytes.len() != dtype.size() {
-            return Err(bad());
+            T::Int8 => int(v).and_then(|i| ne_int!(i8, i)),
+            T::Int16 => int(v).and_then(|i| ne_int!(i16, i)),
+            T::Int32 => int(v).and_then(|i| ne_int!(i32, i)),
+            T::Int64 => int(v).and_then(|i| ne_int!(i64, i)),
+            T::UInt8 => int(v).and_then(|i| ne_int!(u8, i)),
+            T::UInt16 => int(v).and_then(|i| ne_int!(u16, i)),
+            T::UInt32 => int(v).and_then(|i| ne_int!(u32, i)),
+            T::UInt64 => int(v).and_then(|i| ne_int!(u64, i)),
+            T::Float16 => f16_bytes(v),
+            T::Float32 => f32_bytes(v),
+            T::Float64 => f64_bytes(v),
+            T::Complex64 => complex(v, f32_bytes),
+            T::Complex128 => complex(v, f64_bytes),
         }
-        Ok(Self::from_slice(&bytes))
+        .ok_or_else(|| format!("fill value {v} does not fit {dtype}"))?;
+        // Each arm above builds exactly its type's bytes; a mismatch means the type table
+        // and this parser disagree, which is ours to fix, not the metadata's.
+        if bytes.len() != dtype.size() {
+            return Err(format!(
+                "fill value {v} parsed to {} bytes but {dtype} elements are {} bytes; a bug in zinto",
+                bytes.len(),
+                dtype.size()
+            ));
+        }
+        Ok(Self { bytes })
     }
+}
+
+/// A half-precision value: `"0x"` and 4 hex digits of bits, or a number rounded to nearest.
+fn f16_bytes(v: &Value) -> Option<Vec<u8>> {
+    hex(v, 4)
+        .and_then(|s| u16::from_str_radix(s, 16).ok())
+        .or_else(|| float(v).map(f16_bits))
+        .map(|bits| bits.to_ne_bytes().to_vec())
+}
+
+/// A single-precision value: `"0x"` and 8 hex digits of bits, or a number rounded to nearest.
+fn f32_bytes(v: &Value) -> Option<Vec<u8>> {
+    hex(v, 8)
+        .and_then(|s| u32::from_str_radix(s, 16).ok())
+        .or_else(|| float(v).map(|f| (f as f32).to_bits()))
+        .map(|bits| bits.to_ne_bytes().to_vec())
+}
+
+/// A double-precision value: `"0x"` and 16 hex digits of bits, or a number.
+fn f64_bytes(v: &Value) -> Option<Vec<u8>> {
+    hex(v, 16)
+        .and_then(|s| u64::from_str_radix(s, 16).ok())
+        .or_else(|| float(v).map(f64::to_bits))
+        .map(|bits| bits.to_ne_bytes().to_vec())
+}
+
+/// `[re, im]`, each part read by `part`.
+fn complex(v: &Value, part: fn(&Value) -> Option<Vec<u8>>) -> Option<Vec<u8>> {
+    let Value::Array(parts) = v else {
+        return None;
+    };
+    let [re, im] = parts.as_slice() else {
+        return None;
+    };
+    let mut out = part(re)?;
+    out.extend(part(im)?);
+    Some(out)
 }
 
 fn int(v: &Value) -> Option<i128> {
@@ -154,27 +144,11 @@ fn float(v: &Value) -> Option<f64> {
     }
 }
 
-/// A `"0x..."` bit pattern of exactly `size` bytes, as native-endian bytes.
-fn hex(v: &Value, size: usize) -> Option<Vec<u8>> {
+/// The digits of a `"0x..."` bit pattern with exactly `digits` hex digits (nothing else: no
+/// sign, which `from_str_radix` would otherwise accept).
+fn hex(v: &Value, digits: usize) -> Option<&str> {
     let s = v.as_str()?.strip_prefix("0x")?;
-    if s.len() != 2 * size {
-        return None;
-    }
-    let bits = u64::from_str_radix(s, 16).ok()?;
-    Some(native_uint(bits, size))
-}
-
-fn native_uint(v: u64, size: usize) -> Vec<u8> {
-    let le = v.to_le_bytes();
-    let mut b = le.get(..size).unwrap_or_default().to_vec();
-    if cfg!(target_endian = "big") {
-        b.reverse();
-    }
-    b
-}
-
-fn native_int(v: i64, size: usize) -> Vec<u8> {
-    native_uint(u64::from_ne_bytes(v.to_ne_bytes()), size)
+    (s.len() == digits && s.bytes().all(|b| b.is_ascii_hexdigit())).then_some(s)
 }
 
 /// Rounds an `f64` to the nearest IEEE half-precision bit pattern.
@@ -203,4 +177,97 @@ fn f16_bits(f: f64) -> u16 {
         h += 1;
     }
     sign | h as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    const ALL: [DataType; 14] = [
+        DataType::Bool,
+        DataType::Int8,
+        DataType::Int16,
+        DataType::Int32,
+        DataType::Int64,
+        DataType::UInt8,
+        DataType::UInt16,
+        DataType::UInt32,
+        DataType::UInt64,
+        DataType::Float16,
+        DataType::Float32,
+        DataType::Float64,
+        DataType::Complex64,
+        DataType::Complex128,
+    ];
+
+    #[test]
+    fn every_type_parses_to_exactly_its_size() {
+        for dtype in ALL {
+            let v = match dtype {
+                DataType::Complex64 | DataType::Complex128 => json!([1, 0]),
+                _ => json!(1),
+            };
+            let fill = FillValue::parse(dtype, &v).unwrap();
+            assert_eq!(fill.as_bytes().len(), dtype.size(), "{dtype}");
+            assert_eq!(
+                FillValue::zero(dtype).as_bytes().len(),
+                dtype.size(),
+                "{dtype}"
+            );
+        }
+    }
+
+    #[test]
+    fn hex_patterns_are_hex_digits_only() {
+        // `from_str_radix` takes a leading '+': these were read as 0x0fff, 0x07fc0000, ...
+        for (dtype, v) in [
+            (DataType::Float16, "0x+fff"),
+            (DataType::Float32, "0x+7fc0000"),
+            (DataType::Float64, "0x+ff0000000000000"),
+            (DataType::Float32, "0x7fc0000 "),
+        ] {
+            assert!(
+                FillValue::parse(dtype, &json!(v)).is_err(),
+                "{dtype} {v} was accepted"
+            );
+        }
+        assert_eq!(
+            FillValue::parse(DataType::Float32, &json!("0x7FC00000"))
+                .unwrap()
+                .as_bytes(),
+            0x7fc0_0000u32.to_ne_bytes()
+        );
+    }
+
+    #[test]
+    fn integers_take_their_types_bounds() {
+        let fits = |dtype, v: Value| FillValue::parse(dtype, &v).is_ok();
+        assert!(fits(DataType::Int8, json!(-128)) && !fits(DataType::Int8, json!(128)));
+        assert!(fits(DataType::Int64, json!(i64::MIN)) && !fits(DataType::Int64, json!(u64::MAX)));
+        assert!(fits(DataType::UInt32, json!(u32::MAX)) && !fits(DataType::UInt32, json!(-1)));
+        assert!(fits(DataType::UInt64, json!(1e19)) && !fits(DataType::UInt64, json!(2e19)));
+        assert_eq!(
+            FillValue::parse(DataType::Int32, &json!(-2))
+                .unwrap()
+                .as_bytes(),
+            (-2i32).to_ne_bytes()
+        );
+    }
+
+    #[test]
+    fn complex_needs_exactly_two_parts() {
+        for v in [json!([1.0]), json!([1.0, 2.0, 3.0]), json!({"re": 1.0})] {
+            assert!(FillValue::parse(DataType::Complex128, &v).is_err(), "{v}");
+        }
+        let mut expected = 1f64.to_ne_bytes().to_vec();
+        expected.extend(0x7ff8_0000_0000_0001u64.to_ne_bytes());
+        assert_eq!(
+            FillValue::parse(DataType::Complex128, &json!([1, "0x7ff8000000000001"]))
+                .unwrap()
+                .as_bytes(),
+            expected
+        );
+    }
 }
