@@ -369,3 +369,16 @@ fn directory_named_like_a_metadata_file_is_an_error_absent_metadata_is_not() {
         "{e}"
     );
 }
+
+#[test]
+fn order_is_an_unknown_v3_codec() {
+    // `order` is a v2 .zarray field, not a v3 codec: unknown, like any other name.
+    let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| m["codecs"][1]["name"] = "order".into());
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::UnknownCodec(n)) if n == "order"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("unknown codec \"order\""), "{e}");
+}

@@ -93,6 +93,13 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
     })
 }
 
+/// The codec named `name` in a `zarr.json`, if zinto knows it. The core name table also holds
+/// `order`, which is a v2 `.zarray` field, not a v3 codec: in v3 it is unknown like any other
+/// name, not "unsupported".
+fn v3_codec(name: &str) -> Option<CodecName> {
+    CodecName::from_name(name).filter(|c| *c != CodecName::Order)
+}
+
 /// Top-level fields this reader understands.
 const KNOWN_FIELDS: [&str; 11] = [
     "zarr_format",
@@ -141,8 +148,7 @@ fn chain(codecs: &[Named], shape: &[u64], elem_size: usize) -> Result<CodecChain
     let mut list = Vec::with_capacity(codecs.len());
     let mut inner = None;
     for c in codecs {
-        let name = CodecName::from_name(&c.name)
-            .ok_or_else(|| MetadataError::UnknownCodec(c.name.clone()))?;
+        let name = v3_codec(&c.name).ok_or_else(|| MetadataError::UnknownCodec(c.name.clone()))?;
         let cfg = &c.configuration;
         list.push(match name {
             CodecName::Bytes => Codec::Bytes(match cfg.get("endian").and_then(Value::as_str) {
