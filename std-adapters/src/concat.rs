@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use zinto_core::LayoutError;
-use zinto_core::codec::{BytesCodecs, Crc32cCount, decoded_len, size_probe};
+use zinto_core::codec::{BytesCodecs, decoded_len, size_probe};
 
 use crate::array::{ReadOptions, zeroed_buffer};
 use crate::error::{Error, ErrorKind};

@@ -219,7 +219,7 @@ impl Claim<'_, '_> {
             .checked_add(len)
             .filter(|&end| end <= self.out.len)
             .ok_or_else(|| bug("range outside the output"))?;
-        if start % elem != 0 || len % elem != 0 {
+        if !start.is_multiple_of(elem) || !len.is_multiple_of(elem) {
             return Err(bug("range not made of whole elements"));
         }
         let inside = self

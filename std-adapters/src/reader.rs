@@ -53,6 +53,7 @@ impl ReadContext {
 }
 
 /// Where one piece's bytes go.
+#[allow(clippy::large_enum_variant)] // one per worker at a time, on its stack
 pub(crate) enum PieceOut<'o, 'b> {
     /// The piece's own contiguous span of the output, which starts at offset `base`.
     Span {

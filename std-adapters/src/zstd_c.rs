@@ -81,9 +81,8 @@ fn classify(code: usize, capacity: u64) -> DecodeError {
 
 /// The content checksum zstd stores for `content`: the low 32 bits of its XXH64, seed 0.
 fn content_checksum(content: &[u8]) -> u32 {
-    let hash = twox_hash::XxHash64::oneshot(0, content);
-    // The format keeps the low 32 bits.
-    (hash & u64::from(u32::MAX)) as u32
+    let [a, b, c, d, ..] = twox_hash::XxHash64::oneshot(0, content).to_le_bytes();
+    u32::from_le_bytes([a, b, c, d])
 }
 
 impl CZstd {

@@ -6,7 +6,7 @@
 //! concatenating variable-size chunks sizes its buffer exactly with these, then decodes each
 //! chunk into its own part of it.
 
-use super::chain::{BytesCodecs, Compressor, Crc32cCount};
+use super::chain::{BytesCodecs, Compressor};
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use super::{CodecName, DecodeError};
 

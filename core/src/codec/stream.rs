@@ -1,6 +1,6 @@
 //! Decoding one stored chunk's bytes-to-bytes codecs, streamed, into the caller's destination.
 
-use super::chain::{BytesCodecs, Compressor, Crc32cCount, MAX_CRC32C};
+use super::chain::{BytesCodecs, Compressor, MAX_CRC32C};
 use super::crc::{CRC32C, Crc32};
 use super::deflate::{DeflateDecoder, DeflateFormat};
 #[cfg(feature = "alloc")]

@@ -2,7 +2,7 @@
 
 use std::num::NonZeroUsize;
 
-use zinto::core::codec::{BytesCodecs, Compressor};
+use zinto::core::codec::{BytesCodecs, Compressor, Crc32cCount};
 use zinto::{BLOCK_LEN, ConcatPlan, MemoryStore, ReadOptions};
 
 use super::input::Input;
