@@ -382,3 +382,125 @@ fn order_is_an_unknown_v3_codec() {
     );
     assert!(e.to_string().contains("unknown codec \"order\""), "{e}");
 }
+
+/// Edits the JSON document at `key` (any metadata file) in place.
+fn edit_json(store: &mut MemoryStore, key: &str, f: impl FnOnce(&mut serde_json::Value)) {
+    let mut doc: serde_json::Value = serde_json::from_slice(store.get(key).unwrap()).unwrap();
+    f(&mut doc);
+    store.insert(key, serde_json::to_vec(&doc).unwrap());
+}
+
+#[test]
+fn required_metadata_fields_are_errors_when_absent_not_defaults() {
+    // (fixture, metadata key, field the spec requires)
+    let cases = [
+        ("v3_float32", "a/zarr.json", "zarr_format"),
+        ("v3_float32", "a/zarr.json", "node_type"),
+        ("v3_float32", "a/zarr.json", "shape"),
+        ("v3_float32", "a/zarr.json", "data_type"),
+        ("v3_float32", "a/zarr.json", "chunk_grid"),
+        ("v3_float32", "a/zarr.json", "chunk_key_encoding"),
+        ("v3_float32", "a/zarr.json", "fill_value"),
+        ("v3_float32", "a/zarr.json", "codecs"),
+        ("v2_zstd_dot", "a/.zarray", "zarr_format"),
+        ("v2_zstd_dot", "a/.zarray", "shape"),
+        ("v2_zstd_dot", "a/.zarray", "chunks"),
+        ("v2_zstd_dot", "a/.zarray", "dtype"),
+        ("v2_zstd_dot", "a/.zarray", "compressor"),
+        ("v2_zstd_dot", "a/.zarray", "fill_value"),
+        ("v2_zstd_dot", "a/.zarray", "order"),
+        ("v2_zstd_dot", "a/.zarray", "filters"),
+    ];
+    for (fixture, key, field) in cases {
+        let mut store = load(fixture);
+        edit_json(&mut store, key, |m| {
+            m.as_object_mut().unwrap().remove(field).unwrap();
+        });
+        let e = Array::open(&store, "a").map(|a| a.shape().to_vec());
+        let e = e.expect_err(&format!("{key} without {field} opened"));
+        assert!(
+            matches!(e.kind(), ErrorKind::Metadata(MetadataError::Json(_))),
+            "{key} without {field}: {e}"
+        );
+        assert!(
+            e.to_string().contains(&format!("missing field `{field}`")),
+            "{key} without {field}: {e}"
+        );
+    }
+    // Fields the spec makes optional may be absent.
+    let optional = [
+        ("v3_float32", "a/zarr.json", "attributes"),
+        ("v3_float32", "a/zarr.json", "storage_transformers"),
+        ("v2_zstd_dot", "a/.zarray", "dimension_separator"),
+    ];
+    for (fixture, key, field) in optional {
+        let mut store = load(fixture);
+        let whole = read_all(&store).unwrap();
+        edit_json(&mut store, key, |m| {
+            m.as_object_mut().unwrap().remove(field).unwrap();
+        });
+        assert_eq!(read_all(&store).unwrap(), whole, "{key} without {field}");
+    }
+}
+
+#[test]
+fn configuration_values_are_not_defaulted_when_absent_or_mistyped() {
+    // (what, edit of zarr.json, expected message part)
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(&str, &str, Edit, &str); 4] = [
+        (
+            "separator of the wrong type",
+            "v3_float32",
+            |m| m["chunk_key_encoding"]["configuration"]["separator"] = json!(5),
+            "separator must be a string",
+        ),
+        (
+            "endian of the wrong type",
+            "v3_float32",
+            |m| m["codecs"][0]["configuration"]["endian"] = json!(["big"]),
+            "endian must be a string",
+        ),
+        (
+            "sharding without index_codecs",
+            "v3_shard_end",
+            |m| {
+                m["codecs"][0]["configuration"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("index_codecs");
+            },
+            "sharding_indexed configuration lacks \"index_codecs\"",
+        ),
+        (
+            "sharding without codecs",
+            "v3_shard_end",
+            |m| {
+                m["codecs"][0]["configuration"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("codecs");
+            },
+            "sharding_indexed configuration lacks \"codecs\"",
+        ),
+    ];
+    for (what, fixture, edit, message) in cases {
+        let mut store = load(fixture);
+        edit_metadata(&mut store, edit);
+        let e = Array::open(&store, "a").map(|a| a.shape().to_vec());
+        let e = e.expect_err(what);
+        assert!(
+            matches!(e.kind(), ErrorKind::Metadata(MetadataError::Invalid(w)) if w.contains(message)),
+            "{what}: {e}"
+        );
+    }
+    // A v2 compressor must say which it is.
+    let mut store = load("v2_zstd_dot");
+    edit_json(&mut store, "a/.zarray", |m| {
+        m["compressor"].as_object_mut().unwrap().remove("id");
+    });
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::Invalid(w)) if w.contains("compressor without")),
+        "{e}"
+    );
+}

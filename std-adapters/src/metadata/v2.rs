@@ -8,19 +8,34 @@ use zinto_core::{ChunkGrid, MemoryOrder};
 use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
 use crate::error::MetadataError;
 
+/// A `.zarray` document. The spec requires every field but `dimension_separator`; `compressor`
+/// and `filters` may be `null` but not absent, so they are read with [`nullable`] (a plain
+/// `Option` field would silently read a missing one as `null`).
 #[derive(Deserialize)]
 struct V2 {
     zarr_format: u64,
     shape: Vec<u64>,
     chunks: Vec<u64>,
     dtype: Value,
+    #[serde(deserialize_with = "nullable")]
     compressor: Option<serde_json::Map<String, Value>>,
     fill_value: Value,
     order: String,
-    #[serde(default)]
+    #[serde(deserialize_with = "nullable")]
     filters: Option<Vec<Value>>,
+    /// Optional in the spec: `.` if absent.
     #[serde(default)]
     dimension_separator: Option<String>,
+}
+
+/// A required field that may be `null`: with `deserialize_with` and no `default`, serde
+/// reports its absence as a missing field.
+fn nullable<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d)
 }
 
 fn unsupported(what: impl Into<String>) -> MetadataError {
@@ -60,7 +75,10 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
     codecs.push(Codec::Bytes(endian));
     let mut names = vec![];
     if let Some(c) = &m.compressor {
-        let id = c.get("id").and_then(Value::as_str).unwrap_or("");
+        let id = c
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| MetadataError::Invalid("compressor without a string \"id\"".into()))?;
         names.push(id.to_owned());
         codecs.push(match id {
             "zstd" => Codec::Zstd,

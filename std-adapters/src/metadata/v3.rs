@@ -11,23 +11,28 @@ use crate::error::MetadataError;
 #[derive(Deserialize)]
 struct Named {
     name: String,
+    /// Optional in the spec (an extension without parameters may omit it): empty if absent.
     #[serde(default)]
     configuration: serde_json::Map<String, Value>,
 }
 
+/// A `zarr.json` array document. Every field without `#[serde(default)]` is required by the
+/// spec, so its absence is a "missing field" error naming it; only the spec's optional fields
+/// default, each saying so.
 #[derive(Deserialize)]
 struct V3 {
     zarr_format: u64,
     node_type: String,
-    #[serde(default)]
     shape: Vec<u64>,
     data_type: Value,
     chunk_grid: Named,
     chunk_key_encoding: Named,
     fill_value: Value,
     codecs: Vec<Named>,
+    /// Optional: empty if absent.
     #[serde(default)]
     attributes: serde_json::Map<String, Value>,
+    /// Optional: none if absent.
     #[serde(default)]
     storage_transformers: Vec<Value>,
 }
@@ -63,7 +68,7 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
     let chunk_shape = shape_of(m.chunk_grid.configuration.get("chunk_shape"), "chunk_shape")?;
     let grid = ChunkGrid::new(&m.shape, &chunk_shape).map_err(MetadataError::Layout)?;
     let sep = |c: &serde_json::Map<String, Value>, default: char| -> Result<char, MetadataError> {
-        match c.get("separator").and_then(Value::as_str) {
+        match optional_str(c, "separator")? {
             None => Ok(default),
             Some("/") => Ok('/'),
             Some(".") => Ok('.'),
@@ -91,6 +96,45 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
         codec_names: m.codecs.iter().map(|c| c.name.clone()).collect(),
         attributes: m.attributes,
     })
+}
+
+/// What kind of JSON value `v` is, for messages that should not echo a large value.
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The string at `key` of a configuration, `None` if absent; any other type is invalid (not
+/// read as absent, which would silently pick the default).
+fn optional_str<'a>(
+    cfg: &'a serde_json::Map<String, Value>,
+    key: &str,
+) -> Result<Option<&'a str>, MetadataError> {
+    match cfg.get(key) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(MetadataError::Invalid(format!(
+            "{key} must be a string, not {}",
+            kind_of(other)
+        ))),
+    }
+}
+
+/// The list of codecs at `key` of a configuration, which the spec requires.
+fn required_codecs(
+    cfg: &serde_json::Map<String, Value>,
+    key: &str,
+) -> Result<Vec<Named>, MetadataError> {
+    let v = cfg.get(key).ok_or_else(|| {
+        MetadataError::Invalid(format!("sharding_indexed configuration lacks {key:?}"))
+    })?;
+    Vec::<Named>::deserialize(v).map_err(MetadataError::Json)
 }
 
 /// The codec named `name` in a `zarr.json`, if zinto knows it. The core name table also holds
@@ -151,7 +195,7 @@ fn chain(codecs: &[Named], shape: &[u64], elem_size: usize) -> Result<CodecChain
         let name = v3_codec(&c.name).ok_or_else(|| MetadataError::UnknownCodec(c.name.clone()))?;
         let cfg = &c.configuration;
         list.push(match name {
-            CodecName::Bytes => Codec::Bytes(match cfg.get("endian").and_then(Value::as_str) {
+            CodecName::Bytes => Codec::Bytes(match optional_str(cfg, "endian")? {
                 None => None,
                 Some("little") => Some(Endian::Little),
                 Some("big") => Some(Endian::Big),
@@ -171,17 +215,10 @@ fn chain(codecs: &[Named], shape: &[u64], elem_size: usize) -> Result<CodecChain
             CodecName::Zstd => Codec::Zstd,
             CodecName::ShardingIndexed => {
                 let inner_shape = shape_of(cfg.get("chunk_shape"), "sharding chunk_shape")?;
-                let inner_codecs: Vec<Named> = serde_json::from_value(
-                    cfg.get("codecs").cloned().unwrap_or(Value::Array(vec![])),
-                )
-                .map_err(MetadataError::Json)?;
-                let index_codecs: Vec<Named> = serde_json::from_value(
-                    cfg.get("index_codecs")
-                        .cloned()
-                        .unwrap_or(Value::Array(vec![])),
-                )
-                .map_err(MetadataError::Json)?;
-                let index_location = match cfg.get("index_location").and_then(Value::as_str) {
+                let inner_codecs = required_codecs(cfg, "codecs")?;
+                let index_codecs = required_codecs(cfg, "index_codecs")?;
+                // Optional in the sharding spec, default "end".
+                let index_location = match optional_str(cfg, "index_location")? {
                     None | Some("end") => IndexLocation::End,
                     Some("start") => IndexLocation::Start,
                     Some(other) => {
@@ -206,9 +243,10 @@ fn chain(codecs: &[Named], shape: &[u64], elem_size: usize) -> Result<CodecChain
 /// The index codecs must be `bytes` (little endian) optionally followed by `crc32c`.
 fn index_codecs_have_crc(codecs: &[Named]) -> Result<bool, MetadataError> {
     let names: Vec<&str> = codecs.iter().map(|c| c.name.as_str()).collect();
-    let little = codecs
-        .first()
-        .is_some_and(|c| c.configuration.get("endian").and_then(Value::as_str) != Some("big"));
+    let little = match codecs.first() {
+        Some(c) => optional_str(&c.configuration, "endian")? != Some("big"),
+        None => false,
+    };
     match names.as_slice() {
         ["bytes"] if little => Ok(false),
         ["bytes", "crc32c"] if little => Ok(true),
