@@ -1,12 +1,13 @@
 //! The regular chunk grid, and which chunks a selection touches.
 
+use core::marker::PhantomData;
 use core::num::NonZeroU64;
 
 use crate::LayoutError;
 use crate::order::MemoryOrder;
 use crate::region::Region;
 use crate::runs::Runs;
-use crate::shape::{Dims, dims, product, same_ndim};
+use crate::shape::{Dims, MAX_DIMS, dims, product, same_ndim};
 
 /// An array cut into chunks of one fixed shape, as Zarr's `regular` chunk grid.
 ///
@@ -151,36 +152,83 @@ impl ChunkGrid {
     /// Every chunk that `selection` touches, in C order of chunk coordinates, each with the part
     /// of the chunk it needs and where that part lands in the selection-shaped output.
     ///
+    /// Everything the iterator computes later is bounded here, with checked arithmetic: the
+    /// selection's end and the chunks it touches along each dimension, and their count.
+    ///
     /// # Errors
     /// [`LayoutError::DimsMismatch`] or [`LayoutError::OutOfBounds`] if the selection is not
-    /// inside the array.
+    /// inside the array; [`LayoutError::Overflow`] if its end or its chunk count does not fit a
+    /// `u64` (neither can for a selection that is inside the array).
     pub fn pieces<'a>(&'a self, selection: &'a Region) -> Result<Pieces<'a>, LayoutError> {
         selection.check_within(&self.array_shape)?;
-        let mut first = Dims::new();
-        let mut last = Dims::new();
-        for ((&s, &n), &c) in selection
+        let overflow = LayoutError::Overflow;
+        let mut bounds = heapless::Vec::new();
+        for (dim, ((&start, &n), &c)) in selection
             .start()
             .iter()
             .zip(selection.shape())
             .zip(self.chunk_shape.iter())
+            .enumerate()
         {
-            // `c` is non-zero (checked in `new`); `s + n` fits (checked by `Region::new`).
-            let _ = first.push(s / c);
-            let _ = last.push((s + n).saturating_sub(1) / c);
+            let chunk = NonZeroU64::new(c).ok_or(LayoutError::ZeroChunkEdge { dim })?;
+            let end = start.checked_add(n).ok_or(overflow)?;
+            let first = start / chunk;
+            let last = end.saturating_sub(1) / chunk;
+            // Chunks touched along `dim`; only read when the selection is not empty, when
+            // end - 1 >= start and so last >= first.
+            let count = last
+                .saturating_sub(first)
+                .checked_add(1)
+                .and_then(NonZeroU64::new)
+                .ok_or(overflow)?;
+            let bound = SelectionDim {
+                chunk,
+                start,
+                end,
+                first,
+                last,
+                count,
+            };
+            bounds.push(bound).map_err(|_| LayoutError::TooManyDims {
+                ndim: self.ndim(),
+                max: MAX_DIMS,
+            })?;
         }
-        let next = if selection.is_empty() {
-            None
+        // At most `num_chunks`, which fits a u64; checked anyway.
+        let count = if selection.is_empty() {
+            0
         } else {
-            Some(first.clone())
+            bounds
+                .iter()
+                .try_fold(1u64, |acc, b| acc.checked_mul(b.count.get()))
+                .ok_or(overflow)?
         };
+        let next = (count > 0).then(|| bounds.iter().map(|b| b.first).collect());
         Ok(Pieces {
-            grid: self,
-            selection,
-            first,
-            last,
+            bounds,
+            count,
             next,
+            _from: PhantomData,
         })
     }
+}
+
+/// What [`Pieces`] needs to know of the selection along one dimension, computed (with checked
+/// arithmetic) once in [`ChunkGrid::pieces`].
+#[derive(Debug, Clone)]
+struct SelectionDim {
+    /// The chunk edge.
+    chunk: NonZeroU64,
+    /// The selection's first coordinate.
+    start: u64,
+    /// One past its last coordinate (fits: `Region` checked it).
+    end: u64,
+    /// First chunk touched: `start / chunk`.
+    first: u64,
+    /// Last chunk touched: `(end - 1) / chunk`.
+    last: u64,
+    /// `last - first + 1`.
+    count: NonZeroU64,
 }
 
 /// The part of one chunk that a selection needs.
@@ -226,71 +274,67 @@ impl Piece {
 /// Iterator over the [`Piece`]s of a selection; see [`ChunkGrid::pieces`].
 #[derive(Debug, Clone)]
 pub struct Pieces<'a> {
-    grid: &'a ChunkGrid,
-    selection: &'a Region,
-    first: Dims,
-    last: Dims,
+    bounds: heapless::Vec<SelectionDim, MAX_DIMS>,
+    /// Pieces in all (0 for an empty selection).
+    count: u64,
     next: Option<Dims>,
+    /// Ties the iterator to the grid and selection it was built from.
+    _from: PhantomData<&'a ChunkGrid>,
 }
 
 impl Pieces<'_> {
     /// Number of chunks the selection touches (0 for an empty selection).
     ///
     /// # Errors
-    /// [`LayoutError::Overflow`] if the count does not fit a `u64`.
+    /// None: the count was checked to fit a `u64` when the iterator was built (it is at most
+    /// the grid's [`num_chunks`](ChunkGrid::num_chunks)).
     pub fn chunk_count(&self) -> Result<u64, LayoutError> {
-        if self.selection.is_empty() {
-            return Ok(0);
-        }
-        self.first
-            .iter()
-            .zip(self.last.iter())
-            .try_fold(1u64, |acc, (&f, &l)| acc.checked_mul(l - f + 1))
-            .ok_or(LayoutError::Overflow)
+        Ok(self.count)
     }
 
     /// The `index`-th piece in iteration order (C order of chunk coordinates), without
     /// iterating: lets workers share a selection by handing out indices.
     /// `None` if `index >= chunk_count()`.
     pub fn get(&self, index: u64) -> Option<Piece> {
-        if index >= self.chunk_count().ok()? {
+        if index >= self.count {
             return None;
         }
-        let mut coords = self.first.clone();
+        let mut coords = Dims::new();
         let mut rest = index;
-        for ((c, &f), &l) in coords
-            .iter_mut()
-            .zip(self.first.iter())
-            .zip(self.last.iter())
-            .rev()
-        {
-            let extent = l - f + 1; // last >= first for a non-empty selection
-            *c = f + rest % extent;
-            rest /= extent;
+        for b in self.bounds.iter().rev() {
+            // first + (rest % count) <= first + count - 1 == last: no overflow.
+            let _ = coords.push(b.first + rest % b.count);
+            rest /= b.count;
         }
+        coords.reverse();
         Some(self.piece_at(&coords))
     }
 
+    /// The piece of the chunk at `chunk`, whose coordinates lie between `first` and `last` in
+    /// every dimension (the iterator and [`Self::get`] form no others).
     fn piece_at(&self, chunk: &Dims) -> Piece {
         let mut c_start = Dims::new();
         let mut o_start = Dims::new();
         let mut shape = Dims::new();
-        for (dim, &i) in chunk.iter().enumerate() {
-            let c = self.grid.chunk_shape.get(dim).copied().unwrap_or(1);
-            let sel_start = self.selection.start().get(dim).copied().unwrap_or(0);
-            let sel_end = self.selection.end(dim).unwrap_or(0);
-            // The chunk lies inside the grid, so i * c < array extent <= u64::MAX; its end may
-            // pass u64::MAX only when it also passes the selection end, hence the saturation.
-            let chunk_start = i.saturating_mul(c);
+        for (&i, b) in chunk.iter().zip(self.bounds.iter()) {
+            debug_assert!(b.first <= i && i <= b.last, "chunk {i} outside {b:?}");
+            let c = b.chunk.get();
+            // i <= last = (end - 1) / c, so i * c <= end - 1: no overflow. The chunk's end may
+            // pass u64::MAX only when it also passes the selection's end, so saturating it
+            // leaves `hi` exact.
+            let chunk_start = i * c;
             let chunk_end = chunk_start.saturating_add(c);
-            let lo = chunk_start.max(sel_start);
-            let hi = chunk_end.min(sel_end);
+            let lo = chunk_start.max(b.start);
+            let hi = chunk_end.min(b.end);
+            // i >= first = start / c gives chunk_end > start, and chunk_start < end: the
+            // chunk overlaps the selection, so chunk_start, start <= lo < hi.
+            debug_assert!(lo < hi, "chunk {i} does not overlap {b:?}");
             let _ = c_start.push(lo - chunk_start);
-            let _ = o_start.push(lo - sel_start);
+            let _ = o_start.push(lo - b.start);
             let _ = shape.push(hi - lo);
         }
         // In the chunk the part ends at `hi - chunk_start <= c`; in the output at
-        // `hi - sel_start <= selection extent`: both ends fit a u64.
+        // `hi - start <= selection extent`: both ends fit a u64.
         Piece {
             chunk: chunk.clone(),
             in_chunk: Region::from_parts(c_start, shape.clone()),
@@ -303,29 +347,18 @@ impl Iterator for Pieces<'_> {
     type Item = Piece;
 
     fn next(&mut self) -> Option<Piece> {
-        let current = self.next.take()?;
-        let piece = self.piece_at(&current);
-        // Advance the odometer, last dimension fastest.
-        let mut coords = current;
-        let mut dim = coords.len();
-        loop {
-            if dim == 0 {
-                // Rolled over every dimension: done (also the 0-d case, a single piece).
+        let mut coords = self.next.take()?;
+        let piece = self.piece_at(&coords);
+        // Advance the odometer, last dimension fastest; rolling over every dimension (also
+        // the 0-d case, a single piece) ends the iteration.
+        for (c, b) in coords.iter_mut().zip(self.bounds.iter()).rev() {
+            if *c < b.last {
+                *c += 1; // below `last`, a u64
+                self.next = Some(coords);
                 return Some(piece);
             }
-            dim -= 1;
-            let (Some(c), Some(&l), Some(&f)) =
-                (coords.get_mut(dim), self.last.get(dim), self.first.get(dim))
-            else {
-                return Some(piece);
-            };
-            if *c < l {
-                *c += 1;
-                break;
-            }
-            *c = f;
+            *c = b.first;
         }
-        self.next = Some(coords);
         Some(piece)
     }
 }

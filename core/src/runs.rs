@@ -19,9 +19,15 @@ pub struct Run {
 /// An axis of the copy that could not be merged into the run: stepped by the odometer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Axis {
+    /// Number of steps along the axis; at least 2 (axes of extent 1 are dropped).
     extent: usize,
     src_stride: usize,
     dst_stride: usize,
+    /// `src_stride * (extent - 1)`: how far the source offset moves back when the axis rolls
+    /// over (exactly what its steps added).
+    src_span: usize,
+    /// `dst_stride * (extent - 1)`, likewise.
+    dst_span: usize,
 }
 
 /// Iterator over the [`Run`]s that copy a region of a chunk into a region of the output.
@@ -30,8 +36,9 @@ struct Axis {
 /// and destination strides both equal the run length built so far is folded into the run, and
 /// axes of extent 1 are dropped, so a chunk that lands contiguously in the output (whatever its
 /// clipping at the array edge) is a single run. Construction does all checked arithmetic up
-/// front: every offset the iterator produces is below the chunk's and the output's byte length,
-/// which were both shown to fit a `usize`.
+/// front: it bounds the largest offset any run starts at (the first run's plus every axis's
+/// span) and checks that it, plus the run length, fits a `usize`; iterating then only adds a
+/// stride below that bound or subtracts a span it added, so it cannot overflow.
 ///
 /// ```
 /// use zinto_core::{ChunkGrid, MemoryOrder, Region};
@@ -57,11 +64,45 @@ pub struct Runs {
     src: usize,
     dst: usize,
     len: usize,
+    /// Runs in all (the product of the outer extents).
+    count: usize,
+    /// Largest source offset a run starts at; `src_max + len` fits a `usize`.
+    src_max: usize,
+    /// Largest destination offset a run starts at; `dst_max + len` fits a `usize`.
+    dst_max: usize,
     done: bool,
 }
 
 fn to_usize(v: u64) -> Result<usize, LayoutError> {
     usize::try_from(v).map_err(|_| LayoutError::Overflow)
+}
+
+/// Byte strides of an array of `shape` whose elements are `elem` bytes and whose axes are laid
+/// out in `axes` order (the fastest last), indexed by axis.
+fn strides(
+    elem: u64,
+    shape: &[u64],
+    axes: impl DoubleEndedIterator<Item = usize>,
+) -> Result<[u64; MAX_DIMS], LayoutError> {
+    let mut out = [0u64; MAX_DIMS];
+    let mut stride = elem;
+    for axis in axes.rev() {
+        let (Some(slot), Some(&extent)) = (out.get_mut(axis), shape.get(axis)) else {
+            return Err(LayoutError::NotAPermutation { ndim: shape.len() });
+        };
+        *slot = stride;
+        stride = stride.checked_mul(extent).ok_or(LayoutError::Overflow)?;
+    }
+    Ok(out)
+}
+
+/// Bytes in an array of `shape` with `elem`-byte elements, checked to fit a `usize`.
+fn byte_len(shape: &[u64], elem: u64) -> Result<usize, LayoutError> {
+    to_usize(
+        product(shape)?
+            .checked_mul(elem)
+            .ok_or(LayoutError::Overflow)?,
+    )
 }
 
 impl Runs {
@@ -95,99 +136,64 @@ impl Runs {
             }
         }
         let elem = u64::try_from(elem_size).map_err(|_| LayoutError::Overflow)?;
-        let chunk_bytes = product(chunk_shape)?
-            .checked_mul(elem)
-            .ok_or(LayoutError::Overflow)?;
-        let output_bytes = product(output_shape)?
-            .checked_mul(elem)
-            .ok_or(LayoutError::Overflow)?;
-        // Every offset below is bounded by one of these two, so it fits a usize too.
-        to_usize(chunk_bytes)?;
-        to_usize(output_bytes)?;
-
-        let mut done = Self {
-            outer: heapless::Vec::new(),
-            counter: heapless::Vec::new(),
-            src: 0,
-            dst: 0,
-            len: 0,
-            done: true,
-        };
+        byte_len(chunk_shape, elem)?;
+        byte_len(output_shape, elem)?;
         if in_chunk.is_empty() {
-            return Ok(done);
+            return Ok(Self {
+                outer: heapless::Vec::new(),
+                counter: heapless::Vec::new(),
+                src: 0,
+                dst: 0,
+                len: 0,
+                count: 0,
+                src_max: 0,
+                dst_max: 0,
+                done: true,
+            });
         }
-
-        // Source strides from the memory order (fastest axis last), destination strides C order.
-        let mut src_stride = [0u64; MAX_DIMS];
-        let mut stride = elem;
-        for axis in order.axes().rev() {
-            let (Some(slot), Some(&extent)) = (src_stride.get_mut(axis), chunk_shape.get(axis))
-            else {
-                return Err(LayoutError::NotAPermutation { ndim });
-            };
-            *slot = stride;
-            stride = stride.saturating_mul(extent);
-        }
-        let mut dst_stride = [0u64; MAX_DIMS];
-        let mut stride = elem;
-        for (slot, &extent) in dst_stride.iter_mut().zip(output_shape).rev() {
-            *slot = stride;
-            stride = stride.saturating_mul(extent);
-        }
-
-        // Base offsets; each axis with an extent above one becomes an odometer axis.
-        let mut src = 0u64;
-        let mut dst = 0u64;
-        for d in 0..ndim {
-            let (Some(&cs), Some(&os), Some(&n), Some(&ss), Some(&ds)) = (
-                in_chunk.start().get(d),
-                in_output.start().get(d),
-                in_chunk.shape().get(d),
-                src_stride.get(d),
-                dst_stride.get(d),
-            ) else {
-                return Err(LayoutError::DimsMismatch {
-                    expected: ndim,
-                    got: d,
-                });
-            };
-            src = cs
-                .checked_mul(ss)
-                .and_then(|x| x.checked_add(src))
-                .ok_or(LayoutError::Overflow)?;
-            dst = os
-                .checked_mul(ds)
-                .and_then(|x| x.checked_add(dst))
-                .ok_or(LayoutError::Overflow)?;
-            if n > 1 {
-                // Strides of an axis with extent > 1 are below the byte totals: they fit.
-                let _ = done.outer.push(Axis {
-                    extent: to_usize(n)?,
-                    src_stride: to_usize(ss)?,
-                    dst_stride: to_usize(ds)?,
-                });
-            }
-        }
+        // Source strides from the memory order, destination strides C order.
+        let src_stride = strides(elem, chunk_shape, order.axes())?;
+        let dst_stride = strides(elem, output_shape, 0..ndim)?;
+        let (src, dst, mut outer) = axes(in_chunk, in_output, &src_stride, &dst_stride)?;
 
         // Fold contiguous inner axes into the run.
         let mut len = elem_size;
-        while let Some(&axis) = done.outer.last() {
+        while let Some(&axis) = outer.last() {
             if axis.src_stride == len && axis.dst_stride == len {
-                // extent * len is at most the region's byte size, which fits.
                 len = len.checked_mul(axis.extent).ok_or(LayoutError::Overflow)?;
-                done.outer.pop();
+                outer.pop();
             } else {
                 break;
             }
         }
-        for _ in 0..done.outer.len() {
-            let _ = done.counter.push(0);
+
+        // The bound every later offset stays under: the first run plus every span.
+        let overflow = LayoutError::Overflow;
+        let (mut src_max, mut dst_max, mut count) = (src, dst, 1usize);
+        for axis in &outer {
+            src_max = src_max.checked_add(axis.src_span).ok_or(overflow)?;
+            dst_max = dst_max.checked_add(axis.dst_span).ok_or(overflow)?;
+            count = count.checked_mul(axis.extent).ok_or(overflow)?;
         }
-        done.src = to_usize(src)?;
-        done.dst = to_usize(dst)?;
-        done.len = len;
-        done.done = false;
-        Ok(done)
+        src_max.checked_add(len).ok_or(overflow)?;
+        dst_max.checked_add(len).ok_or(overflow)?;
+
+        let mut counter = heapless::Vec::new();
+        for _ in 0..outer.len() {
+            // Same capacity as `outer`.
+            let _ = counter.push(0);
+        }
+        Ok(Self {
+            outer,
+            counter,
+            src,
+            dst,
+            len,
+            count,
+            src_max,
+            dst_max,
+            done: false,
+        })
     }
 
     /// True if the whole copy is one run: the piece is contiguous in both the chunk and the
@@ -201,16 +207,55 @@ impl Runs {
         if self.done { 0 } else { self.len }
     }
 
-    /// Number of runs in all, counted without iterating.
+    /// Number of runs in all, counted without iterating (0 once the iterator is exhausted).
     pub fn run_count(&self) -> usize {
-        if self.done {
-            return 0;
-        }
-        // The product is at most the number of elements in the region, which fits.
-        self.outer
-            .iter()
-            .fold(1usize, |acc, a| acc.saturating_mul(a.extent))
+        if self.done { 0 } else { self.count }
     }
+}
+
+/// The first run's source and destination offsets, and one odometer axis for every
+/// dimension with an extent above one.
+fn axes(
+    in_chunk: &Region,
+    in_output: &Region,
+    src_stride: &[u64; MAX_DIMS],
+    dst_stride: &[u64; MAX_DIMS],
+) -> Result<(usize, usize, heapless::Vec<Axis, MAX_DIMS>), LayoutError> {
+    let overflow = LayoutError::Overflow;
+    let (mut src, mut dst) = (0u64, 0u64);
+    let mut outer = heapless::Vec::new();
+    for ((((&cs, &os), &n), &ss), &ds) in in_chunk
+        .start()
+        .iter()
+        .zip(in_output.start())
+        .zip(in_chunk.shape())
+        .zip(src_stride)
+        .zip(dst_stride)
+    {
+        src = cs
+            .checked_mul(ss)
+            .and_then(|x| x.checked_add(src))
+            .ok_or(overflow)?;
+        dst = os
+            .checked_mul(ds)
+            .and_then(|x| x.checked_add(dst))
+            .ok_or(overflow)?;
+        if n > 1 {
+            let steps = n - 1;
+            let axis = Axis {
+                extent: to_usize(n)?,
+                src_stride: to_usize(ss)?,
+                dst_stride: to_usize(ds)?,
+                src_span: to_usize(ss.checked_mul(steps).ok_or(overflow)?)?,
+                dst_span: to_usize(ds.checked_mul(steps).ok_or(overflow)?)?,
+            };
+            outer.push(axis).map_err(|_| LayoutError::TooManyDims {
+                ndim: in_chunk.ndim(),
+                max: MAX_DIMS,
+            })?;
+        }
+    }
+    Ok((to_usize(src)?, to_usize(dst)?, outer))
 }
 
 impl Iterator for Runs {
@@ -225,11 +270,13 @@ impl Iterator for Runs {
             dst: self.dst,
             len: self.len,
         };
-        // Odometer over the outer axes, innermost first. An axis steps only when its next
-        // position exists, so every offset formed is one of the piece's own (below the byte
-        // totals checked in `new`) and none of this arithmetic can overflow, even for chunks
-        // whose size is near `usize::MAX` (stepping past the end first, then back, did: found
-        // by the `layout` fuzz target).
+        // Odometer over the outer axes, innermost first. None of this arithmetic can wrap:
+        // - `*count + 1`: the counter is below the axis's extent, a `usize`;
+        // - `+= stride`: the axis steps only while its counter is below `extent - 1`, so the
+        //   new offset is at most the first run's plus every axis's span: `src_max`, which `new`
+        //   checked (plus `len`) fits a `usize`;
+        // - `-= span`: the axis rolls back from `extent - 1` steps, having added exactly its
+        //   span on the way, so the offset stays at or above the first run's.
         let mut rolled_all = true;
         for (axis, count) in self.outer.iter().zip(self.counter.iter_mut()).rev() {
             if *count + 1 < axis.extent {
@@ -239,10 +286,14 @@ impl Iterator for Runs {
                 rolled_all = false;
                 break;
             }
-            self.src -= axis.src_stride * *count;
-            self.dst -= axis.dst_stride * *count;
+            self.src -= axis.src_span;
+            self.dst -= axis.dst_span;
             *count = 0;
         }
+        debug_assert!(
+            self.src <= self.src_max && self.dst <= self.dst_max,
+            "a run offset past the bound checked in Runs::new"
+        );
         self.done = rolled_all;
         Some(run)
     }

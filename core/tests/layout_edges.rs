@@ -379,3 +379,87 @@ fn runs_at_the_end_of_a_chunk_near_usize_max_bytes_do_not_overflow() {
         )]
     );
 }
+
+#[test]
+fn pieces_by_index_at_the_far_end_of_u64_coordinates() {
+    // One-element chunks over (almost) the whole u64 range: u64::MAX pieces, indexed directly.
+    let grid = ChunkGrid::new(&[u64::MAX], &[1]).unwrap();
+    let sel = Region::whole(&[u64::MAX]).unwrap();
+    let pieces = grid.pieces(&sel).unwrap();
+    assert_eq!(pieces.chunk_count().unwrap(), u64::MAX);
+    let last = pieces.get(u64::MAX - 1).unwrap();
+    assert_eq!(last.chunk.as_slice(), &[u64::MAX - 1]);
+    assert_eq!(last.in_chunk, Region::new(&[0], &[1]).unwrap());
+    assert_eq!(last.in_output, Region::new(&[u64::MAX - 1], &[1]).unwrap());
+    assert_eq!(pieces.get(u64::MAX), None);
+
+    // 2^32 x (2^32 - 1) chunks: 2^64 - 2^32 of them, the most a u64 index reaches here.
+    let big = 1u64 << 32;
+    let grid = ChunkGrid::new(&[big, big - 1], &[1, 1]).unwrap();
+    let sel = Region::whole(grid.array_shape()).unwrap();
+    let pieces = grid.pieces(&sel).unwrap();
+    let count = pieces.chunk_count().unwrap();
+    assert_eq!(count, big * (big - 1));
+    assert_eq!(
+        pieces.get(count - 1).unwrap().chunk.as_slice(),
+        &[big - 1, big - 2]
+    );
+    assert_eq!(pieces.get(big - 1).unwrap().chunk.as_slice(), &[1, 0]);
+    assert_eq!(pieces.get(count), None);
+
+    // Two-element chunks: the last one ends at 2^64, past u64::MAX, and is clipped to the
+    // selection; by index and by iteration agree.
+    let grid = ChunkGrid::new(&[u64::MAX, 6], &[2, 8]).unwrap();
+    let sel = Region::new(&[u64::MAX - 3, 2], &[3, 3]).unwrap();
+    let pieces = grid.pieces(&sel).unwrap();
+    let count = pieces.chunk_count().unwrap();
+    let by_index: Vec<_> = (0..count).map(|i| pieces.get(i).unwrap()).collect();
+    let iterated: Vec<_> = pieces.clone().collect();
+    assert_eq!(by_index, iterated);
+    let summary: Vec<_> = iterated
+        .iter()
+        .map(|p| {
+            (
+                p.chunk[0],
+                p.in_chunk.shape().to_vec(),
+                p.in_output.start().to_vec(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (u64::MAX / 2 - 1, vec![2, 3], vec![0, 0]),
+            (u64::MAX / 2, vec![1, 3], vec![2, 0]),
+        ]
+    );
+}
+
+#[test]
+fn strided_runs_near_usize_max_bytes_step_and_roll_back_or_are_refused() {
+    // A 2x2 chunk in F order copied into a C output: one run per element, offsets up to three
+    // quarters of usize::MAX, the odometer stepping and rolling back at the top of the range.
+    let e = usize::MAX / 4;
+    let order = MemoryOrder::f(2).unwrap();
+    let whole = Region::whole(&[2, 2]).unwrap();
+    let runs = Runs::new(e, &[2, 2], &order, &whole, &[2, 2], &whole).unwrap();
+    assert_eq!(runs.run_count(), 4);
+    let got: Vec<(usize, usize)> = runs.map(|r| (r.src, r.dst)).collect();
+    assert_eq!(got, [(0, 0), (2 * e, e), (e, 2 * e), (3 * e, 3 * e)]);
+
+    // One byte more per element and the chunk no longer fits a usize: refused up front, so
+    // no run offset is ever formed past it.
+    assert_eq!(
+        Runs::new(e + 1, &[2, 2], &order, &whole, &[2, 2], &whole).unwrap_err(),
+        LayoutError::Overflow
+    );
+    // The same for a chunk whose extent alone is near u64::MAX.
+    let order = MemoryOrder::c(1).unwrap();
+    let near = Region::new(&[u64::MAX - 2], &[2]).unwrap();
+    assert_eq!(
+        Runs::new(1, &[u64::MAX], &order, &near, &[u64::MAX], &near).map(|r| r.count()),
+        usize::try_from(u64::MAX)
+            .map(|_| 1)
+            .map_err(|_| LayoutError::Overflow)
+    );
+}
