@@ -316,15 +316,25 @@ impl ZstdDecoder {
     }
 
     /// Moves decoded bytes from ruzstd's window into the destination.
+    ///
+    /// A frame that declares its content size may write no further (`check_destination` made
+    /// sure that fits the destination): decoding past it is corrupt, as the C backend reports
+    /// it. A frame that does not declare it may fill the destination, and overflows it past that.
     fn drain(&mut self, dst: &mut [u8], last: bool) -> Result<(), DecodeError> {
         let capacity = dst.len() as u64;
+        let declared = self.header.and_then(|h| h.content_size);
+        let limit = declared.map_or(Some(dst.len()), |n| usize::try_from(n).ok());
+        let overflow = match declared {
+            Some(_) => corrupt("frame decodes to more than its declared content size"),
+            None => DecodeError::OutputOverflow {
+                codec: CodecName::Zstd,
+                capacity,
+            },
+        };
         loop {
             let pos = usize::try_from(self.written).unwrap_or(usize::MAX);
-            let Some(target) = dst.get_mut(pos..) else {
-                return Err(DecodeError::OutputOverflow {
-                    codec: CodecName::Zstd,
-                    capacity,
-                });
+            let Some(target) = limit.and_then(|end| dst.get_mut(pos..end)) else {
+                return Err(overflow);
             };
             let n = self
                 .frame
@@ -337,10 +347,7 @@ impl ZstdDecoder {
         }
         // Once the last block is in, everything must have fit.
         if last && self.frame.can_collect() > 0 {
-            return Err(DecodeError::OutputOverflow {
-                codec: CodecName::Zstd,
-                capacity,
-            });
+            return Err(overflow);
         }
         Ok(())
     }
