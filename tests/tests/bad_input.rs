@@ -504,3 +504,53 @@ fn configuration_values_are_not_defaulted_when_absent_or_mistyped() {
         "{e}"
     );
 }
+
+/// A v2 array of 4 uint8 in one chunk stored as `compressor`'s output of `[1, 2, 3, 4]`.
+fn v2_u8(compressor: serde_json::Value, chunk: Vec<u8>) -> MemoryStore {
+    let mut store = MemoryStore::new();
+    let zarray = json!({
+        "zarr_format": 2, "shape": [4], "chunks": [4], "dtype": "|u1", "fill_value": 0,
+        "order": "C", "filters": null, "compressor": compressor,
+    });
+    store.insert("a/.zarray", serde_json::to_vec(&zarray).unwrap());
+    store.insert("a/0", chunk);
+    store
+}
+
+#[test]
+fn v2_crc32c_location_is_read_end_decoded_start_refused() {
+    let data = [1u8, 2, 3, 4];
+    let crc = zinto::core::codec::crc32c(&data).to_le_bytes();
+    let at_end = [&data[..], &crc].concat();
+    let at_start = [&crc[..], &data].concat();
+    // numcodecs' CRC32C: `location` "end" by default (`null` is the default there too).
+    for config in [
+        json!({"id": "crc32c"}),
+        json!({"id": "crc32c", "location": "end"}),
+        json!({"id": "crc32c", "location": null}),
+    ] {
+        let store = v2_u8(config.clone(), at_end.clone());
+        assert_eq!(read_all(&store).unwrap(), data, "{config}");
+    }
+    let store = v2_u8(json!({"id": "crc32c", "location": "start"}), at_start);
+    let e = Array::open(&store, "a")
+        .map(|a| a.shape().to_vec())
+        .unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::Unsupported(w))
+            if w.contains("crc32c location \"start\"")),
+        "{e}"
+    );
+    for location in [json!("middle"), json!(4)] {
+        let config = json!({"id": "crc32c", "location": location});
+        let store = v2_u8(config.clone(), at_end.clone());
+        let e = Array::open(&store, "a")
+            .map(|a| a.shape().to_vec())
+            .unwrap_err();
+        assert!(
+            matches!(e.kind(), ErrorKind::Metadata(MetadataError::Invalid(w))
+                if w.contains("crc32c location")),
+            "{config}: {e}"
+        );
+    }
+}

@@ -84,7 +84,7 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
             "zstd" => Codec::Zstd,
             "zlib" => Codec::Zlib,
             "gzip" => Codec::Gzip,
-            "crc32c" => Codec::Crc32c,
+            "crc32c" => crc32c(c)?,
             other => return Err(unsupported(format!("v2 compressor {other:?}"))),
         });
     }
@@ -105,4 +105,19 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
         codec_names: names,
         attributes,
     })
+}
+
+/// numcodecs `CRC32C`: its `location` says where the checksum is, `"end"` by default (numcodecs
+/// `checksum32.py`; `null` also means the default there). zinto decodes a trailing checksum.
+fn crc32c(config: &serde_json::Map<String, Value>) -> Result<Codec, MetadataError> {
+    match config.get("location") {
+        None | Some(Value::Null) => Ok(Codec::Crc32c),
+        Some(Value::String(s)) if s == "end" => Ok(Codec::Crc32c),
+        Some(Value::String(s)) if s == "start" => Err(unsupported(
+            "crc32c location \"start\" (a checksum before the data)",
+        )),
+        Some(other) => Err(MetadataError::Invalid(format!(
+            "crc32c location {other} (must be \"start\" or \"end\")"
+        ))),
+    }
 }
