@@ -239,6 +239,10 @@ impl CZstd {
             return Err(corrupt("the library ended the frame before its last block"));
         };
         let decoded = content.len() as u64;
+        if header.content_size.is_some_and(|declared| declared < decoded) {
+            // The library's streaming path does not always stop there (see `past_the_end`).
+            return Err(past_the_end(Some(&header), decoded));
+        }
         if let Some(declared) = header.content_size
             && declared != decoded
         {
