@@ -243,8 +243,15 @@ impl ZstdDecoder {
             1 => 1,
             _ => return Err(corrupt("reserved block type")),
         };
-        if size > MAX_BLOCK {
-            return Err(corrupt("block larger than 128 KiB"));
+        // The rules `BlockWalker` holds the C backend to, checked before gathering the block.
+        if kind == 2 && size == 0 {
+            return Err(corrupt("empty compressed block"));
+        }
+        let max = self
+            .header
+            .map_or(MAX_BLOCK as u64, |h| h.window_size.min(MAX_BLOCK as u64));
+        if size as u64 > max {
+            return Err(corrupt("block larger than the frame allows"));
         }
         // ruzstd reads the checksum right after the last block: it travels with it.
         let checksum_len = if last && self.header.is_some_and(|h| h.has_checksum) {
