@@ -554,3 +554,30 @@ fn v2_crc32c_location_is_read_end_decoded_start_refused() {
         );
     }
 }
+
+#[test]
+fn bad_attributes_do_not_stop_the_data_from_being_read() {
+    let mut store = load("v2_zstd_dot");
+    let whole = read_all(&store).unwrap();
+    store.insert("a/.zattrs", br#"{"units": "K""#.to_vec()); // cut short
+    assert_eq!(read_all(&store).unwrap(), whole);
+    let array = Array::open(&store, "a").unwrap();
+    let e = array.metadata().attributes().unwrap_err();
+    assert!(matches!(e, MetadataError::Json(_)), "{e}");
+
+    store.insert("a/.zattrs", br#"{"units": "K"}"#.to_vec());
+    let array = Array::open(&store, "a").unwrap();
+    assert_eq!(array.metadata().attributes().unwrap()["units"], "K");
+
+    // v3: attributes that are not an object, likewise.
+    let mut store = load("v3_float32");
+    let whole = read_all(&store).unwrap();
+    edit_metadata(&mut store, |m| m["attributes"] = json!([1, 2]));
+    assert_eq!(read_all(&store).unwrap(), whole);
+    let array = Array::open(&store, "a").unwrap();
+    let e = array.metadata().attributes().unwrap_err();
+    assert!(
+        matches!(e, MetadataError::Invalid(w) if w.contains("attributes must be an object")),
+        "{e}"
+    );
+}

@@ -8,8 +8,12 @@ mod v3;
 pub use dtype::DataType;
 pub use fill::FillValue;
 
+use std::sync::Arc;
+
 use zinto_core::ChunkGrid;
 use zinto_core::codec::CodecChain;
+
+use crate::error::MetadataError;
 
 /// The Zarr format version of an array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,8 +85,25 @@ pub struct ArrayMetadata {
     pub key_encoding: ChunkKeyEncoding,
     /// The codecs as metadata lists them, for display.
     pub codec_names: Vec<String>,
-    /// User attributes (`attributes` in v3, `.zattrs` in v2), if any.
-    pub attributes: serde_json::Map<String, serde_json::Value>,
+    /// User attributes, or why they could not be read: see [`Self::attributes`].
+    attributes: Result<serde_json::Map<String, serde_json::Value>, Arc<MetadataError>>,
+}
+
+impl ArrayMetadata {
+    /// User attributes (`attributes` in v3, `.zattrs` in v2); empty if there are none.
+    ///
+    /// Attributes are not needed to read the data, so bad ones do not stop
+    /// [`Array::open`](crate::Array::open): the array opens and reads, and the error is
+    /// reported here, when they are asked for.
+    ///
+    /// # Errors
+    /// [`MetadataError::Json`] if `.zattrs` is not a JSON object, [`MetadataError::Invalid`] if
+    /// v3 `attributes` is not an object.
+    pub fn attributes(
+        &self,
+    ) -> Result<&serde_json::Map<String, serde_json::Value>, &MetadataError> {
+        self.attributes.as_ref().map_err(|e| &**e)
+    }
 }
 
 pub(crate) use v2::parse as parse_v2;

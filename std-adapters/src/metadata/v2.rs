@@ -1,5 +1,7 @@
 //! Zarr v2 `.zarray`.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::Value;
 use zinto_core::codec::{Codec, CodecChain};
@@ -42,7 +44,8 @@ fn unsupported(what: impl Into<String>) -> MetadataError {
     MetadataError::Unsupported(what.into())
 }
 
-/// Parses and validates a `.zarray` document (and the `.zattrs` beside it, if given).
+/// Parses and validates a `.zarray` document, with the `.zattrs` beside it if given (parsed,
+/// or its error kept: attributes are not needed to read the data).
 pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, MetadataError> {
     let m: V2 = serde_json::from_slice(json).map_err(MetadataError::Json)?;
     if m.zarr_format != 2 {
@@ -91,9 +94,10 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
     let chain =
         CodecChain::new(&m.chunks, dtype.size(), &codecs, None).map_err(MetadataError::Chain)?;
     let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
+    // Not needed to read the data: an error is kept for when the attributes are asked for.
     let attributes = match attrs {
-        Some(a) => serde_json::from_slice(a).map_err(MetadataError::Json)?,
-        None => serde_json::Map::new(),
+        Some(a) => serde_json::from_slice(a).map_err(|e| Arc::new(MetadataError::Json(e))),
+        None => Ok(serde_json::Map::new()),
     };
     Ok(ArrayMetadata {
         format: ZarrFormat::V2,

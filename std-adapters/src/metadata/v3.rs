@@ -1,5 +1,7 @@
 //! Zarr v3 `zarr.json`.
 
+use std::sync::Arc;
+
 use serde::Deserialize;
 use serde_json::Value;
 use zinto_core::codec::{Codec, CodecChain, CodecName, Endian, IndexLocation};
@@ -29,12 +31,18 @@ struct V3 {
     chunk_key_encoding: Named,
     fill_value: Value,
     codecs: Vec<Named>,
-    /// Optional: empty if absent.
-    #[serde(default)]
-    attributes: serde_json::Map<String, Value>,
+    /// Optional: `None` if absent. Checked only when asked for (see
+    /// [`ArrayMetadata::attributes`]), so that bad attributes do not stop the data being read.
+    #[serde(default, deserialize_with = "present")]
+    attributes: Option<Value>,
     /// Optional: none if absent.
     #[serde(default)]
     storage_transformers: Vec<Value>,
+}
+
+/// A field that is present, whatever its value (`null` included, unlike a plain `Option`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 fn unsupported(what: impl Into<String>) -> MetadataError {
@@ -94,7 +102,14 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
         fill_value,
         key_encoding,
         codec_names: m.codecs.iter().map(|c| c.name.clone()).collect(),
-        attributes: m.attributes,
+        attributes: match m.attributes {
+            None => Ok(serde_json::Map::new()),
+            Some(Value::Object(map)) => Ok(map),
+            Some(other) => Err(Arc::new(MetadataError::Invalid(format!(
+                "attributes must be an object, not {}",
+                kind_of(&other)
+            )))),
+        },
     })
 }
 
