@@ -63,7 +63,8 @@ fn pool(t: KeyType) -> Vec<u64> {
     }
 }
 
-/// The reference comparator, from the key's value.
+/// The reference comparator, from the key's value. The `records_sort` fuzz harness
+/// (`tests/src/harness/records.rs`) keeps a copy: change them together.
 fn compare(t: KeyType, a: u64, b: u64) -> Ordering {
     // Floats widened to f64 keep NaN-ness and sign; `bits` break ties between NaNs.
     let float = |x: f64, y: f64| -> Ordering {
