@@ -59,11 +59,14 @@ impl FrameHeader {
     /// [`DecodeError::Corrupt`] for a wrong magic number (skippable frames included: a Zarr
     /// chunk is one zstd frame) or a reserved bit set.
     pub fn parse(input: &[u8]) -> Result<Option<FrameHeader>, DecodeError> {
-        let Some(magic) = input.get(..4) else {
-            return Ok(None);
-        };
-        if le(magic) != u64::from(ZSTD_MAGIC) {
+        // The magic number's bytes are checked as they arrive, as the C library does: a
+        // stream that cannot become a frame is refused now, not reported truncated later.
+        let magic = ZSTD_MAGIC.to_le_bytes();
+        if input.iter().zip(magic).any(|(&a, b)| a != b) {
             return Err(corrupt("not a zstd frame (bad magic number)"));
+        }
+        if input.len() < magic.len() {
+            return Ok(None);
         }
         let Some(&fhd) = input.get(4) else {
             return Ok(None);
