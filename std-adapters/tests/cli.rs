@@ -306,3 +306,33 @@ fn merge_refuses_bad_keys_and_partial_records() {
         text(&run.stderr)
     );
 }
+
+#[test]
+fn info_says_when_the_data_size_overflows_u64() {
+    // 2^96 bytes of data in one chunk: info shows the metadata and says the size overflows,
+    // instead of wrapping to "0 bytes of data" (or panicking on the product).
+    let dir = std::env::temp_dir().join(format!("zinto-cli-2e96-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("zarr.json"),
+        r#"{"zarr_format": 3, "node_type": "array",
+        "shape": [4294967296, 4294967296, 4294967296], "data_type": "uint8", "fill_value": 0,
+        "chunk_grid": {"name": "regular",
+            "configuration": {"chunk_shape": [4294967296, 4294967296, 4294967296]}},
+        "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "bytes"}]}"#,
+    )
+    .unwrap();
+    let info = zinto(&["info", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(info.status.code(), Some(0), "{}", text(&info.stderr));
+    let s = text(&info.stdout);
+    assert!(
+        s.contains("shape:        [4294967296, 4294967296, 4294967296]"),
+        "{s}"
+    );
+    assert!(s.contains("1 in all, 0 present"), "{s}");
+    assert!(
+        s.contains("stored:       0 bytes for 2^64 bytes or more (overflows u64) of data"),
+        "{s}"
+    );
+}

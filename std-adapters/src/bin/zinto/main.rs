@@ -205,7 +205,8 @@ fn info(dir: &std::path::Path) -> Result<(), Failure> {
     let grid = &meta.grid;
     let elem = meta.dtype.size() as u64;
     let mut present = 0u64;
-    let mut stored = 0u64;
+    // `None` once the sum overflows (it cannot for real files, but sizes are the store's word).
+    let mut stored = Some(0u64);
     // Asking the store about every chunk is one stat each: skip it for huge grids.
     let counted = grid.num_chunks() <= MAX_CHUNKS_COUNTED;
     for i in 0..if counted { grid.num_chunks() } else { 0 } {
@@ -219,14 +220,13 @@ fn info(dir: &std::path::Path) -> Result<(), Failure> {
             .map_err(|e| Failure::Other(format!("{key}: {e}")))?
         {
             present += 1;
-            stored += n;
+            stored = stored.and_then(|s| s.checked_add(n));
         }
     }
-    let decoded: u64 = grid
-        .array_shape()
-        .iter()
-        .product::<u64>()
-        .saturating_mul(elem);
+    // The metadata may declare more data than a u64 counts: say so rather than wrap or fail.
+    let decoded = zinto::core::product(grid.array_shape())
+        .ok()
+        .and_then(|n| n.checked_mul(elem));
     let levels = meta.chain.levels();
     let sharded = levels.len() > 1;
     let mut lines = vec![
@@ -265,11 +265,13 @@ fn info(dir: &std::path::Path) -> Result<(), Failure> {
             grid.num_chunks()
         ));
         lines.push(format!(
-            "stored:       {stored} bytes for {decoded} bytes of data{}",
-            if stored > 0 {
-                format!(" (compression ratio {:.2})", decoded as f64 / stored as f64)
-            } else {
-                String::new()
+            "stored:       {} for {} of data{}",
+            bytes(stored),
+            bytes(decoded),
+            match (stored, decoded) {
+                (Some(s), Some(d)) if s > 0 =>
+                    format!(" (compression ratio {:.2})", d as f64 / s as f64),
+                _ => String::new(),
             }
         ));
     } else {
@@ -280,6 +282,14 @@ fn info(dir: &std::path::Path) -> Result<(), Failure> {
     }
     println!("{}", lines.join("\n"));
     Ok(())
+}
+
+/// A byte count, or what is known of one that overflows a `u64`.
+fn bytes(n: Option<u64>) -> String {
+    n.map_or_else(
+        || "2^64 bytes or more (overflows u64)".to_owned(),
+        |n| format!("{n} bytes"),
+    )
 }
 
 fn read(
