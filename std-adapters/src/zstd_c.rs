@@ -126,7 +126,16 @@ impl CZstd {
     /// Follows the bytes the library consumed: the header's (gathered until it parses; a frame
     /// declaring more than `capacity` is refused then, if the library has not refused it yet),
     /// then the blocks', whose structure is checked (see [`BlockWalker`]).
-    fn follow(&mut self, consumed: &[u8], capacity: u64) -> Result<(), DecodeError> {
+    ///
+    /// `written` is what the library has written of this frame after consuming them (`None`
+    /// when it failed and that is not known). A raw or RLE block that would write past the end
+    /// is then refused from its header, as ruzstd refuses it, even before its content arrives.
+    fn follow(
+        &mut self,
+        consumed: &[u8],
+        capacity: u64,
+        written: Option<usize>,
+    ) -> Result<(), DecodeError> {
         let mut rest = consumed;
         if self.header.is_none() {
             let take = (MAX_FRAME_HEADER_LEN - self.head_len).min(rest.len());
@@ -151,8 +160,17 @@ impl CZstd {
                 }
             }
         }
-        if let Some((_, walker)) = &mut self.header {
+        if let Some((header, walker)) = &mut self.header {
             walker.walk(rest)?;
+            let limit = header.content_size.unwrap_or(capacity);
+            if let (Some(written), Some((size, seen))) =
+                (written, walker.literal_block_in_progress())
+                && (written as u64)
+                    .checked_sub(seen)
+                    .is_some_and(|before| before.saturating_add(size) > limit)
+            {
+                return Err(past_the_end(Some(header), capacity));
+            }
         }
         Ok(())
     }
@@ -199,7 +217,7 @@ impl ZstdBackend for CZstd {
                 Err(code) => {
                     // Read what it was given the way ruzstd does first: a fault both see (a bad
                     // header or block structure) is then named alike on both backends.
-                    self.follow(input, capacity)?;
+                    self.follow(input, capacity, None)?;
                     let header = self.header.as_ref().map(|(h, _)| h);
                     return Err(classify(code, capacity, header));
                 }
@@ -209,13 +227,13 @@ impl ZstdBackend for CZstd {
                     break false;
                 }
                 // No progress with input left: the output is full.
-                self.follow(input, capacity)?;
+                self.follow(input, capacity, None)?;
                 let header = self.header.as_ref().map(|(h, _)| h);
                 return Err(past_the_end(header, capacity));
             }
         };
         let (consumed, end) = (inb.pos(), out.pos());
-        self.follow(input.get(..consumed).unwrap_or(&[]), capacity)?;
+        self.follow(input.get(..consumed).unwrap_or(&[]), capacity, Some(end))?;
         let status = if finished {
             // `dst` holds this frame's content from its start (see `ZstdBackend::decode`).
             self.finish(dst.get(..end).unwrap_or(&[]))?;
@@ -239,7 +257,10 @@ impl CZstd {
             return Err(corrupt("the library ended the frame before its last block"));
         };
         let decoded = content.len() as u64;
-        if header.content_size.is_some_and(|declared| declared < decoded) {
+        if header
+            .content_size
+            .is_some_and(|declared| declared < decoded)
+        {
             // The library's streaming path does not always stop there (see `past_the_end`).
             return Err(past_the_end(Some(&header), decoded));
         }

@@ -253,6 +253,17 @@ impl ZstdDecoder {
         if size as u64 > max {
             return Err(corrupt("block larger than the frame allows"));
         }
+        // A raw or RLE block says how much it writes: one that would write past the end is
+        // refused from its header, as the C path refuses it (ruzstd holds what the destination
+        // did not take yet: it counts as written).
+        if kind != 2 {
+            let declared = self.header.and_then(|h| h.content_size);
+            let limit = declared.unwrap_or(dst.len() as u64);
+            let decoded = self.written + self.frame.can_collect() as u64;
+            if decoded + size as u64 > limit {
+                return Err(past_the_end(declared, dst.len() as u64));
+            }
+        }
         // ruzstd reads the checksum right after the last block: it travels with it.
         let checksum_len = if last && self.header.is_some_and(|h| h.has_checksum) {
             4
@@ -331,13 +342,7 @@ impl ZstdDecoder {
         let capacity = dst.len() as u64;
         let declared = self.header.and_then(|h| h.content_size);
         let limit = declared.map_or(Some(dst.len()), |n| usize::try_from(n).ok());
-        let overflow = match declared {
-            Some(_) => corrupt("frame decodes to more than its declared content size"),
-            None => DecodeError::OutputOverflow {
-                codec: CodecName::Zstd,
-                capacity,
-            },
-        };
+        let overflow = past_the_end(declared, capacity);
         loop {
             let pos = usize::try_from(self.written).unwrap_or(usize::MAX);
             let Some(target) = limit.and_then(|end| dst.get_mut(pos..end)) else {
@@ -381,6 +386,19 @@ impl ZstdDecoder {
             }
         }
         Ok(())
+    }
+}
+
+/// The error for a frame that would write past its end: its declared content size if it
+/// declares one (`check_destination` made sure that fits the destination), which is corrupt;
+/// else the destination of `capacity` bytes.
+fn past_the_end(declared: Option<u64>, capacity: u64) -> DecodeError {
+    match declared {
+        Some(_) => corrupt("frame decodes to more than its declared content size"),
+        None => DecodeError::OutputOverflow {
+            codec: CodecName::Zstd,
+            capacity,
+        },
     }
 }
 

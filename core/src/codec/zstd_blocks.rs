@@ -17,8 +17,13 @@ pub const MAX_BLOCK_SIZE: u64 = 128 * 1024;
 enum Stage {
     /// Reading a 3-byte block header; `have` bytes of it so far.
     BlockHeader { have: u8, bytes: [u8; 3] },
-    /// Skipping `left` bytes of block content; `last` if this is the last block.
-    BlockContent { left: u32, last: bool },
+    /// Skipping `left` bytes of block content; `last` if this is the last block; `literal`,
+    /// for a raw or RLE block, its decoded size and how many content bytes it stores.
+    BlockContent {
+        left: u32,
+        last: bool,
+        literal: Option<(u32, u32)>,
+    },
     /// Reading the 4-byte content checksum; `have` bytes of it so far.
     Checksum { have: u8, bytes: [u8; 4] },
     /// The frame has ended (with the checksum it stored, if it has one).
@@ -90,7 +95,7 @@ impl BlockWalker {
                         self.stage = self.block(bytes)?;
                     }
                 }
-                Stage::BlockContent { left, last } => {
+                Stage::BlockContent { left, last, .. } => {
                     let take = usize::try_from(*left)
                         .unwrap_or(usize::MAX)
                         .min(input.len() - at);
@@ -126,11 +131,11 @@ impl BlockWalker {
         let value = u32::from(a) | (u32::from(b) << 8) | (u32::from(c) << 16);
         let last = value & 1 == 1;
         let size = value >> 3;
-        let stored = match (value >> 1) & 3 {
-            0 => size, // raw
-            1 => 1,    // RLE: one byte, repeated `size` times
+        let (stored, literal) = match (value >> 1) & 3 {
+            0 => (size, Some((size, size))), // raw
+            1 => (1, Some((size, 1))),       // RLE: one byte, repeated `size` times
             2 if size == 0 => return Err(corrupt("empty compressed block")),
-            2 => size,
+            2 => (size, None),
             _ => return Err(corrupt("reserved block type")),
         };
         if u64::from(size) > self.max_block {
@@ -139,8 +144,27 @@ impl BlockWalker {
         Ok(if stored == 0 {
             self.after_block(last)
         } else {
-            Stage::BlockContent { left: stored, last }
+            Stage::BlockContent {
+                left: stored,
+                last,
+                literal,
+            }
         })
+    }
+
+    /// For a raw or RLE block whose header has been walked and whose content has not all
+    /// gone by: its decoded size, and how many of its content bytes have gone by. A raw block's
+    /// content bytes are its decoded bytes, so a decoder that has written `n` bytes in all
+    /// wrote `n - seen` before this block, and the block ends `size` bytes after that.
+    pub fn literal_block_in_progress(&self) -> Option<(u64, u64)> {
+        match self.stage {
+            Stage::BlockContent {
+                left,
+                literal: Some((size, stored)),
+                ..
+            } => Some((u64::from(size), u64::from(stored - left))),
+            _ => None,
+        }
     }
 
     fn after_block(&self, last: bool) -> Stage {
