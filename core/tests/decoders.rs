@@ -10,7 +10,8 @@ use std::io::Write;
 
 use zinto_core::codec::{
     BytesCodecs, ChunkDecoder, CodecName, Compressor, Crc32cCount, DecodeError, Endian,
-    FrameHeader, MAX_DECLARED_WINDOW, Progress, Status, crc32c, to_native_in_place,
+    FrameHeader, MAX_DECLARED_WINDOW, OTHER_THAN_DECLARED, Progress, Status, crc32c,
+    to_native_in_place,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -640,7 +641,7 @@ fn corrupted_zstd_checksum_is_a_checksum_mismatch() {
 }
 
 #[test]
-fn zstd_frame_declaring_the_wrong_content_size_is_a_size_mismatch() {
+fn zstd_frame_declaring_the_wrong_content_size_is_corrupt() {
     // 100 bytes in a single-segment frame with a one-byte content size field; claim 101.
     let data = sample(100, 10);
     let mut stored = zstd_frame(&data, 3, false);
@@ -649,12 +650,12 @@ fn zstd_frame_declaring_the_wrong_content_size_is_a_size_mismatch() {
     assert_eq!(h.header_len, 6, "expected magic + descriptor + 1-byte size");
     stored[5] = 101;
     let e = err_of(codecs(Some(Compressor::Zstd), 0), &stored, 101);
+    // The frame contradicts itself: corrupt, as the C library says too.
     assert_eq!(
         e,
-        DecodeError::SizeMismatch {
+        DecodeError::Corrupt {
             codec: CodecName::Zstd,
-            expected: 101,
-            got: 100
+            reason: OTHER_THAN_DECLARED,
         }
     );
 }

@@ -34,7 +34,7 @@ pub struct ConcatPiece {
 /// Where each of a list of chunks goes when they are decoded end to end into one buffer.
 ///
 /// ```
-/// use zinto::core::codec::{BytesCodecs, Compressor};
+/// use zinto::core::codec::{BytesCodecs, Compressor, Crc32cCount};
 /// use zinto::{ConcatPlan, MemoryStore, ReadOptions};
 ///
 /// let mut store = MemoryStore::new();

@@ -13,14 +13,15 @@
 //! - the block structure of the bytes it consumed is walked ([`BlockWalker`]): its streaming
 //!   path is more lenient than the RFC;
 //! - the declared size is checked against what was decoded (the library's streaming path does
-//!   not always do so: found by the `zstd_differential` fuzz target);
+//!   not always do so: found by the `zstd_differential` fuzz target); either way a frame that
+//!   decodes to other than it declares is [`DecodeError::Corrupt`], as the library reports it;
 //! - the content checksum is verified here, not by the library, so that a mismatch is a
 //!   [`DecodeError::ChecksumMismatch`] with both values, as ruzstd reports it;
 //! - the library's own errors are classified by their error code, never by their message.
 
 use zinto_core::codec::{
-    BlockWalker, CodecName, DecodeError, FrameHeader, MAX_FRAME_HEADER_LEN, Progress, Status,
-    ZstdBackend,
+    BlockWalker, CodecName, DecodeError, FrameHeader, MAX_FRAME_HEADER_LEN, OTHER_THAN_DECLARED,
+    Progress, Status, ZstdBackend,
 };
 use zstd_safe::zstd_sys::ZSTD_ErrorCode;
 use zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
@@ -81,7 +82,7 @@ fn classify(code: usize, capacity: u64, header: Option<&FrameHeader>) -> DecodeE
 /// fits the destination), which is corrupt; else past the destination.
 fn past_the_end(header: Option<&FrameHeader>, capacity: u64) -> DecodeError {
     if header.is_some_and(|h| h.content_size.is_some()) {
-        return corrupt("frame decodes to more than its declared content size");
+        return corrupt(OTHER_THAN_DECLARED);
     }
     DecodeError::OutputOverflow {
         codec: CodecName::Zstd,
@@ -257,21 +258,12 @@ impl CZstd {
             return Err(corrupt("the library ended the frame before its last block"));
         };
         let decoded = content.len() as u64;
+        // The library's streaming path does not always check this (see the module docs).
         if header
             .content_size
-            .is_some_and(|declared| declared < decoded)
+            .is_some_and(|declared| declared != decoded)
         {
-            // The library's streaming path does not always stop there (see `past_the_end`).
-            return Err(past_the_end(Some(&header), decoded));
-        }
-        if let Some(declared) = header.content_size
-            && declared != decoded
-        {
-            return Err(DecodeError::SizeMismatch {
-                codec: CodecName::Zstd,
-                expected: declared,
-                got: decoded,
-            });
+            return Err(corrupt(OTHER_THAN_DECLARED));
         }
         if let Some(expected) = walker.stored_checksum() {
             let found = content_checksum(content);

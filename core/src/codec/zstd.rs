@@ -16,6 +16,10 @@ use super::zstd_blocks::literals_size;
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use super::{CodecName, DecodeError, Progress};
 
+/// Why a frame that decodes to more or less than its declared content size is corrupt (both
+/// backends say so; the C library reports it as data corruption).
+pub const OTHER_THAN_DECLARED: &str = "frame decodes to other than its declared content size";
+
 /// Largest block body zstd allows (RFC 8878, 3.1.1.2.4).
 const MAX_BLOCK: usize = 128 * 1024;
 /// The default and the absolute window cap.
@@ -140,7 +144,8 @@ impl ZstdDecoder {
     /// [`DecodeError::WindowTooLarge`] before any allocation for a window above the cap,
     /// [`DecodeError::OutputOverflow`] if the content size or the decoded data exceed `dst`,
     /// [`DecodeError::Corrupt`], [`DecodeError::ChecksumMismatch`],
-    /// [`DecodeError::SizeMismatch`] if the frame decoded to other than its declared size,
+    /// [`DecodeError::Corrupt`] ([`OTHER_THAN_DECLARED`]) if the frame decodes to other than
+    /// its declared size,
     /// [`DecodeError::Unsupported`] for frames that need a dictionary.
     pub fn decode(
         &mut self,
@@ -366,14 +371,13 @@ impl ZstdDecoder {
 
     /// Checks the declared size and, if present, the checksum of everything written.
     fn finish(&mut self, stored: Option<u32>) -> Result<(), DecodeError> {
-        if let Some(expected) = self.header.and_then(|h| h.content_size)
-            && expected != self.written
+        if self
+            .header
+            .and_then(|h| h.content_size)
+            .is_some_and(|declared| declared != self.written)
         {
-            return Err(DecodeError::SizeMismatch {
-                codec: CodecName::Zstd,
-                expected,
-                got: self.written,
-            });
+            // As the C library reports it: the frame contradicts itself.
+            return Err(corrupt(OTHER_THAN_DECLARED));
         }
         if let Some(expected) = stored {
             let found = self.frame.get_calculated_checksum().unwrap_or(!expected);
@@ -394,7 +398,7 @@ impl ZstdDecoder {
 /// else the destination of `capacity` bytes.
 fn past_the_end(declared: Option<u64>, capacity: u64) -> DecodeError {
     match declared {
-        Some(_) => corrupt("frame decodes to more than its declared content size"),
+        Some(_) => corrupt(OTHER_THAN_DECLARED),
         None => DecodeError::OutputOverflow {
             codec: CodecName::Zstd,
             capacity,
