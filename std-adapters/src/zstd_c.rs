@@ -34,6 +34,9 @@ pub struct CZstd {
     head_len: usize,
     /// The parsed header, once the first bytes held it, and the walk over the blocks after it.
     header: Option<(FrameHeader, BlockWalker)>,
+    /// An overflow inside a raw block, reported once the block's content is all in (see
+    /// [`CZstd::overflowed`]).
+    held_back: Option<DecodeError>,
     done: bool,
 }
 
@@ -64,17 +67,18 @@ fn is(code: usize, which: ZSTD_ErrorCode) -> bool {
 /// The library's error `code` as a [`DecodeError`], by its error code. The cases ruzstd reports
 /// otherwise are decided before the library is asked (see the module docs); what is left is
 /// corrupt data, or an output too small.
-fn classify(code: usize, capacity: u64, header: Option<&FrameHeader>) -> DecodeError {
-    if is(code, ZSTD_ErrorCode::ZSTD_error_dstSize_tooSmall)
-        || is(code, ZSTD_ErrorCode::ZSTD_error_noForwardProgress_destFull)
-    {
-        return past_the_end(header, capacity);
-    }
+fn classify(code: usize) -> DecodeError {
     if is(code, ZSTD_ErrorCode::ZSTD_error_memory_allocation) {
         // The context was made before decoding, with a stable output it allocates no window.
         return corrupt("the library could not allocate");
     }
     corrupt(zstd_safe::get_error_name(code))
+}
+
+/// Whether the library's error `code` says the output is full.
+fn is_overflow(code: usize) -> bool {
+    is(code, ZSTD_ErrorCode::ZSTD_error_dstSize_tooSmall)
+        || is(code, ZSTD_ErrorCode::ZSTD_error_noForwardProgress_destFull)
 }
 
 /// The error for a frame that decoded up to the end of where it may write: past its declared
@@ -103,7 +107,7 @@ impl CZstd {
     /// [`DecodeError::Corrupt`] if the library refuses the stable-output mode.
     pub fn new() -> Result<Self, DecodeError> {
         let mut dctx = DCtx::create();
-        let refused = |code| classify(code, 0, None);
+        let refused = classify;
         dctx.set_parameter(DParameter::StableOutBuffer(true))
             .map_err(refused)?;
         // With a stable output the library allocates no window, so the declared window only
@@ -120,6 +124,7 @@ impl CZstd {
             head: [0; MAX_FRAME_HEADER_LEN],
             head_len: 0,
             header: None,
+            held_back: None,
             done: false,
         })
     }
@@ -128,15 +133,7 @@ impl CZstd {
     /// declaring more than `capacity` is refused then, if the library has not refused it yet),
     /// then the blocks', whose structure is checked (see [`BlockWalker`]).
     ///
-    /// `written` is what the library has written of this frame after consuming them (`None`
-    /// when it failed and that is not known). A raw or RLE block that would write past the end
-    /// is then refused from its header, as ruzstd refuses it, even before its content arrives.
-    fn follow(
-        &mut self,
-        consumed: &[u8],
-        capacity: u64,
-        written: Option<usize>,
-    ) -> Result<(), DecodeError> {
+    fn follow(&mut self, consumed: &[u8], capacity: u64) -> Result<(), DecodeError> {
         let mut rest = consumed;
         if self.header.is_none() {
             let take = (MAX_FRAME_HEADER_LEN - self.head_len).min(rest.len());
@@ -161,19 +158,49 @@ impl CZstd {
                 }
             }
         }
-        if let Some((header, walker)) = &mut self.header {
+        if let Some((_, walker)) = &mut self.header {
             walker.walk(rest)?;
-            let limit = header.content_size.unwrap_or(capacity);
-            if let (Some(written), Some((size, seen))) =
-                (written, walker.literal_block_in_progress())
-                && (written as u64)
-                    .checked_sub(seen)
-                    .is_some_and(|before| before.saturating_add(size) > limit)
-            {
-                return Err(past_the_end(Some(header), capacity));
-            }
         }
         Ok(())
+    }
+
+    /// The library could not write all it decoded of `input`. ruzstd decodes whole blocks, so
+    /// it sees that only once the block is all in; the library writes a raw block's content as
+    /// it arrives. To report the same fault at the same point, an overflow inside a raw or RLE
+    /// block whose content is not all in `input` is held back until it is (and the stream is
+    /// truncated if it never is).
+    fn overflowed(&mut self, input: &[u8], capacity: u64) -> Result<Progress, DecodeError> {
+        self.follow(input, capacity)?;
+        let header = self.header.as_ref().map(|(h, _)| h);
+        let e = past_the_end(header, capacity);
+        if self
+            .header
+            .is_some_and(|(_, walker)| walker.in_literal_block())
+        {
+            self.held_back = Some(e);
+            return Ok(Progress {
+                consumed: input.len(),
+                written: 0,
+                status: Status::NeedsInput,
+            });
+        }
+        Err(e)
+    }
+
+    /// Goes on with a held-back overflow: through the rest of its block, then the error.
+    fn finish_held_back(&mut self, e: DecodeError, input: &[u8]) -> Result<Progress, DecodeError> {
+        let Some((_, walker)) = &mut self.header else {
+            return Err(e);
+        };
+        let consumed = walker.walk_to_block_end(input);
+        if walker.in_literal_block() {
+            return Ok(Progress {
+                consumed,
+                written: 0,
+                status: Status::NeedsInput,
+            });
+        }
+        Err(e)
     }
 }
 
@@ -183,6 +210,7 @@ impl ZstdBackend for CZstd {
         let _ = self.dctx.reset(ResetDirective::SessionOnly);
         self.head_len = 0;
         self.header = None;
+        self.held_back = None;
         self.done = false;
     }
 
@@ -198,6 +226,9 @@ impl ZstdBackend for CZstd {
                 written: 0,
                 status: Status::Done,
             });
+        }
+        if let Some(e) = self.held_back {
+            return self.finish_held_back(e, input);
         }
         let capacity = dst.len() as u64;
         if self.header.is_none() && self.head_len == 0 {
@@ -215,12 +246,12 @@ impl ZstdBackend for CZstd {
             match self.dctx.decompress_stream(&mut out, &mut inb) {
                 Ok(0) => break true,
                 Ok(_) => {}
+                Err(code) if is_overflow(code) => return self.overflowed(input, capacity),
                 Err(code) => {
                     // Read what it was given the way ruzstd does first: a fault both see (a bad
                     // header or block structure) is then named alike on both backends.
-                    self.follow(input, capacity, None)?;
-                    let header = self.header.as_ref().map(|(h, _)| h);
-                    return Err(classify(code, capacity, header));
+                    self.follow(input, capacity)?;
+                    return Err(classify(code));
                 }
             }
             if (inb.pos(), out.pos()) == before {
@@ -228,13 +259,11 @@ impl ZstdBackend for CZstd {
                     break false;
                 }
                 // No progress with input left: the output is full.
-                self.follow(input, capacity, None)?;
-                let header = self.header.as_ref().map(|(h, _)| h);
-                return Err(past_the_end(header, capacity));
+                return self.overflowed(input, capacity);
             }
         };
         let (consumed, end) = (inb.pos(), out.pos());
-        self.follow(input.get(..consumed).unwrap_or(&[]), capacity, Some(end))?;
+        self.follow(input.get(..consumed).unwrap_or(&[]), capacity)?;
         let status = if finished {
             // `dst` holds this frame's content from its start (see `ZstdBackend::decode`).
             self.finish(dst.get(..end).unwrap_or(&[]))?;

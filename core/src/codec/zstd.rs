@@ -258,17 +258,6 @@ impl ZstdDecoder {
         if size as u64 > max {
             return Err(corrupt("block larger than the frame allows"));
         }
-        // A raw or RLE block says how much it writes: one that would write past the end is
-        // refused from its header, as the C path refuses it (ruzstd holds what the destination
-        // did not take yet: it counts as written).
-        if kind != 2 {
-            let declared = self.header.and_then(|h| h.content_size);
-            let limit = declared.unwrap_or(dst.len() as u64);
-            let decoded = self.written + self.frame.can_collect() as u64;
-            if decoded + size as u64 > limit {
-                return Err(past_the_end(declared, dst.len() as u64));
-            }
-        }
         // ruzstd reads the checksum right after the last block: it travels with it.
         let checksum_len = if last && self.header.is_some_and(|h| h.has_checksum) {
             4

@@ -17,12 +17,12 @@ pub const MAX_BLOCK_SIZE: u64 = 128 * 1024;
 enum Stage {
     /// Reading a 3-byte block header; `have` bytes of it so far.
     BlockHeader { have: u8, bytes: [u8; 3] },
-    /// Skipping `left` bytes of block content; `last` if this is the last block; `literal`,
-    /// for a raw or RLE block, its decoded size and how many content bytes it stores.
+    /// Skipping `left` bytes of block content; `last` if this is the last block; `literal`
+    /// if it is a raw or RLE block.
     BlockContent {
         left: u32,
         last: bool,
-        literal: Option<(u32, u32)>,
+        literal: bool,
     },
     /// Reading the 4-byte content checksum; `have` bytes of it so far.
     Checksum { have: u8, bytes: [u8; 4] },
@@ -132,10 +132,10 @@ impl BlockWalker {
         let last = value & 1 == 1;
         let size = value >> 3;
         let (stored, literal) = match (value >> 1) & 3 {
-            0 => (size, Some((size, size))), // raw
-            1 => (1, Some((size, 1))),       // RLE: one byte, repeated `size` times
+            0 => (size, true), // raw
+            1 => (1, true),    // RLE: one byte, repeated `size` times
             2 if size == 0 => return Err(corrupt("empty compressed block")),
-            2 => (size, None),
+            2 => (size, false),
             _ => return Err(corrupt("reserved block type")),
         };
         if u64::from(size) > self.max_block {
@@ -152,18 +152,28 @@ impl BlockWalker {
         })
     }
 
-    /// For a raw or RLE block whose header has been walked and whose content has not all
-    /// gone by: its decoded size, and how many of its content bytes have gone by. A raw block's
-    /// content bytes are its decoded bytes, so a decoder that has written `n` bytes in all
-    /// wrote `n - seen` before this block, and the block ends `size` bytes after that.
-    pub fn literal_block_in_progress(&self) -> Option<(u64, u64)> {
+    /// Whether the walk is inside a raw or RLE block: its header has gone by, not all of its
+    /// content. (The C library writes a raw block's content as it arrives; a decoder that
+    /// gathers whole blocks first sees the block only once all of it is in.)
+    pub fn in_literal_block(&self) -> bool {
+        matches!(self.stage, Stage::BlockContent { literal: true, .. })
+    }
+
+    /// Walks `input` no further than the end of the current block's content; returns how much
+    /// of it that was.
+    pub fn walk_to_block_end(&mut self, input: &[u8]) -> usize {
         match self.stage {
-            Stage::BlockContent {
-                left,
-                literal: Some((size, stored)),
-                ..
-            } => Some((u64::from(size), u64::from(stored - left))),
-            _ => None,
+            Stage::BlockContent { left, last, .. } => {
+                let take = usize::try_from(left).unwrap_or(usize::MAX).min(input.len());
+                let left = left - u32::try_from(take).unwrap_or(left);
+                if left == 0 {
+                    self.stage = self.after_block(last);
+                } else if let Stage::BlockContent { left: l, .. } = &mut self.stage {
+                    *l = left;
+                }
+                take
+            }
+            _ => 0,
         }
     }
 
