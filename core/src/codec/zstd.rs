@@ -73,6 +73,8 @@ pub struct ZstdDecoder {
     /// allocated once, at most a block plus its header and checksum.
     pending: Vec<u8>,
     window_cap: Option<u64>,
+    /// The window ruzstd keeps for this frame (see `take_header`).
+    window: u64,
     written: u64,
 }
 
@@ -100,10 +102,10 @@ fn corrupt(reason: &'static str) -> DecodeError {
 }
 
 impl ZstdDecoder {
-    /// A decoder with the default window cap: the destination's size rounded up to a power of
-    /// two (the granularity of zstd windows, at least 1 KiB), and never more than
-    /// [`MAX_WINDOW_CAP`]. A window larger than the output cannot be needed: no match can
-    /// reach further back than the start of the output.
+    /// A decoder with the default window cap, [`MAX_WINDOW_CAP`]. Whatever a frame declares,
+    /// the window ruzstd keeps is never larger than what the frame may write (its declared
+    /// content size, or the destination): no match can reach further back than the start of
+    /// the output.
     pub fn new() -> Self {
         Self {
             frame: FrameDecoder::new(),
@@ -111,15 +113,16 @@ impl ZstdDecoder {
             header: None,
             pending: Vec::new(),
             window_cap: None,
+            window: 0,
             written: 0,
         }
     }
 
     /// Caps the window ruzstd keeps, in bytes, in place of the default (still never above
-    /// [`MAX_WINDOW_CAP`]). ruzstd reserves the whole window when a frame starts. A frame
-    /// declaring a larger window is decoded with the cap instead when the cap is a power of
-    /// two at least as large as the destination (the window cannot be needed beyond the
-    /// output); otherwise it is refused with [`DecodeError::WindowTooLarge`].
+    /// [`MAX_WINDOW_CAP`]). ruzstd reserves the whole window when a frame starts. The window
+    /// is the smaller of what the frame declares and what it may write (its declared size, or
+    /// the destination); a frame needing more than the cap is refused with
+    /// [`DecodeError::WindowTooLarge`].
     pub fn set_window_cap(&mut self, cap: u64) {
         self.window_cap = Some(cap.min(MAX_WINDOW_CAP));
     }
@@ -182,38 +185,38 @@ impl ZstdDecoder {
         };
         let capacity = capacity as u64;
         header.check_destination(capacity)?;
-        let cap = self.window_cap.unwrap_or_else(|| {
-            capacity
-                .max(1024)
-                .checked_next_power_of_two()
-                .unwrap_or(u64::MAX)
-                .min(MAX_WINDOW_CAP)
-        });
-        if header.window_size > cap {
-            // No match reaches back past the start of the output, so a frame whose output fits
-            // the destination never needs more window than the destination holds: tell ruzstd
-            // (which reserves the declared window) the cap instead, when the cap covers the
-            // destination. Only frames with a window descriptor can declare more than their
-            // content size, which `check_destination` bounded.
-            let shrinkable = capacity <= cap && cap.is_power_of_two() && cap >= 1024;
-            match (shrinkable, self.pending.get_mut(5)) {
-                (true, Some(descriptor)) if !header.single_segment => {
-                    // Exponent in the top five bits, mantissa zero: exactly `cap`.
-                    *descriptor = u8::try_from(cap.trailing_zeros() - 10).unwrap_or(0) << 3;
-                }
-                _ => {
-                    return Err(DecodeError::WindowTooLarge {
-                        window: header.window_size,
-                        cap,
-                    });
-                }
-            }
+        // No match reaches back past the start of the output, so a frame never needs more
+        // window than it may write: its declared size, or the destination. ruzstd reserves the
+        // window it is told, and keeps that many decoded bytes to itself until the frame ends:
+        // tell it no more than that limit (a single-segment header with the limit as its
+        // content size says exactly that), so that what it keeps is bounded by the output and
+        // `take_block` can count what was decoded.
+        let limit = header.content_size.unwrap_or(capacity);
+        let window = header.window_size.min(limit);
+        let cap = self.window_cap.unwrap_or(MAX_WINDOW_CAP);
+        if window > cap {
+            return Err(DecodeError::WindowTooLarge {
+                window: header.window_size,
+                cap,
+            });
         }
         self.frame.set_max_window_size(cap);
-        let header_bytes = self.pending.get(..header.header_len).unwrap_or_default();
+        let mut single_segment = [0u8; 13];
+        let header_bytes = if window < header.window_size {
+            let (magic, rest) = single_segment.split_at_mut(4);
+            magic.copy_from_slice(&super::ZSTD_MAGIC.to_le_bytes());
+            let (descriptor, content_size) = rest.split_at_mut(1);
+            // An 8-byte content size, single segment, the checksum flag kept, no dictionary.
+            descriptor.fill(0xE0 | if header.has_checksum { 0x04 } else { 0 });
+            content_size.copy_from_slice(&window.to_le_bytes());
+            &single_segment[..]
+        } else {
+            self.pending.get(..header.header_len).unwrap_or_default()
+        };
         self.frame
             .reset(header_bytes)
             .map_err(|_| corrupt("frame header refused"))?;
+        self.window = window;
         // Bytes past the header that were copied in belong to the first block.
         let used = header.header_len - before;
         self.pending.clear();
@@ -337,6 +340,27 @@ impl ZstdDecoder {
         let declared = self.header.and_then(|h| h.content_size);
         let limit = declared.map_or(Some(dst.len()), |n| usize::try_from(n).ok());
         let overflow = past_the_end(declared, capacity);
+        // What the frame has decoded in all, checked after every block as the C library checks
+        // it: what was written, plus what ruzstd holds. Until the frame ends it holds the
+        // window once it has decoded that much (a drain leaves it exactly the window, see
+        // below), plus what can be collected beyond it; at the end, everything left. Before it
+        // has decoded a window's worth nothing can be past the limit: the window is at most
+        // the limit (`take_header`).
+        let held = self.frame.can_collect() as u64;
+        let decoded = if self.frame.is_finished() {
+            Some(self.written.saturating_add(held))
+        } else if self.written > 0 || held > 0 {
+            Some(
+                self.written
+                    .saturating_add(self.window)
+                    .saturating_add(held),
+            )
+        } else {
+            None
+        };
+        if decoded.is_some_and(|n| limit.is_none_or(|end| n > end as u64)) {
+            return Err(overflow);
+        }
         loop {
             let pos = usize::try_from(self.written).unwrap_or(usize::MAX);
             let Some(target) = limit.and_then(|end| dst.get_mut(pos..end)) else {
