@@ -9,6 +9,9 @@
 
 use alloc::vec::Vec;
 
+use ruzstd::decoding::errors::{
+    DecodeBlockContentError, DecompressBlockError, ExecuteSequencesError, FrameDecoderError,
+};
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use ruzstd::io::Read;
 
@@ -75,6 +78,8 @@ pub struct ZstdDecoder {
     window_cap: Option<u64>,
     /// The window ruzstd keeps for this frame (see `take_header`).
     window: u64,
+    /// The error for decoding past what this frame may write.
+    past_the_end: DecodeError,
     written: u64,
 }
 
@@ -114,6 +119,7 @@ impl ZstdDecoder {
             pending: Vec::new(),
             window_cap: None,
             window: 0,
+            past_the_end: past_the_end(None, 0),
             written: 0,
         }
     }
@@ -217,6 +223,7 @@ impl ZstdDecoder {
             .reset(header_bytes)
             .map_err(|_| corrupt("frame header refused"))?;
         self.window = window;
+        self.past_the_end = past_the_end(header.content_size, capacity);
         // Bytes past the header that were copied in belong to the first block.
         let used = header.header_len - before;
         self.pending.clear();
@@ -321,9 +328,18 @@ impl ZstdDecoder {
             }
         }
         let mut src = block;
+        let past_the_end = self.past_the_end;
         self.frame
             .decode_blocks(&mut src, BlockDecodingStrategy::UptoBlocks(1))
-            .map_err(|_| corrupt("invalid block"))?;
+            .map_err(|e| {
+                if decodes_past_the_window(&e) {
+                    // The window is at most what the frame may write (`take_header`): the C
+                    // library reports such a block as writing past the end, too.
+                    past_the_end
+                } else {
+                    corrupt("invalid block")
+                }
+            })?;
         if !src.is_empty() {
             return Err(corrupt("block shorter than its header says"));
         }
@@ -339,7 +355,7 @@ impl ZstdDecoder {
         let capacity = dst.len() as u64;
         let declared = self.header.and_then(|h| h.content_size);
         let limit = declared.map_or(Some(dst.len()), |n| usize::try_from(n).ok());
-        let overflow = past_the_end(declared, capacity);
+        let overflow = self.past_the_end;
         // What the frame has decoded in all, checked after every block as the C library checks
         // it: what was written, plus what ruzstd holds. Until the frame ends it holds the
         // window once it has decoded that much (a drain leaves it exactly the window, see
@@ -404,6 +420,19 @@ impl ZstdDecoder {
         }
         Ok(())
     }
+}
+
+/// Whether ruzstd refused a block for decoding to more than its window (or 128 KiB).
+fn decodes_past_the_window(e: &FrameDecoderError) -> bool {
+    matches!(
+        e,
+        FrameDecoderError::FailedToReadBlockBody(DecodeBlockContentError::DecompressBlockError(
+            DecompressBlockError::DecompressedSizeTooLarge { .. }
+                | DecompressBlockError::ExecuteSequencesError(
+                    ExecuteSequencesError::TooManyBytesGenerated { .. }
+                )
+        ))
+    )
 }
 
 /// The error for a frame that would write past its end: its declared content size if it
