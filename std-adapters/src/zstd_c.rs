@@ -29,11 +29,8 @@ use zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
 /// The C library's streaming decoder, reusable across chunks.
 pub struct CZstd {
     dctx: DCtx<'static>,
-    /// The frame's first bytes, gathered until the header parses.
-    head: [u8; MAX_FRAME_HEADER_LEN],
-    head_len: usize,
-    /// The parsed header, once the first bytes held it, and the walk over the blocks after it.
-    header: Option<(FrameHeader, BlockWalker)>,
+    /// zinto's own reading of the frame's structure, kept up with the bytes the library took.
+    follower: Follower,
     /// An overflow inside a raw block, reported once the block's content is all in (see
     /// [`CZstd::overflowed`]).
     held_back: Option<DecodeError>,
@@ -45,6 +42,76 @@ impl std::fmt::Debug for CZstd {
         f.debug_struct("CZstd")
             .field("done", &self.done)
             .finish_non_exhaustive()
+    }
+}
+
+/// The frame's structure, read as ruzstd reads it: the header (gathered until it parses, then
+/// checked against the destination) and the blocks' headers ([`BlockWalker`]).
+#[derive(Debug, Clone, Copy)]
+struct Follower {
+    /// The frame's first bytes, gathered until the header parses.
+    head: [u8; MAX_FRAME_HEADER_LEN],
+    head_len: usize,
+    /// The parsed header, once the first bytes held it, and the walk over the blocks after it.
+    header: Option<(FrameHeader, BlockWalker)>,
+}
+
+impl Follower {
+    const NEW: Self = Self {
+        head: [0; MAX_FRAME_HEADER_LEN],
+        head_len: 0,
+        header: None,
+    };
+
+    /// Follows `bytes`, the frame's next; with `one_block`, no further than the end of the
+    /// first block that ends in them. Returns how many it followed.
+    ///
+    /// # Errors
+    /// What [`FrameHeader::parse`], [`FrameHeader::check_destination`] (for a destination of
+    /// `capacity` bytes) and [`BlockWalker::walk`] refuse.
+    fn follow(
+        &mut self,
+        bytes: &[u8],
+        capacity: u64,
+        one_block: bool,
+    ) -> Result<usize, DecodeError> {
+        let mut used = 0;
+        if self.header.is_none() {
+            let take = (MAX_FRAME_HEADER_LEN - self.head_len).min(bytes.len());
+            if let (Some(slot), Some(taken)) = (
+                self.head.get_mut(self.head_len..self.head_len + take),
+                bytes.get(..take),
+            ) {
+                slot.copy_from_slice(taken);
+            }
+            let gathered = self.head.get(..self.head_len + take).unwrap_or(&[]);
+            let Some(header) = FrameHeader::parse(gathered)? else {
+                self.head_len += take;
+                return Ok(take);
+            };
+            header.check_destination(capacity)?;
+            // Bytes gathered past the header are the first block's.
+            used = header.header_len - self.head_len;
+            self.header = Some((header, BlockWalker::new(&header)));
+        }
+        let rest = bytes.get(used..).unwrap_or(&[]);
+        if let Some((_, walker)) = &mut self.header {
+            used += if one_block {
+                walker.walk_block(rest)?
+            } else {
+                walker.walk(rest)?
+            };
+        }
+        Ok(used)
+    }
+
+    fn header(&self) -> Option<&FrameHeader> {
+        self.header.as_ref().map(|(h, _)| h)
+    }
+
+    fn in_literal_block(&self) -> bool {
+        self.header
+            .is_some_and(|(_, walker)| walker.in_literal_block())
     }
 }
 
@@ -107,79 +174,43 @@ impl CZstd {
     /// [`DecodeError::Corrupt`] if the library refuses the stable-output mode.
     pub fn new() -> Result<Self, DecodeError> {
         let mut dctx = DCtx::create();
-        let refused = classify;
         dctx.set_parameter(DParameter::StableOutBuffer(true))
-            .map_err(refused)?;
+            .map_err(classify)?;
         // With a stable output the library allocates no window, so the declared window only
         // has to be accepted: no match reaches past the output's start, which the library
         // checks. (Its default limit, 128 MiB, refused frames that ruzstd, given the output as
         // its window, decodes: found by the `zstd_differential` fuzz target.)
         dctx.set_parameter(DParameter::WindowLogMax(MAX_WINDOW_LOG))
-            .map_err(refused)?;
+            .map_err(classify)?;
         // The checksum is verified in `finish`, with the values ruzstd reports.
         dctx.set_parameter(DParameter::ForceIgnoreChecksum(true))
-            .map_err(refused)?;
+            .map_err(classify)?;
         Ok(Self {
             dctx,
-            head: [0; MAX_FRAME_HEADER_LEN],
-            head_len: 0,
-            header: None,
+            follower: Follower::NEW,
             held_back: None,
             done: false,
         })
     }
 
-    /// Follows the bytes the library consumed: the header's (gathered until it parses; a frame
-    /// declaring more than `capacity` is refused then, if the library has not refused it yet),
-    /// then the blocks', whose structure is checked (see [`BlockWalker`]).
-    ///
-    fn follow(&mut self, consumed: &[u8], capacity: u64) -> Result<(), DecodeError> {
-        let mut rest = consumed;
-        if self.header.is_none() {
-            let take = (MAX_FRAME_HEADER_LEN - self.head_len).min(rest.len());
-            if let (Some(slot), Some(bytes)) = (
-                self.head.get_mut(self.head_len..self.head_len + take),
-                rest.get(..take),
-            ) {
-                slot.copy_from_slice(bytes);
-            }
-            let gathered = self.head.get(..self.head_len + take).unwrap_or(&[]);
-            match FrameHeader::parse(gathered)? {
-                None => {
-                    self.head_len += take;
-                    return Ok(());
-                }
-                Some(header) => {
-                    header.check_destination(capacity)?;
-                    // Bytes gathered past the header are the first block's.
-                    let used = header.header_len - self.head_len;
-                    rest = rest.get(used..).unwrap_or(&[]);
-                    self.header = Some((header, BlockWalker::new(&header)));
-                }
-            }
-        }
-        if let Some((_, walker)) = &mut self.header {
-            walker.walk(rest)?;
-        }
-        Ok(())
-    }
-
-    /// The library could not write all it decoded of `input`. ruzstd decodes whole blocks, so
-    /// it sees that only once the block is all in; the library writes a raw block's content as
-    /// it arrives. To report the same fault at the same point, an overflow inside a raw or RLE
-    /// block whose content is not all in `input` is held back until it is (and the stream is
-    /// truncated if it never is).
-    fn overflowed(&mut self, input: &[u8], capacity: u64) -> Result<Progress, DecodeError> {
-        self.follow(input, capacity)?;
-        let header = self.header.as_ref().map(|(h, _)| h);
-        let e = past_the_end(header, capacity);
-        if self
-            .header
-            .is_some_and(|(_, walker)| walker.in_literal_block())
-        {
+    /// The library could not write all it decoded of `piece` (which the follower has not yet
+    /// followed, and which ends no later than the block the library was in). ruzstd decodes
+    /// whole blocks, so it sees that only once the block is all in; the library writes a raw
+    /// block's content as it arrives. To report the same fault at the same point, an overflow
+    /// inside a raw or RLE block whose content is not all in is held back until it is (and the
+    /// stream is truncated if it never is). `at` is where `piece` starts in this call's input.
+    fn overflowed(
+        &mut self,
+        piece: &[u8],
+        at: usize,
+        capacity: u64,
+    ) -> Result<Progress, DecodeError> {
+        self.follower.follow(piece, capacity, false)?;
+        let e = past_the_end(self.follower.header(), capacity);
+        if self.follower.in_literal_block() {
             self.held_back = Some(e);
             return Ok(Progress {
-                consumed: input.len(),
+                consumed: at + piece.len(),
                 written: 0,
                 status: Status::NeedsInput,
             });
@@ -189,7 +220,7 @@ impl CZstd {
 
     /// Goes on with a held-back overflow: through the rest of its block, then the error.
     fn finish_held_back(&mut self, e: DecodeError, input: &[u8]) -> Result<Progress, DecodeError> {
-        let Some((_, walker)) = &mut self.header else {
+        let Some((_, walker)) = &mut self.follower.header else {
             return Err(e);
         };
         let consumed = walker.walk_to_block_end(input);
@@ -202,88 +233,11 @@ impl CZstd {
         }
         Err(e)
     }
-}
 
-impl ZstdBackend for CZstd {
-    fn start(&mut self) {
-        // Resetting the session keeps the parameters (stable output).
-        let _ = self.dctx.reset(ResetDirective::SessionOnly);
-        self.head_len = 0;
-        self.header = None;
-        self.held_back = None;
-        self.done = false;
-    }
-
-    fn decode(
-        &mut self,
-        input: &[u8],
-        dst: &mut [u8],
-        pos: usize,
-    ) -> Result<Progress, DecodeError> {
-        if self.done {
-            return Ok(Progress {
-                consumed: 0,
-                written: 0,
-                status: Status::Done,
-            });
-        }
-        if let Some(e) = self.held_back {
-            return self.finish_held_back(e, input);
-        }
-        let capacity = dst.len() as u64;
-        if self.header.is_none() && self.head_len == 0 {
-            // Refuse what the header alone rules out before decoding anything, when the header
-            // is in this first piece (else `follow` does as it arrives).
-            if let Ok(Some(header)) = FrameHeader::parse(input) {
-                header.check_destination(capacity)?;
-            }
-        }
-        let mut out = OutBuffer::around_pos(dst, pos);
-        let mut inb = InBuffer::around(input);
-        // The library may need several calls to drain what one input piece produces.
-        let finished = loop {
-            let before = (inb.pos(), out.pos());
-            match self.dctx.decompress_stream(&mut out, &mut inb) {
-                Ok(0) => break true,
-                Ok(_) => {}
-                Err(code) if is_overflow(code) => return self.overflowed(input, capacity),
-                Err(code) => {
-                    // Read what it was given the way ruzstd does first: a fault both see (a bad
-                    // header or block structure) is then named alike on both backends.
-                    self.follow(input, capacity)?;
-                    return Err(classify(code));
-                }
-            }
-            if (inb.pos(), out.pos()) == before {
-                if inb.pos() == input.len() {
-                    break false;
-                }
-                // No progress with input left: the output is full.
-                return self.overflowed(input, capacity);
-            }
-        };
-        let (consumed, end) = (inb.pos(), out.pos());
-        self.follow(input.get(..consumed).unwrap_or(&[]), capacity)?;
-        let status = if finished {
-            // `dst` holds this frame's content from its start (see `ZstdBackend::decode`).
-            self.finish(dst.get(..end).unwrap_or(&[]))?;
-            Status::Done
-        } else {
-            Status::NeedsInput
-        };
-        Ok(Progress {
-            consumed,
-            written: end - pos,
-            status,
-        })
-    }
-}
-
-impl CZstd {
     /// The library ended the frame having written `content`: it must have passed the last
     /// block, match the declared size and the stored checksum.
     fn finish(&mut self, content: &[u8]) -> Result<(), DecodeError> {
-        let Some((header, walker)) = self.header.filter(|(_, walker)| walker.is_done()) else {
+        let Some((header, walker)) = self.follower.header.filter(|(_, w)| w.is_done()) else {
             return Err(corrupt("the library ended the frame before its last block"));
         };
         let decoded = content.len() as u64;
@@ -306,6 +260,99 @@ impl CZstd {
         }
         self.done = true;
         Ok(())
+    }
+}
+
+impl ZstdBackend for CZstd {
+    fn start(&mut self) {
+        // Resetting the session keeps the parameters (stable output).
+        let _ = self.dctx.reset(ResetDirective::SessionOnly);
+        self.follower = Follower::NEW;
+        self.held_back = None;
+        self.done = false;
+    }
+
+    /// Feeds the library one block at a time, each piece ending where the next block begins
+    /// (or at the first fault zinto's own reading finds, which is reported once the library
+    /// has taken everything before it): a failure is then known to lie in that block, as it
+    /// would for ruzstd, which decodes whole blocks.
+    fn decode(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<Progress, DecodeError> {
+        if self.done {
+            return Ok(Progress {
+                consumed: 0,
+                written: 0,
+                status: Status::Done,
+            });
+        }
+        if let Some(e) = self.held_back {
+            return self.finish_held_back(e, input);
+        }
+        let capacity = dst.len() as u64;
+        let mut out = OutBuffer::around_pos(dst, pos);
+        let mut at = 0;
+        let mut finished = false;
+        while at < input.len() && !finished {
+            let rest = input.get(at..).unwrap_or(&[]);
+            let mut ahead = self.follower;
+            let (len, fault) = match ahead.follow(rest, capacity, true) {
+                Ok(len) => (len, None),
+                Err(e) => (0, Some(e)),
+            };
+            let piece = rest.get(..len).unwrap_or(&[]);
+            let mut inb = InBuffer::around(piece);
+            // The library may need several calls to drain what one piece produces.
+            loop {
+                let before = (inb.pos(), out.pos());
+                match self.dctx.decompress_stream(&mut out, &mut inb) {
+                    Ok(0) => {
+                        finished = true;
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(code) if is_overflow(code) => {
+                        return self.overflowed(piece, at, capacity);
+                    }
+                    Err(code) => return Err(classify(code)),
+                }
+                if (inb.pos(), out.pos()) == before {
+                    if inb.pos() == piece.len() {
+                        break;
+                    }
+                    // No progress with input left: the output is full.
+                    return self.overflowed(piece, at, capacity);
+                }
+            }
+            let used = inb.pos();
+            self.follower
+                .follow(piece.get(..used).unwrap_or(&[]), capacity, false)?;
+            at += used;
+            if let Some(e) = fault
+                && !finished
+            {
+                return Err(e);
+            }
+            if len == 0 {
+                break;
+            }
+        }
+        let end = out.pos();
+        let status = if finished {
+            // `dst` holds this frame's content from its start (see `ZstdBackend::decode`).
+            self.finish(dst.get(..end).unwrap_or(&[]))?;
+            Status::Done
+        } else {
+            Status::NeedsInput
+        };
+        Ok(Progress {
+            consumed: at,
+            written: end - pos,
+            status,
+        })
     }
 }
 

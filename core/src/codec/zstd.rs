@@ -352,7 +352,6 @@ impl ZstdDecoder {
     /// sure that fits the destination): decoding past it is corrupt, as the C backend reports
     /// it. A frame that does not declare it may fill the destination, and overflows it past that.
     fn drain(&mut self, dst: &mut [u8], last: bool) -> Result<(), DecodeError> {
-        let capacity = dst.len() as u64;
         let declared = self.header.and_then(|h| h.content_size);
         let limit = declared.map_or(Some(dst.len()), |n| usize::try_from(n).ok());
         let overflow = self.past_the_end;

@@ -79,8 +79,25 @@ impl BlockWalker {
     /// [`DecodeError::Corrupt`] for a reserved block type, an empty compressed block, or a
     /// block larger than the frame allows.
     pub fn walk(&mut self, input: &[u8]) -> Result<usize, DecodeError> {
+        self.walk_some(input, false)
+    }
+
+    /// As [`BlockWalker::walk`], but stops where the first block that ends in `input` ends
+    /// (or the checksum, if the walk is in it): a decoder fed no further than that can only
+    /// have failed inside that block.
+    ///
+    /// # Errors
+    /// As [`BlockWalker::walk`].
+    pub fn walk_block(&mut self, input: &[u8]) -> Result<usize, DecodeError> {
+        self.walk_some(input, true)
+    }
+
+    fn walk_some(&mut self, input: &[u8], one_block: bool) -> Result<usize, DecodeError> {
         let mut at = 0;
         while at < input.len() {
+            if one_block && at > 0 && matches!(self.stage, Stage::BlockHeader { have: 0, .. }) {
+                break;
+            }
             match &mut self.stage {
                 Stage::BlockHeader { have, bytes } => {
                     if let (Some(slot), Some(&b)) =
@@ -93,6 +110,9 @@ impl BlockWalker {
                     if *have == 3 {
                         let bytes = *bytes;
                         self.stage = self.block(bytes)?;
+                        if one_block && !matches!(self.stage, Stage::BlockContent { .. }) {
+                            break; // an empty block, over
+                        }
                     }
                 }
                 Stage::BlockContent { left, last, .. } => {
@@ -104,6 +124,9 @@ impl BlockWalker {
                     if *left == 0 {
                         let last = *last;
                         self.stage = self.after_block(last);
+                        if one_block {
+                            break;
+                        }
                     }
                 }
                 Stage::Checksum { have, bytes } => {
