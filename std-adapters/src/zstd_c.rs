@@ -206,11 +206,20 @@ impl CZstd {
         capacity: u64,
     ) -> Result<Progress, DecodeError> {
         self.follower.follow(piece, capacity, false)?;
+        self.report_past_the_end(at + piece.len(), capacity)
+    }
+
+    /// As [`CZstd::overflowed`], once the follower has followed the `consumed` bytes.
+    fn report_past_the_end(
+        &mut self,
+        consumed: usize,
+        capacity: u64,
+    ) -> Result<Progress, DecodeError> {
         let e = past_the_end(self.follower.header(), capacity);
         if self.follower.in_literal_block() {
             self.held_back = Some(e);
             return Ok(Progress {
-                consumed: at + piece.len(),
+                consumed,
                 written: 0,
                 status: Status::NeedsInput,
             });
@@ -331,6 +340,16 @@ impl ZstdBackend for CZstd {
             self.follower
                 .follow(piece.get(..used).unwrap_or(&[]), capacity, false)?;
             at += used;
+            // The library checks a declared size only when the frame ends; ruzstd, after every
+            // block (the C path's pieces are blocks).
+            if self
+                .follower
+                .header()
+                .and_then(|h| h.content_size)
+                .is_some_and(|declared| out.pos() as u64 > declared)
+            {
+                return self.report_past_the_end(at, capacity);
+            }
             if let Some(e) = fault
                 && !finished
             {
