@@ -64,6 +64,8 @@ enum Phase {
     Header,
     /// Gathering the next block (header included) into `block`.
     Block,
+    /// Gathering the content checksum after the last block.
+    Checksum,
     Done,
 }
 
@@ -169,6 +171,7 @@ impl ZstdDecoder {
             let used = match self.phase {
                 Phase::Header => self.take_header(rest, dst.len())?,
                 Phase::Block => self.take_block(rest, dst)?,
+                Phase::Checksum => self.take_checksum(rest)?,
                 Phase::Done => 0,
             };
             consumed += used;
@@ -268,24 +271,20 @@ impl ZstdDecoder {
         if size as u64 > max {
             return Err(corrupt("block larger than the frame allows"));
         }
-        // ruzstd reads the checksum right after the last block: it travels with it.
-        let checksum_len = if last && self.header.is_some_and(|h| h.has_checksum) {
-            4
-        } else {
-            0
-        };
-        let total = 3 + body + checksum_len;
+        // ruzstd reads the content checksum right after the last block. It is handed four
+        // placeholder bytes there (it keeps them, zinto does not use them) and the stored
+        // checksum is gathered after, so the last block decodes as soon as it is whole, as the
+        // C library decodes it.
+        let placeholder = last && self.header.is_some_and(|h| h.has_checksum);
+        let total = 3 + body;
         let used;
-        let stored_checksum;
-        if have == 0 && input.len() >= total {
-            let block = input.get(..total).unwrap_or_default();
-            stored_checksum = trailing_checksum(block, checksum_len);
-            self.decode_block(block)?;
+        if have == 0 && input.len() >= total && !placeholder {
+            self.decode_block(input.get(..total).unwrap_or_default())?;
             used = total;
         } else {
             let need = total - have;
             let take = need.min(input.len());
-            if self.pending.capacity() < total {
+            if self.pending.capacity() < total + 4 {
                 self.pending
                     .reserve_exact(3 + MAX_BLOCK + 4 - self.pending.len());
             }
@@ -294,8 +293,10 @@ impl ZstdDecoder {
             if take < need {
                 return Ok(take);
             }
+            if placeholder {
+                self.pending.extend_from_slice(&[0; 4]);
+            }
             let block = core::mem::take(&mut self.pending);
-            stored_checksum = trailing_checksum(&block, checksum_len);
             let result = self.decode_block(&block);
             self.pending = block;
             self.pending.clear();
@@ -303,11 +304,26 @@ impl ZstdDecoder {
             used = take;
         }
         self.drain(dst, last)?;
-        if last {
-            self.finish(stored_checksum)?;
+        if placeholder {
+            self.phase = Phase::Checksum;
+        } else if last {
+            self.finish(None)?;
             self.phase = Phase::Done;
         }
         Ok(used)
+    }
+
+    /// Gathers the content checksum after the last block, then checks the frame.
+    fn take_checksum(&mut self, input: &[u8]) -> Result<usize, DecodeError> {
+        let take = (4 - self.pending.len()).min(input.len());
+        self.pending
+            .extend_from_slice(input.get(..take).unwrap_or_default());
+        if let Ok(stored) = <[u8; 4]>::try_from(self.pending.as_slice()) {
+            self.pending.clear();
+            self.finish(Some(u32::from_le_bytes(stored)))?;
+            self.phase = Phase::Done;
+        }
+        Ok(take)
     }
 
     fn decode_block(&mut self, block: &[u8]) -> Result<(), DecodeError> {
@@ -445,13 +461,4 @@ fn past_the_end(declared: Option<u64>, capacity: u64) -> DecodeError {
             capacity,
         },
     }
-}
-
-/// The last `len` (0 or 4) bytes of `block` as a little-endian checksum.
-fn trailing_checksum(block: &[u8], len: usize) -> Option<u32> {
-    if len != 4 {
-        return None;
-    }
-    let tail = block.get(block.len().checked_sub(4)?..)?;
-    <[u8; 4]>::try_from(tail).ok().map(u32::from_le_bytes)
 }
