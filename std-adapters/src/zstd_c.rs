@@ -379,8 +379,8 @@ impl ZstdBackend for CZstd {
 #[allow(clippy::cast_possible_truncation)] // test values are small
 mod tests {
     use zinto_core::codec::{
-        BytesCodecs, ChunkDecoder, CodecName, Compressor, Crc32cCount, DecodeError, Status,
-        ZstdBackend,
+        BytesCodecs, ChunkDecoder, CodecName, Compressor, Crc32cCount, DecodeError, FrameHeader,
+        Status, ZstdBackend,
     };
 
     use super::CZstd;
@@ -515,8 +515,37 @@ mod tests {
                 codec: CodecName::Zstd
             }
         );
+        // A valid frame that decodes past the destination overflows it, on both backends,
+        // with or without a declared size (a declared size past the destination is refused
+        // from the header).
         let e = decode(true, &stored, data.len() - 1, 1000).unwrap_err();
         assert!(matches!(e, DecodeError::OutputOverflow { .. }), "{e:?}");
+        assert_eq!(decode(false, &stored, data.len() - 1, 1000).unwrap_err(), e);
+        let mut c = zstd_safe::CCtx::create();
+        c.set_parameter(zstd_safe::CParameter::ContentSizeFlag(false))
+            .unwrap();
+        let mut frame = vec![0u8; zstd_safe::compress_bound(data.len())];
+        let n = c.compress2(&mut frame[..], &data).unwrap();
+        frame.truncate(n);
+        assert_eq!(
+            FrameHeader::parse(&frame).unwrap().unwrap().content_size,
+            None
+        );
+        for piece in [7, 1000, usize::MAX] {
+            for c_backend in [true, false] {
+                let e = decode(c_backend, &frame, data.len() - 100, piece).unwrap_err();
+                assert!(
+                    matches!(
+                        e,
+                        DecodeError::OutputOverflow {
+                            capacity: 19_900,
+                            ..
+                        }
+                    ),
+                    "C {c_backend}, pieces of {piece}: {e:?}"
+                );
+            }
+        }
         let mut long = stored.clone();
         long.extend_from_slice(b"xyz");
         let e = decode(true, &long, data.len(), 1000).unwrap_err();
