@@ -202,12 +202,17 @@ impl Runs {
         !self.done && self.outer.is_empty()
     }
 
-    /// Length in bytes of every run (0 if there is none).
+    /// Length in bytes of the runs the odometer steps through (0 if there is none). A run the
+    /// iterator yields is this long, or a multiple of it where consecutive runs happened to
+    /// continue one another (see [`Runs::run_count`]).
     pub fn run_len(&self) -> usize {
         if self.done { 0 } else { self.len }
     }
 
-    /// Number of runs in all, counted without iterating (0 once the iterator is exhausted).
+    /// Number of runs the odometer steps through, counted without iterating (0 once the
+    /// iterator is exhausted). The iterator yields at most this many: runs that happen to
+    /// continue one another in both the chunk and the output (in a transposed chunk, the last
+    /// element of one row and the first of the next can be neighbours in both) are merged.
     pub fn run_count(&self) -> usize {
         if self.done { 0 } else { self.count }
     }
@@ -265,11 +270,26 @@ impl Iterator for Runs {
         if self.done {
             return None;
         }
-        let run = Run {
+        let mut run = Run {
             src: self.src,
             dst: self.dst,
             len: self.len,
         };
+        self.step();
+        // Runs that continue this one in both the chunk and the output join it. `run.len` stays
+        // below the distance from `run.src` to the current offset, at most `src_max`, plus
+        // `len`, which `new` checked fits a `usize`.
+        while !self.done && self.src == run.src + run.len && self.dst == run.dst + run.len {
+            run.len += self.len;
+            self.step();
+        }
+        Some(run)
+    }
+}
+
+impl Runs {
+    /// Moves the odometer to the next run's offsets, or marks the iterator done.
+    fn step(&mut self) {
         // Odometer over the outer axes, innermost first. None of this arithmetic can wrap:
         // - `*count + 1`: the counter is below the axis's extent, a `usize`;
         // - `+= stride`: the axis steps only while its counter is below `extent - 1`, so the
@@ -295,6 +315,5 @@ impl Iterator for Runs {
             "a run offset past the bound checked in Runs::new"
         );
         self.done = rolled_all;
-        Some(run)
     }
 }

@@ -143,8 +143,9 @@ proptest! {
                 writes[run.dst..run.dst + run.len].iter_mut().for_each(|w| *w += 1);
                 reads[run.src..run.src + run.len].iter_mut().for_each(|r| *r += 1);
             }
-            prop_assert_eq!(got_runs, counted);
-            prop_assert_eq!(single, got_runs == 1);
+            // Runs that happen to continue one another are merged: at most the counted ones.
+            prop_assert!(got_runs <= counted, "{} runs, {} counted", got_runs, counted);
+            prop_assert!(!single || got_runs == 1);
             prop_assert!(reads.iter().all(|&r| r <= 1), "a source byte was read twice");
 
             // The runs are exactly the maximal contiguous stretches of the piece, walked in

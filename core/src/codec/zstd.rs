@@ -268,7 +268,8 @@ impl ZstdDecoder {
         let max = self
             .header
             .map_or(MAX_BLOCK as u64, |h| h.window_size.min(MAX_BLOCK as u64));
-        if size as u64 > max {
+        // Both what the block stores (one byte for RLE) and what it decodes to.
+        if size.max(body) as u64 > max {
             return Err(corrupt("block larger than the frame allows"));
         }
         // ruzstd reads the content checksum right after the last block. It is handed four

@@ -161,7 +161,8 @@ impl BlockWalker {
             2 => (size, false),
             _ => return Err(corrupt("reserved block type")),
         };
-        if u64::from(size) > self.max_block {
+        // Both what the block stores (one byte for RLE) and what it decodes to.
+        if u64::from(size.max(stored)) > self.max_block {
             return Err(corrupt("block larger than the frame allows"));
         }
         Ok(if stored == 0 {
