@@ -305,11 +305,15 @@ impl ZstdDecoder {
             used = take;
         }
         self.drain(dst, last)?;
-        if placeholder {
-            self.phase = Phase::Checksum;
-        } else if last {
+        if last {
+            // The declared size is checked once the last block is in, before the checksum
+            // arrives, as the C library checks it.
             self.finish(None)?;
-            self.phase = Phase::Done;
+            self.phase = if placeholder {
+                Phase::Checksum
+            } else {
+                Phase::Done
+            };
         }
         Ok(used)
     }
