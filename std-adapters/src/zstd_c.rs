@@ -109,6 +109,11 @@ impl Follower {
         self.header.as_ref().map(|(h, _)| h)
     }
 
+    fn past_last_block(&self) -> bool {
+        self.header
+            .is_some_and(|(_, walker)| walker.past_last_block())
+    }
+
     fn in_literal_block(&self) -> bool {
         self.header
             .is_some_and(|(_, walker)| walker.in_literal_block())
@@ -340,13 +345,17 @@ impl ZstdBackend for CZstd {
             self.follower
                 .follow(piece.get(..used).unwrap_or(&[]), capacity, false)?;
             at += used;
-            // The library checks a declared size only when the frame ends; ruzstd, after every
-            // block (the C path's pieces are blocks).
+            // The library checks a declared size only at the end of a last block that is not
+            // empty; ruzstd, after every block (the C path's pieces are blocks): past it after
+            // any block, or short of it after the last.
+            let written = out.pos() as u64;
             if self
                 .follower
                 .header()
                 .and_then(|h| h.content_size)
-                .is_some_and(|declared| out.pos() as u64 > declared)
+                .is_some_and(|declared| {
+                    written > declared || (self.follower.past_last_block() && written != declared)
+                })
             {
                 return self.report_past_the_end(at, capacity);
             }

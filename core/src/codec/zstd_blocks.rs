@@ -176,6 +176,11 @@ impl BlockWalker {
         })
     }
 
+    /// Whether the walk has passed the last block (it may be in the checksum after it).
+    pub fn past_last_block(&self) -> bool {
+        matches!(self.stage, Stage::Checksum { .. } | Stage::Done { .. })
+    }
+
     /// Whether the walk is inside a raw or RLE block: its header has gone by, not all of its
     /// content. (The C library writes a raw block's content as it arrives; a decoder that
     /// gathers whole blocks first sees the block only once all of it is in.)
