@@ -15,7 +15,7 @@ use ruzstd::decoding::errors::{
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use ruzstd::io::Read;
 
-use super::zstd_blocks::literals_size;
+use super::zstd_blocks::{literals_size, sequence_modes};
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use super::{CodecName, DecodeError, Progress};
 
@@ -346,6 +346,13 @@ impl ZstdDecoder {
                 literals_size(content).map_err(|_| corrupt("literals header past the block"))?;
             if u64::from(literals) > max {
                 return Err(corrupt("literals larger than a block"));
+            }
+            // The RFC reserves the modes byte's two low bits; ruzstd does not check them, the
+            // C library does (found by `zstd_differential`).
+            if sequence_modes(content).is_some_and(|modes| modes & 3 != 0) {
+                return Err(corrupt(
+                    "reserved bits set in the sequence compression modes",
+                ));
             }
         }
         let mut src = block;

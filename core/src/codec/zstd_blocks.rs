@@ -251,3 +251,42 @@ pub fn literals_size(content: &[u8]) -> Result<u32, DecodeError> {
         (_, _) => (b0 >> 4) | (byte(1)? << 4) | ((byte(2)? & 0x3f) << 12),
     })
 }
+
+/// The Symbol_Compression_Modes byte of a compressed block's sequences section (RFC 8878,
+/// section 3.1.1.3.2.1), if the block's `content` holds one: after the literals section and
+/// the sequence count, when that count is not zero. `None` if the sections are cut short or
+/// there are no sequences.
+pub fn sequence_modes(content: &[u8]) -> Option<u8> {
+    let byte = |i: usize| content.get(i).map(|&b| usize::from(b));
+    let b0 = byte(0)?;
+    let size_format = (b0 >> 2) & 3;
+    // The literals section: its header, then its content.
+    let section = match (b0 & 3, size_format) {
+        (kind @ (0 | 1), 0 | 2) => 1 + if kind == 0 { b0 >> 3 } else { 1 },
+        (kind @ (0 | 1), 1) => {
+            2 + if kind == 0 {
+                (b0 >> 4) | (byte(1)? << 4)
+            } else {
+                1
+            }
+        }
+        (kind @ (0 | 1), _) => {
+            3 + if kind == 0 {
+                (b0 >> 4) | (byte(1)? << 4) | (byte(2)? << 12)
+            } else {
+                1
+            }
+        }
+        (_, 0 | 1) => 3 + ((byte(1)? >> 6) | (byte(2)? << 2)),
+        (_, 2) => 4 + ((byte(2)? >> 2) | (byte(3)? << 6)),
+        (_, _) => 5 + ((byte(2)? >> 6) | (byte(3)? << 2) | (byte(4)? << 10)),
+    };
+    let count = byte(section)?;
+    let modes_at = match count {
+        0 => return None,
+        1..128 => section + 1,
+        128..255 => section + 2,
+        _ => section + 3,
+    };
+    content.get(modes_at).copied()
+}
