@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use zinto_core::codec::{
-    BytesCodecs, ChunkDecoder, CodecName, Compressor, Crc32cCount, DecodeError, Status, crc32c,
+    BytesCodecs, ChunkDecoder, Compressor, Crc32cCount, DecodeError, Status, crc32c,
 };
 
 fn decode(codecs: &BytesCodecs, stored: &[u8], len: usize) -> Result<Vec<u8>, DecodeError> {
@@ -54,6 +54,8 @@ fn gzip_zlib_and_crc32c_decode_without_a_heap() {
 #[test]
 #[cfg(not(feature = "alloc"))]
 fn zstd_is_refused_by_name_without_alloc() {
+    use zinto_core::codec::CodecName;
+
     let zstd = BytesCodecs {
         compressor: Some(Compressor::Zstd),
         crc32c: Crc32cCount::NONE,

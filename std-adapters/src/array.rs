@@ -64,8 +64,17 @@ impl<S: Store> Array<S> {
         let meta = if let Some(json) = read_small(&store, &key("zarr.json")).map_err(&err)? {
             parse_v3(&json)
         } else if let Some(json) = read_small(&store, &key(".zarray")).map_err(&err)? {
-            let attrs = read_small(&store, &key(".zattrs")).map_err(&err)?;
-            parse_v2(&json, attrs.as_deref())
+            // Attributes are not needed to read the data: a `.zattrs` that cannot be read (too
+            // large, not a file, an I/O error) is reported by `attributes()`, not here.
+            match read_small(&store, &key(".zattrs")) {
+                Ok(attrs) => parse_v2(&json, attrs.as_deref()),
+                Err(e) => parse_v2(&json, None).map(|mut meta| {
+                    meta.set_attributes_error(MetadataError::Invalid(format!(
+                        "cannot read .zattrs: {e}"
+                    )));
+                    meta
+                }),
+            }
         } else {
             Err(MetadataError::Missing)
         }
@@ -271,7 +280,9 @@ fn read_small<S: Store>(store: &S, key: &str) -> Result<Option<Vec<u8>>, ErrorKi
             "{key} is {len} bytes, more than the {MAX_METADATA_LEN} allowed for metadata"
         ))));
     }
-    let mut buf = vec![0u8; usize::try_from(len).unwrap_or(0)];
+    // At most MAX_METADATA_LEN: fits a usize.
+    let len = usize::try_from(len).map_err(|_| ErrorKind::OutOfMemory { bytes: len })?;
+    let mut buf = vec![0u8; len];
     match store.read_into(key, 0, &mut buf) {
         Ok(()) => Ok(Some(buf)),
         Err(StoreError::Missing) => Ok(None),

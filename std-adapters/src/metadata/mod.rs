@@ -104,6 +104,11 @@ impl ArrayMetadata {
     ) -> Result<&serde_json::Map<String, serde_json::Value>, &MetadataError> {
         self.attributes.as_ref().map_err(|e| &**e)
     }
+
+    /// Records why the attributes could not be read (see [`Self::attributes`]).
+    pub(crate) fn set_attributes_error(&mut self, e: MetadataError) {
+        self.attributes = Err(Arc::new(e));
+    }
 }
 
 pub(crate) use v2::parse as parse_v2;
