@@ -156,7 +156,12 @@ impl Geometry {
         let split = (0..shape.len())
             .rev()
             .find(|&d| region.shape().get(d) != shape.get(d));
-        let inner = split.map_or(1, |d| strides.get(d).copied().unwrap_or(1));
+        let inner = match split {
+            Some(d) => *strides
+                .get(d)
+                .ok_or_else(|| bug("split dimension past the shape"))?,
+            None => 1,
+        };
         Ok(Self {
             strides,
             region: region.clone(),

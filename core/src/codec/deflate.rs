@@ -191,11 +191,17 @@ impl DeflateDecoder {
                 codec,
                 capacity: dst.len() as u64,
             }),
-            TINFLStatus::Adler32Mismatch => Err(DecodeError::ChecksumMismatch {
-                codec,
-                expected: self.inflate.adler32_header().unwrap_or(0),
-                found: self.inflate.adler32().unwrap_or(0),
-            }),
+            TINFLStatus::Adler32Mismatch => {
+                // miniz_oxide reports the mismatch after reading both values.
+                match (self.inflate.adler32_header(), self.inflate.adler32()) {
+                    (Some(expected), Some(found)) => Err(DecodeError::ChecksumMismatch {
+                        codec,
+                        expected,
+                        found,
+                    }),
+                    _ => Err(self.corrupt("Adler-32 checksum does not match")),
+                }
+            }
             TINFLStatus::FailedCannotMakeProgress => Err(DecodeError::Truncated { codec }),
             _ => Err(self.corrupt("invalid DEFLATE data")),
         }

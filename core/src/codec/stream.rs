@@ -321,15 +321,19 @@ impl ChunkDecoder {
             });
         }
         let n = self.codecs.crc32c.get();
-        for (i, crc) in self.crcs.iter_mut().take(n).enumerate() {
-            // Checksum `i` covers the payload and the checksums before it.
-            crc.update(self.trailer.get(..4 * i).unwrap_or_default());
-            let stored = self
-                .trailer
-                .get(4 * i..4 * i + 4)
-                .and_then(|s| <[u8; 4]>::try_from(s).ok())
-                .map_or(0, u32::from_le_bytes);
+        let mut before: &[u8] = &[];
+        let stored = self.trailer.chunks_exact(4);
+        for (crc, stored) in self.crcs.iter_mut().zip(stored).take(n) {
+            // Each checksum covers the payload and the checksums before it.
+            crc.update(before);
             let found = crc.value();
+            let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
+            before = self
+                .trailer
+                .get(..before.len() + 4)
+                .ok_or(DecodeError::Truncated {
+                    codec: CodecName::Crc32c,
+                })?;
             if stored != found {
                 return Err(DecodeError::ChecksumMismatch {
                     codec: CodecName::Crc32c,

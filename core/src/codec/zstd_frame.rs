@@ -107,14 +107,16 @@ impl FrameHeader {
             2 => Some(le(fcs) + 256),
             _ => Some(le(fcs)),
         };
-        let window_size = match window_byte.first() {
-            Some(&w) => {
+        let window_size = match (window_byte.first(), content_size) {
+            (Some(&w), _) => {
                 let exponent = u32::from(w >> 3);
                 let mantissa = u64::from(w & 7);
                 let base = 1u64 << (10 + exponent); // at most 2^41
                 base + (base / 8) * mantissa
             }
-            None => content_size.unwrap_or(0),
+            // A single-segment frame's window is its content size, which it always declares.
+            (None, Some(size)) => size,
+            (None, None) => return Err(corrupt("single-segment frame without a content size")),
         };
         Ok(Some(FrameHeader {
             content_size,

@@ -40,38 +40,45 @@ fn level(l: &ChainLevel) -> String {
     parts.join(" -> ")
 }
 
-/// The fill value as a number (or bits, for float16).
+/// The fill value as a number (or bits, for float16). A fill value holds exactly its data
+/// type's size (`metadata::fill`); were it not so, or for types shown otherwise, its bytes are
+/// shown.
 pub fn fill_value(dtype: DataType, fill: &FillValue) -> String {
-    let b = fill.as_bytes();
-    let arr = |n: usize| -> [u8; 16] {
-        let mut a = [0u8; 16];
-        a[..n.min(b.len())].copy_from_slice(&b[..n.min(b.len())]);
-        a
-    };
-    let a = arr(b.len());
-    match dtype {
-        DataType::Bool => (a[0] != 0).to_string(),
-        DataType::Int8 => i8::from_ne_bytes([a[0]]).to_string(),
-        DataType::UInt8 => a[0].to_string(),
-        DataType::Int16 => i16::from_ne_bytes([a[0], a[1]]).to_string(),
-        DataType::UInt16 => u16::from_ne_bytes([a[0], a[1]]).to_string(),
-        DataType::Float16 => format!("0x{:04x} (float16 bits)", u16::from_ne_bytes([a[0], a[1]])),
-        DataType::Int32 => i32::from_ne_bytes([a[0], a[1], a[2], a[3]]).to_string(),
-        DataType::UInt32 => u32::from_ne_bytes([a[0], a[1], a[2], a[3]]).to_string(),
-        DataType::Float32 => f32::from_ne_bytes([a[0], a[1], a[2], a[3]]).to_string(),
-        DataType::Int64 => i64::from_ne_bytes(a[..8].try_into().unwrap_or_default()).to_string(),
-        DataType::UInt64 => u64::from_ne_bytes(a[..8].try_into().unwrap_or_default()).to_string(),
-        DataType::Float64 => f64::from_ne_bytes(a[..8].try_into().unwrap_or_default()).to_string(),
-        DataType::Complex64 => format!(
-            "{}+{}j",
-            f32::from_ne_bytes([a[0], a[1], a[2], a[3]]),
-            f32::from_ne_bytes([a[4], a[5], a[6], a[7]])
-        ),
-        DataType::Complex128 => format!(
-            "{}+{}j",
-            f64::from_ne_bytes(a[..8].try_into().unwrap_or_default()),
-            f64::from_ne_bytes(a[8..].try_into().unwrap_or_default())
-        ),
-        _ => format!("{b:02x?}"),
+    fn ne<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+        b.try_into().ok()
     }
+    let b = fill.as_bytes();
+    let shown = match dtype {
+        DataType::Bool => ne::<1>(b).map(|[x]| (x != 0).to_string()),
+        DataType::Int8 => ne(b).map(|a| i8::from_ne_bytes(a).to_string()),
+        DataType::UInt8 => ne(b).map(|a| u8::from_ne_bytes(a).to_string()),
+        DataType::Int16 => ne(b).map(|a| i16::from_ne_bytes(a).to_string()),
+        DataType::UInt16 => ne(b).map(|a| u16::from_ne_bytes(a).to_string()),
+        DataType::Float16 => {
+            ne(b).map(|a| format!("0x{:04x} (float16 bits)", u16::from_ne_bytes(a)))
+        }
+        DataType::Int32 => ne(b).map(|a| i32::from_ne_bytes(a).to_string()),
+        DataType::UInt32 => ne(b).map(|a| u32::from_ne_bytes(a).to_string()),
+        DataType::Float32 => ne(b).map(|a| f32::from_ne_bytes(a).to_string()),
+        DataType::Int64 => ne(b).map(|a| i64::from_ne_bytes(a).to_string()),
+        DataType::UInt64 => ne(b).map(|a| u64::from_ne_bytes(a).to_string()),
+        DataType::Float64 => ne(b).map(|a| f64::from_ne_bytes(a).to_string()),
+        DataType::Complex64 => ne::<8>(b).map(|[a, b, c, d, e, f, g, h]| {
+            let (re, im) = (
+                f32::from_ne_bytes([a, b, c, d]),
+                f32::from_ne_bytes([e, f, g, h]),
+            );
+            format!("{re}+{im}j")
+        }),
+        DataType::Complex128 => ne::<16>(b).and_then(|a| {
+            let (re, im) = a.split_at(8);
+            Some(format!(
+                "{}+{}j",
+                f64::from_ne_bytes(ne(re)?),
+                f64::from_ne_bytes(ne(im)?)
+            ))
+        }),
+        _ => None,
+    };
+    shown.unwrap_or_else(|| format!("{b:02x?}"))
 }

@@ -243,10 +243,8 @@ fn info(dir: &std::path::Path) -> Result<(), Failure> {
     ];
     if sharded {
         lines.push(format!("shard shape:  {:?}", grid.chunk_shape()));
-        let inner = levels
-            .last()
-            .map(|l| l.chunk_shape.to_vec())
-            .unwrap_or_default();
+        // A sharded chain has its inner level last (`CodecChain::innermost`).
+        let inner = meta.chain.innermost().chunk_shape.to_vec();
         lines.push(format!("chunk shape:  {inner:?} (inside shards)"));
     } else {
         lines.push(format!("chunk shape:  {:?}", grid.chunk_shape()));
