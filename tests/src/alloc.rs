@@ -50,10 +50,20 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_sub(layout.size(), SeqCst);
+        // A realloc that moves the block has the old and the new one live at once: count the
+        // new block before the old one is let go (an in-place realloc is counted as if it
+        // moved, which errs on the side of the bound).
         grew(new_size);
         // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
+        let moved = unsafe { System.realloc(ptr, layout, new_size) };
+        // On failure the old block stays and the new one never was.
+        let freed = if moved.is_null() {
+            new_size
+        } else {
+            layout.size()
+        };
+        LIVE.fetch_sub(freed, SeqCst);
+        moved
     }
 }
 
