@@ -177,7 +177,9 @@ impl ConcatPlan {
                     let Some((mine, after)) = std::mem::take(rest).split_at_mut_checked(piece.len)
                     else {
                         // Unreachable: `out` is the sum of the pieces' lengths (checked above).
-                        let kind = ErrorKind::Layout(LayoutError::Overflow);
+                        let kind = ErrorKind::Internal {
+                            what: "a piece past the end of the output",
+                        };
                         return first_error.record(Error::outside_array(Some(&piece.key), kind));
                     };
                     *rest = after;

@@ -144,7 +144,9 @@ impl<S: Store> ChunkReader<'_, S> {
         out: &mut PieceOut<'_, '_>,
     ) -> Result<(), ErrorKind> {
         let Some(lv) = self.meta.chain.levels().get(level) else {
-            return Err(OVERFLOW);
+            return Err(ErrorKind::Internal {
+                what: "a shard level past the codec chain",
+            });
         };
         match &lv.array_to_bytes {
             ArrayToBytes::Bytes(endian) => {
@@ -373,7 +375,9 @@ pub(crate) fn decode_stored<S: Store + ?Sized>(
         let n = usize::try_from(len - at)
             .unwrap_or(usize::MAX)
             .min(block_len);
-        let block = ctx.block.get_mut(..n).ok_or(OVERFLOW)?;
+        let block = ctx.block.get_mut(..n).ok_or(ErrorKind::Internal {
+            what: "a block longer than the read buffer",
+        })?;
         store
             .read_into(key, offset + at, block)
             .map_err(ErrorKind::Store)?;
@@ -444,8 +448,13 @@ fn copy_runs(
     out: &mut PieceOut<'_, '_>,
 ) -> Result<(), ErrorKind> {
     for run in runs {
-        let from = run.src.checked_sub(src_base).ok_or(OVERFLOW)?;
-        let src = src.get(from..from + run.len).ok_or(OVERFLOW)?;
+        let src = run
+            .src
+            .checked_sub(src_base)
+            .and_then(|from| src.get(from..from.checked_add(run.len)?))
+            .ok_or(ErrorKind::Internal {
+                what: "a run outside the bytes read for it",
+            })?;
         out.get(run.dst, run.len)?.copy_from_slice(src);
     }
     Ok(())
