@@ -36,10 +36,21 @@ fn every_seed_and_past_crash_passes_its_harness() {
     every_fuzz_target_has_a_harness_and_the_reverse();
     let mut replayed = 0;
     for (name, harness) in TARGETS {
-        for dir in [
-            root().join("fuzz/seeds").join(name),
-            root().join("tests/fixtures/fuzz-regressions").join(name),
-        ] {
+        let seeds = root().join("fuzz/seeds").join(name);
+        let past = root().join("tests/fixtures/fuzz-regressions").join(name);
+        // Every target has committed seeds, and a folder of past crashes is there only to be
+        // replayed: an empty or missing one means the paths broke, not success.
+        assert!(
+            !inputs(&seeds).is_empty(),
+            "{name}: no seeds in {}",
+            seeds.display()
+        );
+        assert!(
+            !past.exists() || !inputs(&past).is_empty(),
+            "{name}: {} is empty",
+            past.display()
+        );
+        for dir in [seeds, past] {
             for file in inputs(&dir) {
                 let data = std::fs::read(&file).unwrap();
                 eprintln!("{name}: {}", file.display());
@@ -48,7 +59,6 @@ fn every_seed_and_past_crash_passes_its_harness() {
             }
         }
     }
-    // The seed corpora are committed: an empty replay means the paths broke, not success.
     assert!(replayed >= 50, "only {replayed} inputs found");
 }
 
