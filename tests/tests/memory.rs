@@ -14,7 +14,9 @@ use std::io::Write;
 use std::num::NonZeroUsize;
 
 use serde_json::json;
-use zinto::{Array, BLOCK_LEN, MemoryStore, ReadOptions, Region};
+use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+
+use zinto::{Array, BLOCK_LEN, COALESCE_GAP, MemoryStore, ReadOptions, Region, Store, StoreError};
 use zinto_tests::alloc::{Counting, measure};
 
 #[global_allocator]
@@ -170,6 +172,81 @@ fn partial_chunk_reads_use_one_scratch_per_worker() {
     assert_eq!(out[..4].to_vec(), at(1, 100, 7));
     let last = out.len() - 4;
     assert_eq!(out[last..].to_vec(), at(14, 399, 406));
+}
+
+/// A store that counts the chunk bytes read from it, and the reads.
+struct Counted {
+    inner: MemoryStore,
+    bytes: AtomicU64,
+    reads: AtomicU64,
+}
+
+impl Counted {
+    fn new(inner: MemoryStore) -> Self {
+        Self {
+            inner,
+            bytes: AtomicU64::new(0),
+            reads: AtomicU64::new(0),
+        }
+    }
+
+    /// Chunk bytes and reads since the last call.
+    fn take(&self) -> (u64, u64) {
+        (self.bytes.swap(0, SeqCst), self.reads.swap(0, SeqCst))
+    }
+}
+
+impl Store for Counted {
+    fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        self.inner.size(key)
+    }
+
+    fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
+        if key.contains("/c/") {
+            self.bytes.fetch_add(dst.len() as u64, SeqCst);
+            self.reads.fetch_add(1, SeqCst);
+        }
+        self.inner.read_into(key, offset, dst)
+    }
+}
+
+#[test]
+fn uncompressed_partial_reads_fetch_the_bytes_selected_and_no_more_than_the_gaps_merged() {
+    let (_, store) = cases().swap_remove(0);
+    let store = Counted::new(store);
+    let array = Array::open(&store, "a").unwrap();
+    let expected = field();
+    let read = |sel: &Region| {
+        let mut out = vec![0u8; array.selection_len(sel).unwrap()];
+        array.read_into(sel, &mut out).unwrap();
+        out
+    };
+    let row = 512 * 4; // bytes in a row of the array
+    let plane = 512 * row; // bytes in a plane; a chunk holds 4
+
+    // One row per plane: the rows are a plane apart, far more than the coalescing distance,
+    // so each is its own read, straight into the output: exactly the bytes selected.
+    assert!(plane - row > COALESCE_GAP);
+    let sel = Region::new(&[0, 5, 0], &[16, 1, 512]).unwrap();
+    let out = read(&sel);
+    assert_eq!(store.take(), (out.len() as u64, 16));
+    for (p, got) in out.chunks(row).enumerate() {
+        let at = p * plane + 5 * row;
+        assert!(got == &expected[at..at + row], "plane {p}");
+    }
+
+    // One column: the elements are a row apart (from a plane's last row to the next plane's
+    // first, too), less than the coalescing distance, so each chunk's are one read from its
+    // first selected byte to its last: the 4-byte elements and the gaps merged between them.
+    assert!(row - 4 < COALESCE_GAP);
+    let sel = Region::new(&[0, 0, 3], &[16, 512, 1]).unwrap();
+    let out = read(&sel);
+    let per_chunk = (4 * 512 - 1) * row + 4;
+    assert_eq!(store.take(), (4 * per_chunk as u64, 4));
+    for (k, v) in out.chunks(4).enumerate() {
+        let i = (k * 512 + 3) * 4;
+        assert_eq!(v, &expected[i..i + 4], "element {k}");
+    }
 }
 
 #[test]
