@@ -1,9 +1,20 @@
 //! Decoder throughput: each decoder writing into a caller's buffer, versus the same decoder
 //! producing a fresh `Vec` that is then copied into the caller's buffer (what a reader without
-//! zinto's layout knowledge does), and for zstd, ruzstd versus the C library.
+//! zinto's layout knowledge does). For zstd: zinto-core's pure-Rust path (ruzstd), zinto's
+//! default backend ([`zinto::CZstd`], libzstd streaming), and the `zstd` crate's one-shot calls
+//! as a reference for what the C library does with the whole frame in one call.
 //!
-//! Run: `cargo bench -p zinto-core --features alloc --bench decoders`
-//! Prints a Markdown table; MB/s counts decoded bytes.
+//! zinto's decoders go through a [`ChunkDecoder`] fed in blocks of [`zinto::BLOCK_LEN`] (1 MiB),
+//! as the read path does, reused across runs as a read reuses it across chunks. Every timed
+//! decode is checked after it ran (outside the timed region): it finished, wrote the whole
+//! output, and the output equals the input; the buffer is overwritten with the complement of
+//! the input before each run, so a byte a decoder did not write fails the check.
+//!
+//! Here (in zinto, not zinto-core) because it needs both crates: a dev-dependency of zinto-core
+//! on zinto would turn on zinto-core's `alloc` feature in zinto-core's own no-`alloc` tests.
+//!
+//! Run: `cargo bench -p zinto --bench decoders`
+//! Prints a Markdown table; MB/s counts decoded bytes; best of 5 runs.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a bench that fails should stop
 #![allow(clippy::cast_possible_truncation)]
@@ -12,11 +23,13 @@ use std::hint::black_box;
 use std::io::{Read, Write};
 use std::time::Instant;
 
-use zinto_core::codec::{BytesCodecs, ChunkDecoder, Compressor, Crc32cCount, crc32c};
+use zinto_core::codec::{BytesCodecs, ChunkDecoder, Compressor, Crc32cCount, Status, crc32c};
 
 const LEN: usize = 32 << 20;
+const RUNS: usize = 5;
 
-/// Float32 samples of a smooth field with noise: compresses about 2-3x, like real data.
+/// Float32 samples of a smooth field with noise. How well it compresses is measured and printed
+/// per codec (the "compression" column), not assumed.
 fn data() -> Vec<u8> {
     let mut x = 0x2545_F491_4F6C_DD1Du64;
     (0..LEN / 4)
@@ -30,34 +43,90 @@ fn data() -> Vec<u8> {
         .collect()
 }
 
-fn best_of(runs: usize, mut f: impl FnMut()) -> f64 {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::INFINITY, f64::min)
+/// What one decode reports: whether it finished, and how many bytes it produced.
+struct Decoded {
+    status: Status,
+    len: usize,
 }
 
-fn mbps(secs: f64) -> f64 {
-    LEN as f64 / secs / 1e6
-}
-
-fn into_buffer(bc: BytesCodecs, stored: &[u8], out: &mut [u8]) {
-    let mut d = ChunkDecoder::new();
-    d.start(&bc, stored.len() as u64, out.len()).unwrap();
-    for piece in stored.chunks(1 << 20) {
-        d.feed(piece, out).unwrap();
+impl Decoded {
+    /// A decode that returned the whole of its output (the `Vec` and one-shot paths, whose
+    /// success is the call returning).
+    fn returned(len: usize) -> Self {
+        Self {
+            status: Status::Done,
+            len,
+        }
     }
+}
+
+/// The best time of [`RUNS`] runs of `f`, each checked against `raw` after it ran.
+fn best_of(name: &str, raw: &[u8], out: &mut [u8], mut f: impl FnMut(&mut [u8]) -> Decoded) -> f64 {
+    let mut best = f64::INFINITY;
+    for run in 0..RUNS {
+        for (o, r) in out.iter_mut().zip(raw) {
+            *o = !r;
+        }
+        let t = Instant::now();
+        let d = f(out);
+        let secs = t.elapsed().as_secs_f64();
+        check(name, run, raw, out, &d);
+        best = best.min(secs);
+    }
+    black_box(&out);
+    best
+}
+
+fn check(name: &str, run: usize, raw: &[u8], out: &[u8], d: &Decoded) {
+    if d.status != Status::Done {
+        panic!(
+            "{name}, run {run}: the decode did not finish ({:?} after {} of {} bytes)",
+            d.status,
+            d.len,
+            raw.len()
+        );
+    }
+    if d.len != raw.len() {
+        panic!(
+            "{name}, run {run}: decoded {} bytes, the input has {}",
+            d.len,
+            raw.len()
+        );
+    }
+    if let Some(at) = out.iter().zip(raw).position(|(o, r)| o != r) {
+        panic!("{name}, run {run}: the output differs from the input at byte {at}");
+    }
+}
+
+/// zinto's path: one chunk fed to `d` in read-path blocks, straight into `out`.
+fn into_buffer(d: &mut ChunkDecoder, bc: BytesCodecs, stored: &[u8], out: &mut [u8]) -> Decoded {
+    d.start(&bc, stored.len() as u64, out.len()).unwrap();
+    let mut status = Status::NeedsInput;
+    for block in stored.chunks(zinto::BLOCK_LEN) {
+        status = d.feed(block, out).unwrap().status;
+    }
+    Decoded {
+        status,
+        len: d.written(),
+    }
+}
+
+/// The `Vec` path's last step: copy into the caller's buffer (a wrong length is caught by the
+/// check, not by a panic of `copy_from_slice`).
+fn copy_out(v: &[u8], out: &mut [u8]) -> Decoded {
+    if let Some(dst) = out.get_mut(..v.len()) {
+        dst.copy_from_slice(v);
+    }
+    Decoded::returned(v.len())
 }
 
 fn main() {
     let raw = data();
     let mut out = vec![0u8; LEN];
-    let runs = 5;
-    println!("| decoder | into caller buffer (MB/s) | fresh Vec + copy (MB/s) | ratio |");
-    println!("|---|---:|---:|---:|");
+    println!(
+        "| decoder | into caller buffer (MB/s) | fresh Vec + copy (MB/s) | into / Vec | compression (raw / stored) |"
+    );
+    println!("|---|---:|---:|---:|---:|");
 
     // crc32c over an uncompressed chunk.
     let mut stored = raw.clone();
@@ -66,16 +135,21 @@ fn main() {
         compressor: None,
         crc32c: Crc32cCount::ONE,
     };
-    let a = best_of(runs, || into_buffer(bc, &stored, &mut out));
-    let b = best_of(runs, || {
+    let mut dec = ChunkDecoder::new();
+    let name = "crc32c (verify + place)";
+    let a = best_of(name, &raw, &mut out, |out| {
+        into_buffer(&mut dec, bc, &stored, out)
+    });
+    let b = best_of(name, &raw, &mut out, |out| {
         let v = stored[..LEN].to_vec();
         assert_eq!(
             crc32c(&v),
-            u32::from_le_bytes(stored[LEN..].try_into().unwrap())
+            u32::from_le_bytes(stored[LEN..].try_into().unwrap()),
+            "{name}: checksum mismatch on the Vec path"
         );
-        out.copy_from_slice(&v);
+        copy_out(&v, out)
     });
-    row("crc32c (verify + place)", a, b);
+    row(name, a, b, &stored);
 
     // gzip and zlib: zinto's miniz_oxide path, against flate2 (miniz_oxide backend) to a Vec.
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(5));
@@ -85,15 +159,18 @@ fn main() {
         compressor: Some(Compressor::Gzip),
         crc32c: Crc32cCount::NONE,
     };
-    let a = best_of(runs, || into_buffer(bc, &gz, &mut out));
-    let b = best_of(runs, || {
+    let name = "gzip (miniz_oxide; Vec path: flate2 on miniz_oxide)";
+    let a = best_of(name, &raw, &mut out, |out| {
+        into_buffer(&mut dec, bc, &gz, out)
+    });
+    let b = best_of(name, &raw, &mut out, |out| {
         let mut v = Vec::new();
         flate2::read::GzDecoder::new(&gz[..])
             .read_to_end(&mut v)
             .unwrap();
-        out.copy_from_slice(&v);
+        copy_out(&v, out)
     });
-    row("gzip", a, b);
+    row(name, a, b, &gz);
 
     let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(5));
     e.write_all(&raw).unwrap();
@@ -102,58 +179,96 @@ fn main() {
         compressor: Some(Compressor::Zlib),
         crc32c: Crc32cCount::NONE,
     };
-    let a = best_of(runs, || into_buffer(bc, &zl, &mut out));
-    let b = best_of(runs, || {
+    let name = "zlib (same)";
+    let a = best_of(name, &raw, &mut out, |out| {
+        into_buffer(&mut dec, bc, &zl, out)
+    });
+    let b = best_of(name, &raw, &mut out, |out| {
         let mut v = Vec::new();
         flate2::read::ZlibDecoder::new(&zl[..])
             .read_to_end(&mut v)
             .unwrap();
-        out.copy_from_slice(&v);
+        copy_out(&v, out)
     });
-    row("zlib", a, b);
+    row(name, a, b, &zl);
 
-    // zstd: ruzstd (zinto-core) into the buffer; ruzstd to a Vec + copy; and the C library.
+    // zstd, level 3, one frame (content size in the header, as the `zstd` crate writes it).
     let zs = zstd::bulk::compress(&raw, 3).unwrap();
     let bc = BytesCodecs {
         compressor: Some(Compressor::Zstd),
         crc32c: Crc32cCount::NONE,
     };
-    let a = best_of(runs, || into_buffer(bc, &zs, &mut out));
-    let b = best_of(runs, || {
+
+    // zinto-core's pure-Rust path (ruzstd: the default of a ChunkDecoder; zinto without
+    // `zstd-c`), against ruzstd's own streaming decoder to a Vec.
+    let name = "zstd: ruzstd (zinto-core; Vec path: ruzstd StreamingDecoder)";
+    let ruzstd_into = best_of(name, &raw, &mut out, |out| {
+        into_buffer(&mut dec, bc, &zs, out)
+    });
+    let b = best_of(name, &raw, &mut out, |out| {
         let mut v = Vec::new();
         let mut d = ruzstd::decoding::StreamingDecoder::new(&zs[..]).unwrap();
         std::io::copy(&mut d, &mut v).unwrap();
-        out.copy_from_slice(&v);
+        copy_out(&v, out)
     });
-    row("zstd (ruzstd)", a, b);
-    let c_into = best_of(runs, || {
-        zstd::bulk::decompress_to_buffer(&zs, &mut out).unwrap();
+    row(name, ruzstd_into, b, &zs);
+
+    // zinto's default backend: zinto::CZstd in a ChunkDecoder, as the read path sets it up,
+    // against the `zstd` crate's streaming decoder (the same library, streaming) to a Vec.
+    let mut c_dec = ChunkDecoder::new();
+    c_dec.set_zstd_backend(Box::new(zinto::CZstd::new().unwrap()));
+    let name = "zstd: zinto::CZstd (default; Vec path: `zstd` crate streaming Decoder)";
+    let czstd_into = best_of(name, &raw, &mut out, |out| {
+        into_buffer(&mut c_dec, bc, &zs, out)
     });
-    let c_vec = best_of(runs, || {
+    let b = best_of(name, &raw, &mut out, |out| {
+        let mut v = Vec::new();
+        zstd::stream::read::Decoder::new(&zs[..])
+            .unwrap()
+            .read_to_end(&mut v)
+            .unwrap();
+        copy_out(&v, out)
+    });
+    row(name, czstd_into, b, &zs);
+
+    // Reference: the `zstd` crate's one-shot calls, the whole frame at once (not how zinto
+    // reads: it streams the stored chunk in blocks).
+    let name = "zstd: reference C one-shot (`decompress_to_buffer`; Vec path: `decompress`)";
+    let oneshot_into = best_of(name, &raw, &mut out, |out| {
+        Decoded::returned(zstd::bulk::decompress_to_buffer(&zs, out).unwrap())
+    });
+    let b = best_of(name, &raw, &mut out, |out| {
         let v = zstd::bulk::decompress(&zs, LEN).unwrap();
-        out.copy_from_slice(&v);
+        copy_out(&v, out)
     });
-    row("zstd (C library)", c_into, c_vec);
-    black_box(&out);
+    row(name, oneshot_into, b, &zs);
+
     println!();
     println!(
-        "ruzstd into buffer / C library into buffer: {:.2}",
-        mbps(a) / mbps(c_into)
+        "into the buffer: ruzstd / zinto::CZstd {:.2}; zinto::CZstd / reference C one-shot {:.2}",
+        mbps(ruzstd_into) / mbps(czstd_into),
+        mbps(czstd_into) / mbps(oneshot_into)
     );
     println!(
-        "compressed sizes: gzip {:.2}x, zlib {:.2}x, zstd {:.2}x of {} MiB",
-        LEN as f64 / gz.len() as f64,
-        LEN as f64 / zl.len() as f64,
-        LEN as f64 / zs.len() as f64,
-        LEN >> 20
+        "stored sizes of the {} MiB: crc32c {} B, gzip {} B, zlib {} B, zstd {} B; every decode checked equal to the input",
+        LEN >> 20,
+        stored.len(),
+        gz.len(),
+        zl.len(),
+        zs.len()
     );
 }
 
-fn row(name: &str, into: f64, copy: f64) {
+fn mbps(secs: f64) -> f64 {
+    LEN as f64 / secs / 1e6
+}
+
+fn row(name: &str, into: f64, copy: f64, stored: &[u8]) {
     println!(
-        "| {name} | {:.0} | {:.0} | {:.2} |",
+        "| {name} | {:.0} | {:.0} | {:.2} | {:.2}x |",
         mbps(into),
         mbps(copy),
-        mbps(into) / mbps(copy)
+        mbps(into) / mbps(copy),
+        LEN as f64 / stored.len() as f64
     );
 }
