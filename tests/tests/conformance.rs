@@ -1,7 +1,8 @@
 //! Conformance: arrays written by zarr-python 3.1.6 (tests/fixtures/generate.py) and by
 //! tensorstore (tests/fixtures/generate_tensorstore.py), read whole and through unaligned
 //! selections, compared with the SHA-256 the generating scripts computed from the source NumPy
-//! arrays.
+//! arrays. Only one selection, marked as such, is empty (and those of an array with a
+//! zero-length dimension, which has nothing else to select).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
 
@@ -31,7 +32,11 @@ fn to_little_endian(mut bytes: Vec<u8>, unit: usize) -> Vec<u8> {
     bytes
 }
 
-fn check_manifest(file: &str, at_least: usize) {
+/// Reads every selection of every array `file` lists and compares its SHA-256. Each array has
+/// four selections that select something (the whole array first), unless a dimension has length
+/// zero; besides those, exactly `marked_empty` selections in the file are marked `"empty": true`
+/// and select nothing on purpose. Any other empty selection fails: it would check nothing.
+fn check_manifest(file: &str, at_least: usize, marked_empty: usize) {
     let manifest: Vec<Value> =
         serde_json::from_slice(&std::fs::read(fixtures().join(file)).unwrap()).unwrap();
     assert!(
@@ -40,14 +45,38 @@ fn check_manifest(file: &str, at_least: usize) {
         manifest.len()
     );
     let store = FileStore::new(fixtures().join("data"));
-    let mut checked = 0;
+    let (mut checked, mut marked) = (0, 0);
     for entry in &manifest {
         let name = entry["name"].as_str().unwrap();
         let array = Array::open(&store, name).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(array.shape(), shape(&entry["shape"]).as_slice(), "{name}");
+        let array_shape = shape(&entry["shape"]);
+        assert_eq!(array.shape(), array_shape.as_slice(), "{name}");
+        let zero_length = array_shape.contains(&0);
         let unit = array.metadata().dtype.scalar_size();
-        for sel in entry["selections"].as_array().unwrap() {
-            let region = Region::new(&shape(&sel["start"]), &shape(&sel["shape"])).unwrap();
+        let selections = entry["selections"].as_array().unwrap();
+        assert_eq!(
+            shape(&selections[0]["shape"]),
+            array_shape,
+            "{name}: the first selection is the whole array"
+        );
+        let mut unmarked = 0;
+        for sel in selections {
+            let (start, extent) = (shape(&sel["start"]), shape(&sel["shape"]));
+            let empty = extent.contains(&0);
+            if sel.get("empty").and_then(Value::as_bool) == Some(true) {
+                assert!(
+                    empty,
+                    "{name} {start:?} {extent:?} is marked empty but is not"
+                );
+                marked += 1;
+            } else {
+                assert!(
+                    !empty || zero_length,
+                    "{name} {start:?} {extent:?} is empty without being marked so"
+                );
+                unmarked += 1;
+            }
+            let region = Region::new(&start, &extent).unwrap();
             let bytes = array
                 .read_to_vec(&region)
                 .unwrap_or_else(|e| panic!("{name} {region:?}: {e}"));
@@ -55,18 +84,20 @@ fn check_manifest(file: &str, at_least: usize) {
             assert_eq!(got, sel["sha256"].as_str().unwrap(), "{name} {region:?}");
             checked += 1;
         }
+        assert_eq!(unmarked, 4, "{name}");
     }
-    assert_eq!(checked, manifest.len() * 4);
+    assert_eq!(marked, marked_empty, "{file}: selections marked empty");
+    assert_eq!(checked, manifest.len() * 4 + marked_empty);
 }
 
 #[test]
 fn every_zarr_python_fixture_reads_whole_and_through_unaligned_selections() {
-    check_manifest("manifest.json", 40);
+    check_manifest("manifest.json", 40, 1);
 }
 
 #[test]
 fn every_tensorstore_fixture_reads_whole_and_through_unaligned_selections() {
-    check_manifest("manifest_tensorstore.json", 4);
+    check_manifest("manifest_tensorstore.json", 4, 0);
 }
 
 fn hex(bytes: &[u8]) -> String {
