@@ -13,7 +13,7 @@ use crate::alloc::with_cap;
 /// `[size, offset, type, endian, scratch, records...]`: any layout (invalid ones refused) over
 /// any bytes (a partial record refused). The unstable sort yields the same records with keys
 /// in order; the stable sort, given `scratch` records of scratch, equals the standard
-/// library's stable sort with [`compare`], a comparator written from the key order's spec,
+/// library's stable sort with `compare`, a comparator written from the key order's spec,
 /// not zinto's own `order_key` (which the sorts use: checking them against it would pass
 /// whatever order it defined). Neither allocates.
 pub fn records_sort(data: &[u8]) {
