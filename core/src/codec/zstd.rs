@@ -80,6 +80,9 @@ pub struct ZstdDecoder {
     window_cap: Option<u64>,
     /// The window ruzstd keeps for this frame (see `take_header`).
     window: u64,
+    /// What the frame has decoded so far, when known (see `drain`): not while it is at most
+    /// the window and none of it could be collected yet.
+    decoded: Option<u64>,
     /// The error for decoding past what this frame may write.
     past_the_end: DecodeError,
     written: u64,
@@ -121,6 +124,7 @@ impl ZstdDecoder {
             pending: Vec::new(),
             window_cap: None,
             window: 0,
+            decoded: Some(0),
             past_the_end: past_the_end(None, 0),
             written: 0,
         }
@@ -141,6 +145,7 @@ impl ZstdDecoder {
         self.header = None;
         self.pending.clear();
         self.written = 0;
+        self.decoded = Some(0);
     }
 
     /// The frame header, once it has been read.
@@ -304,7 +309,7 @@ impl ZstdDecoder {
             result?;
             used = take;
         }
-        self.drain(dst, last)?;
+        self.drain(dst, last, kind == 2)?;
         if last {
             // The declared size is checked once the last block is in, before the checksum
             // arrives, as the C library checks it.
@@ -379,7 +384,7 @@ impl ZstdDecoder {
     /// A frame that declares its content size may write no further (`check_destination` made
     /// sure that fits the destination): decoding past it is corrupt, as the C backend reports
     /// it. A frame that does not declare it may fill the destination, and overflows it past that.
-    fn drain(&mut self, dst: &mut [u8], last: bool) -> Result<(), DecodeError> {
+    fn drain(&mut self, dst: &mut [u8], last: bool, compressed: bool) -> Result<(), DecodeError> {
         let declared = self.header.and_then(|h| h.content_size);
         let limit = declared.map_or(Some(dst.len()), |n| usize::try_from(n).ok());
         let overflow = self.past_the_end;
@@ -404,6 +409,18 @@ impl ZstdDecoder {
         if decoded.is_some_and(|n| limit.is_none_or(|end| n > end as u64)) {
             return Err(overflow);
         }
+        // A compressed block may decode to no more than the block maximum; ruzstd 0.9 does not
+        // count the literals left after the last sequence against it, the C library does
+        // (found by `zstd_differential`). What the block decoded is the total now less the
+        // total before it, which was at most the window when it was not known.
+        let before = self.decoded.unwrap_or(self.window);
+        let block_max = self
+            .header
+            .map_or(MAX_BLOCK as u64, |h| h.window_size.min(MAX_BLOCK as u64));
+        if compressed && decoded.is_some_and(|n| n.saturating_sub(before) > block_max) {
+            return Err(corrupt("block decodes to more than the frame allows"));
+        }
+        self.decoded = decoded;
         loop {
             let pos = usize::try_from(self.written).unwrap_or(usize::MAX);
             let Some(target) = limit.and_then(|end| dst.get_mut(pos..end)) else {
