@@ -309,7 +309,10 @@ impl ZstdDecoder {
             result?;
             used = take;
         }
-        self.drain(dst, last, kind == 2)?;
+        // What a raw or RLE block decodes to is its header's size; a compressed block's is not
+        // known ahead.
+        let block_size = (kind != 2).then_some(size as u64);
+        self.drain(dst, last, block_size)?;
         if last {
             // The declared size is checked once the last block is in, before the checksum
             // arrives, as the C library checks it.
@@ -384,7 +387,12 @@ impl ZstdDecoder {
     /// A frame that declares its content size may write no further (`check_destination` made
     /// sure that fits the destination): decoding past it is corrupt, as the C backend reports
     /// it. A frame that does not declare it may fill the destination, and overflows it past that.
-    fn drain(&mut self, dst: &mut [u8], last: bool, compressed: bool) -> Result<(), DecodeError> {
+    fn drain(
+        &mut self,
+        dst: &mut [u8],
+        last: bool,
+        block_size: Option<u64>,
+    ) -> Result<(), DecodeError> {
         let declared = self.header.and_then(|h| h.content_size);
         let limit = declared.map_or(Some(dst.len()), |n| usize::try_from(n).ok());
         let overflow = self.past_the_end;
@@ -417,10 +425,11 @@ impl ZstdDecoder {
         let block_max = self
             .header
             .map_or(MAX_BLOCK as u64, |h| h.window_size.min(MAX_BLOCK as u64));
-        if compressed && decoded.is_some_and(|n| n.saturating_sub(before) > block_max) {
+        if block_size.is_none() && decoded.is_some_and(|n| n.saturating_sub(before) > block_max) {
             return Err(corrupt("block decodes to more than the frame allows"));
         }
-        self.decoded = decoded;
+        // Known from ruzstd's count, or from the total before and a raw or RLE block's size.
+        self.decoded = decoded.or_else(|| Some(self.decoded? + block_size?));
         loop {
             let pos = usize::try_from(self.written).unwrap_or(usize::MAX);
             let Some(target) = limit.and_then(|end| dst.get_mut(pos..end)) else {
