@@ -8,6 +8,7 @@ use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
 
 use super::crc::{CRC32, Crc32};
+use super::error::OUT_OF_STEP;
 use super::{CodecName, DecodeError, Progress};
 
 /// Which wrapper surrounds the DEFLATE data.
@@ -135,7 +136,7 @@ impl DeflateDecoder {
         let mut consumed = 0;
         let mut written = 0;
         loop {
-            let rest = input.get(consumed..).unwrap_or_default();
+            let rest = input.get(consumed..).ok_or(OUT_OF_STEP)?;
             match self.phase {
                 Phase::Done => break,
                 Phase::Body => {
@@ -170,7 +171,7 @@ impl DeflateDecoder {
         }
         let (status, n_in, n_out) = decompress(&mut self.inflate, input, dst, pos, flags);
         if self.format == DeflateFormat::Gzip {
-            let new = dst.get(pos..pos.saturating_add(n_out)).unwrap_or_default();
+            let new = dst.get(pos..pos.saturating_add(n_out)).ok_or(OUT_OF_STEP)?;
             self.data_crc.update(new);
         }
         self.body_written = self.body_written.wrapping_add(n_out as u64);

@@ -152,6 +152,13 @@ pub enum DecodeError {
     /// A chunk was fed with another destination than the one its decoding began in: the
     /// bytes already decoded are in the first one, so the stream cannot go on in the second.
     DestinationChanged,
+    /// A bug in zinto-core: a decoder's own count of its input or output went out of step
+    /// (say, a slice it computed lies past the bytes it holds). Nothing was written out of
+    /// place; please report it.
+    Internal {
+        /// Which count, in a few words.
+        what: &'static str,
+    },
     /// The stream does not say how large it decodes (a zstd frame without a content size, or
     /// any zlib stream), so it cannot be placed in a buffer sized up front.
     SizeUnknown {
@@ -197,6 +204,7 @@ impl fmt::Display for DecodeError {
             Self::DestinationChanged => f.write_str(
                 "the destination changed in the middle of a chunk (feed it the same slice each call)",
             ),
+            Self::Internal { what } => write!(f, "internal error (a bug in zinto): {what}"),
             Self::SizeUnknown { codec } => {
                 write!(f, "{codec}: the stream does not declare its decoded size")
             }
@@ -218,3 +226,9 @@ impl From<super::ShardError> for DecodeError {
         Self::Shard(e)
     }
 }
+
+/// The error for a slice a decoder computed from its own counts that lies outside the bytes it
+/// holds: unreachable while the counts are right, an error (not an empty slice) if they are not.
+pub(crate) const OUT_OF_STEP: DecodeError = DecodeError::Internal {
+    what: "a decoder's count of its input or output went out of step",
+};

@@ -3,6 +3,7 @@
 use super::chain::{BytesCodecs, Compressor, MAX_CRC32C};
 use super::crc::{CRC32C, Crc32};
 use super::deflate::{DeflateDecoder, DeflateFormat};
+use super::error::OUT_OF_STEP;
 #[cfg(feature = "alloc")]
 use super::zstd::{ZstdBackend, ZstdDecoder};
 use super::{CodecName, DecodeError, Progress, Status};
@@ -218,18 +219,18 @@ impl ChunkDecoder {
         let mut consumed = 0usize;
         let mut written = 0usize;
         while !self.done {
-            let rest = input.get(consumed..).unwrap_or_default();
+            let rest = input.get(consumed..).ok_or(OUT_OF_STEP)?;
             if rest.is_empty() {
                 break;
             }
             if self.seen < self.payload_len {
                 let left = self.payload_len - self.seen;
                 let take = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
-                let part = rest.get(..take).unwrap_or_default();
+                let part = rest.get(..take).ok_or(OUT_OF_STEP)?;
                 let p = self.payload(part, dst)?;
                 let n = self.codecs.crc32c.get();
                 for crc in self.crcs.iter_mut().take(n) {
-                    crc.update(part.get(..p.consumed).unwrap_or_default());
+                    crc.update(part.get(..p.consumed).ok_or(OUT_OF_STEP)?);
                 }
                 self.seen += p.consumed as u64;
                 consumed += p.consumed;

@@ -15,6 +15,7 @@ use ruzstd::decoding::errors::{
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use ruzstd::io::Read;
 
+use super::error::OUT_OF_STEP;
 use super::zstd_blocks::{literals_size, sequence_modes};
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use super::{CodecName, DecodeError, Progress};
@@ -172,7 +173,7 @@ impl ZstdDecoder {
         let start_written = self.written;
         let mut consumed = 0;
         while self.phase != Phase::Done {
-            let rest = input.get(consumed..).unwrap_or_default();
+            let rest = input.get(consumed..).ok_or(OUT_OF_STEP)?;
             let used = match self.phase {
                 Phase::Header => self.take_header(rest, dst.len())?,
                 Phase::Block => self.take_block(rest, dst)?,
@@ -193,7 +194,7 @@ impl ZstdDecoder {
         let want = MAX_FRAME_HEADER_LEN - before;
         let take = want.min(input.len());
         self.pending
-            .extend_from_slice(input.get(..take).unwrap_or_default());
+            .extend_from_slice(input.get(..take).ok_or(OUT_OF_STEP)?);
         let Some(header) = FrameHeader::parse(&self.pending)? else {
             return Ok(take);
         };
@@ -225,7 +226,7 @@ impl ZstdDecoder {
             content_size.copy_from_slice(&window.to_le_bytes());
             &single_segment[..]
         } else {
-            self.pending.get(..header.header_len).unwrap_or_default()
+            self.pending.get(..header.header_len).ok_or(OUT_OF_STEP)?
         };
         self.frame
             .reset(header_bytes)
@@ -285,7 +286,7 @@ impl ZstdDecoder {
         let total = 3 + body;
         let used;
         if have == 0 && input.len() >= total && !placeholder {
-            self.decode_block(input.get(..total).unwrap_or_default())?;
+            self.decode_block(input.get(..total).ok_or(OUT_OF_STEP)?)?;
             used = total;
         } else {
             let need = total - have;
@@ -295,7 +296,7 @@ impl ZstdDecoder {
                     .reserve_exact(3 + MAX_BLOCK + 4 - self.pending.len());
             }
             self.pending
-                .extend_from_slice(input.get(..take).unwrap_or_default());
+                .extend_from_slice(input.get(..take).ok_or(OUT_OF_STEP)?);
             if take < need {
                 return Ok(take);
             }
@@ -330,7 +331,7 @@ impl ZstdDecoder {
     fn take_checksum(&mut self, input: &[u8]) -> Result<usize, DecodeError> {
         let take = (4 - self.pending.len()).min(input.len());
         self.pending
-            .extend_from_slice(input.get(..take).unwrap_or_default());
+            .extend_from_slice(input.get(..take).ok_or(OUT_OF_STEP)?);
         if let Ok(stored) = <[u8; 4]>::try_from(self.pending.as_slice()) {
             self.pending.clear();
             self.finish(Some(u32::from_le_bytes(stored)))?;
@@ -345,7 +346,7 @@ impl ZstdDecoder {
             let max = self
                 .header
                 .map_or(MAX_BLOCK as u64, |h| h.window_size.min(MAX_BLOCK as u64));
-            let content = block.get(3..).unwrap_or_default();
+            let content = block.get(3..).ok_or(OUT_OF_STEP)?;
             if content.is_empty() {
                 return Err(corrupt("empty compressed block"));
             }
