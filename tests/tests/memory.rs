@@ -144,7 +144,7 @@ fn block(name: &str, store: &MemoryStore) -> usize {
 }
 
 /// Bookkeeping of a read (docs/memory.md, term `P`): the context pool, chunk keys, threads.
-const BOOKKEEPING: usize = 32 * 1024;
+const BOOKKEEPING: usize = 64 * 1024;
 
 /// The bound docs/memory.md gives a whole-chunk read of `name` on `threads` workers.
 fn whole_read_bound(name: &str, store: &MemoryStore, threads: usize) -> usize {
