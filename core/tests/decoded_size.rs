@@ -4,13 +4,16 @@
 use std::io::Write;
 
 use zinto_core::codec::{
-    BytesCodecs, CodecName, Compressor, Crc32cCount, DecodeError, crc32c, decoded_len, size_probe,
+    BytesCodecs, Checksums, CodecName, Compressor, DecodeError, crc32c, decoded_len, size_probe,
 };
 use zinto_core::{LayoutError, sizes_to_offsets};
 
 fn codecs(compressor: Option<Compressor>, crc32c: u8) -> BytesCodecs {
-    let crc32c = Crc32cCount::new(usize::from(crc32c)).unwrap();
-    BytesCodecs { compressor, crc32c }
+    let crc32c = Checksums::crc32c(usize::from(crc32c)).unwrap();
+    BytesCodecs {
+        compressor,
+        checksums: crc32c,
+    }
 }
 
 /// Reads the probe's bytes from `stored` and asks for the decoded size.
@@ -37,19 +40,19 @@ fn sizes_of_real_streams() {
             .collect();
         let zst = zstd::bulk::compress(&data, 3).unwrap();
         assert_eq!(
-            size_of(&codecs(Some(Compressor::Zstd), 0), &zst).unwrap(),
+            size_of(&codecs(Some(Compressor::ZSTD), 0), &zst).unwrap(),
             n as u64
         );
         let gz = gzip(&data);
         assert_eq!(
-            size_of(&codecs(Some(Compressor::Gzip), 0), &gz).unwrap(),
+            size_of(&codecs(Some(Compressor::GZIP), 0), &gz).unwrap(),
             n as u64
         );
         // A crc32c trailer after the compressor: the probe looks before it.
         let mut gz_crc = gz.clone();
         gz_crc.extend(crc32c(&gz).to_le_bytes());
         assert_eq!(
-            size_of(&codecs(Some(Compressor::Gzip), 1), &gz_crc).unwrap(),
+            size_of(&codecs(Some(Compressor::GZIP), 1), &gz_crc).unwrap(),
             n as u64
         );
         let mut raw_crc = data.clone();
@@ -60,7 +63,7 @@ fn sizes_of_real_streams() {
 
 #[test]
 fn refusals() {
-    let zstd = codecs(Some(Compressor::Zstd), 0);
+    let zstd = codecs(Some(Compressor::ZSTD), 0);
     // A streamed frame does not state its content size.
     let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
     enc.write_all(&[5u8; 1000]).unwrap();
@@ -81,7 +84,7 @@ fn refusals() {
             codec: CodecName::Zstd
         })
     );
-    let gz = codecs(Some(Compressor::Gzip), 0);
+    let gz = codecs(Some(Compressor::GZIP), 0);
     assert_eq!(
         size_of(&gz, &[0x1f; 10]),
         Err(DecodeError::Truncated {
@@ -93,7 +96,7 @@ fn refusals() {
         Err(DecodeError::Corrupt { .. })
     ));
     assert_eq!(
-        size_probe(&codecs(Some(Compressor::Zlib), 0), 100),
+        size_probe(&codecs(Some(Compressor::ZLIB), 0), 100),
         Err(DecodeError::SizeUnknown {
             codec: CodecName::Zlib
         })

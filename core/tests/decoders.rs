@@ -9,9 +9,8 @@ use std::cell::Cell;
 use std::io::Write;
 
 use zinto_core::codec::{
-    BytesCodecs, ChunkDecoder, CodecName, Compressor, Crc32cCount, DecodeError, Endian,
-    FrameHeader, MAX_DECLARED_WINDOW, OTHER_THAN_DECLARED, Progress, Status, crc32c,
-    to_native_in_place,
+    BytesCodecs, Checksums, ChunkDecoder, CodecName, Compressor, DecodeError, Endian, FrameHeader,
+    MAX_DECLARED_WINDOW, OTHER_THAN_DECLARED, Progress, Status, crc32c, to_native_in_place,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -57,7 +56,7 @@ fn zstd_frame_into(len: usize, frame: &[u8]) -> (Result<Progress, DecodeError>, 
     let mut out = vec![0u8; len];
     let mut d = ChunkDecoder::new();
     largest_allocation_during(|| {
-        d.start(&codecs(Some(Compressor::Zstd), 0), frame.len() as u64, len)?;
+        d.start(&codecs(Some(Compressor::ZSTD), 0), frame.len() as u64, len)?;
         d.feed(frame, &mut out)
     })
 }
@@ -139,7 +138,7 @@ fn with_crc32c(mut stored: Vec<u8>, count: usize) -> Vec<u8> {
 fn codecs(compressor: Option<Compressor>, crc: u8) -> BytesCodecs {
     BytesCodecs {
         compressor,
-        crc32c: Crc32cCount::new(usize::from(crc)).unwrap(),
+        checksums: Checksums::crc32c(usize::from(crc)).unwrap(),
     }
 }
 
@@ -231,39 +230,39 @@ fn cases() -> Vec<Case> {
         push("raw+crc32c x2", None, 2, with_crc32c(data.clone(), 2));
         push(
             "zstd level 0",
-            Some(Compressor::Zstd),
+            Some(Compressor::ZSTD),
             0,
             zstd_frame(&data, 0, false),
         );
         push(
             "zstd level 19 checksum",
-            Some(Compressor::Zstd),
+            Some(Compressor::ZSTD),
             0,
             zstd_frame(&data, 19, true),
         );
         push(
             "zstd level -5",
-            Some(Compressor::Zstd),
+            Some(Compressor::ZSTD),
             0,
             zstd_frame(&data, -5, true),
         );
         push(
             "zstd+crc32c",
-            Some(Compressor::Zstd),
+            Some(Compressor::ZSTD),
             1,
             with_crc32c(zstd_frame(&data, 3, true), 1),
         );
-        push("gzip", Some(Compressor::Gzip), 0, gzip(&data));
+        push("gzip", Some(Compressor::GZIP), 0, gzip(&data));
         push(
             "gzip all header fields",
-            Some(Compressor::Gzip),
+            Some(Compressor::GZIP),
             0,
             gzip_all_fields(&data),
         );
-        push("zlib", Some(Compressor::Zlib), 0, zlib(&data));
+        push("zlib", Some(Compressor::ZLIB), 0, zlib(&data));
         push(
             "zlib+crc32c",
-            Some(Compressor::Zlib),
+            Some(Compressor::ZLIB),
             1,
             with_crc32c(zlib(&data), 1),
         );
@@ -339,7 +338,7 @@ fn zstd_streaming_frame_without_content_size() {
     // A streaming encoder declares its level's window (2 MiB here), larger than this output:
     // decoded with the window shrunk to the output (rounded up to a power of two), since no
     // match can reach further back than the output's start.
-    let bc = codecs(Some(Compressor::Zstd), 0);
+    let bc = codecs(Some(Compressor::ZSTD), 0);
     let (got, largest) = largest_allocation_during(|| decode_whole(&bc, &stored, data.len()));
     assert!(got.unwrap() == data);
     assert!(
@@ -440,11 +439,11 @@ fn truncated_streams_are_errors() {
     let data = sample(5000, 3);
     for (bc, stored) in [
         (
-            codecs(Some(Compressor::Zstd), 0),
+            codecs(Some(Compressor::ZSTD), 0),
             zstd_frame(&data, 3, true),
         ),
-        (codecs(Some(Compressor::Gzip), 0), gzip(&data)),
-        (codecs(Some(Compressor::Zlib), 0), zlib(&data)),
+        (codecs(Some(Compressor::GZIP), 0), gzip(&data)),
+        (codecs(Some(Compressor::ZLIB), 0), zlib(&data)),
     ] {
         for cut in [1, 4, stored.len() / 2, stored.len() - 1] {
             let e = err_of(bc, &stored[..stored.len() - cut], data.len());
@@ -471,7 +470,7 @@ fn truncated_zstd_stream_says_truncated() {
     let data = sample(5000, 3);
     let stored = zstd_frame(&data, 3, true);
     let e = err_of(
-        codecs(Some(Compressor::Zstd), 0),
+        codecs(Some(Compressor::ZSTD), 0),
         &stored[..stored.len() - 2],
         data.len(),
     );
@@ -501,11 +500,11 @@ fn corrupted_payloads_are_errors() {
     let data = sample(20_000, 4);
     for (bc, stored) in [
         (
-            codecs(Some(Compressor::Zstd), 0),
+            codecs(Some(Compressor::ZSTD), 0),
             zstd_frame(&data, 3, true),
         ),
-        (codecs(Some(Compressor::Gzip), 0), gzip(&data)),
-        (codecs(Some(Compressor::Zlib), 0), zlib(&data)),
+        (codecs(Some(Compressor::GZIP), 0), gzip(&data)),
+        (codecs(Some(Compressor::ZLIB), 0), zlib(&data)),
     ] {
         for at in [stored.len() / 3, stored.len() / 2] {
             let mut bad = stored.clone();
@@ -551,7 +550,7 @@ fn corrupted_gzip_crc_is_a_checksum_mismatch() {
     let mut stored = gzip(&data);
     let n = stored.len();
     stored[n - 8] ^= 1; // first byte of the CRC-32 trailer
-    let e = err_of(codecs(Some(Compressor::Gzip), 0), &stored, data.len());
+    let e = err_of(codecs(Some(Compressor::GZIP), 0), &stored, data.len());
     assert!(
         matches!(
             e,
@@ -570,7 +569,7 @@ fn corrupted_gzip_header_crc_is_a_checksum_mismatch() {
     let mut stored = gzip_all_fields(&data);
     let at = 10 + 2 + 5 + "chunk.bin".len() + 1 + "written by a test".len() + 1;
     stored[at] ^= 1;
-    let e = err_of(codecs(Some(Compressor::Gzip), 0), &stored, data.len());
+    let e = err_of(codecs(Some(Compressor::GZIP), 0), &stored, data.len());
     assert!(
         matches!(
             e,
@@ -589,7 +588,7 @@ fn wrong_gzip_isize_is_a_size_mismatch() {
     let mut stored = gzip(&data);
     let n = stored.len();
     stored[n - 4] ^= 1;
-    let e = err_of(codecs(Some(Compressor::Gzip), 0), &stored, data.len());
+    let e = err_of(codecs(Some(Compressor::GZIP), 0), &stored, data.len());
     assert!(
         matches!(
             e,
@@ -608,7 +607,7 @@ fn corrupted_zlib_adler32_is_a_checksum_mismatch() {
     let mut stored = zlib(&data);
     let n = stored.len();
     stored[n - 1] ^= 1;
-    let e = err_of(codecs(Some(Compressor::Zlib), 0), &stored, data.len());
+    let e = err_of(codecs(Some(Compressor::ZLIB), 0), &stored, data.len());
     assert!(
         matches!(
             e,
@@ -627,7 +626,7 @@ fn corrupted_zstd_checksum_is_a_checksum_mismatch() {
     let mut stored = zstd_frame(&data, 3, true);
     let n = stored.len();
     stored[n - 1] ^= 1;
-    let e = err_of(codecs(Some(Compressor::Zstd), 0), &stored, data.len());
+    let e = err_of(codecs(Some(Compressor::ZSTD), 0), &stored, data.len());
     assert!(
         matches!(
             e,
@@ -649,7 +648,7 @@ fn zstd_frame_declaring_the_wrong_content_size_is_corrupt() {
     assert_eq!(h.content_size, Some(100));
     assert_eq!(h.header_len, 6, "expected magic + descriptor + 1-byte size");
     stored[5] = 101;
-    let e = err_of(codecs(Some(Compressor::Zstd), 0), &stored, 101);
+    let e = err_of(codecs(Some(Compressor::ZSTD), 0), &stored, 101);
     // The frame contradicts itself: corrupt, as the C library says too.
     assert_eq!(
         e,
@@ -665,11 +664,11 @@ fn trailing_bytes_after_a_stream_are_errors() {
     let data = sample(3000, 11);
     for (bc, mut stored) in [
         (
-            codecs(Some(Compressor::Zstd), 0),
+            codecs(Some(Compressor::ZSTD), 0),
             zstd_frame(&data, 3, true),
         ),
-        (codecs(Some(Compressor::Gzip), 0), gzip(&data)),
-        (codecs(Some(Compressor::Zlib), 0), zlib(&data)),
+        (codecs(Some(Compressor::GZIP), 0), gzip(&data)),
+        (codecs(Some(Compressor::ZLIB), 0), zlib(&data)),
     ] {
         stored.extend_from_slice(b"junk");
         let e = err_of(bc, &stored, data.len());
@@ -685,11 +684,11 @@ fn output_larger_than_the_destination_is_an_overflow() {
     let data = sample(3000, 12);
     for (bc, stored) in [
         (
-            codecs(Some(Compressor::Zstd), 0),
+            codecs(Some(Compressor::ZSTD), 0),
             zstd_frame(&data, 3, true),
         ),
-        (codecs(Some(Compressor::Gzip), 0), gzip(&data)),
-        (codecs(Some(Compressor::Zlib), 0), zlib(&data)),
+        (codecs(Some(Compressor::GZIP), 0), gzip(&data)),
+        (codecs(Some(Compressor::ZLIB), 0), zlib(&data)),
     ] {
         let e = err_of(bc, &stored, data.len() - 1);
         assert!(
@@ -736,7 +735,7 @@ fn zstd_frame_declaring_a_huge_window_never_gets_it() {
     d.set_zstd_window_cap(4096);
     let e = decode_split(
         &mut d,
-        &codecs(Some(Compressor::Zstd), 0),
+        &codecs(Some(Compressor::ZSTD), 0),
         &stored,
         data.len(),
         &[1000],
@@ -777,7 +776,7 @@ fn zstd_block_declaring_a_megabyte_of_literals_is_refused_before_allocating() {
 #[test]
 fn zstd_frames_needing_a_dictionary_are_unsupported() {
     let frame = [0x28, 0xB5, 0x2F, 0xFD, 0x21, 7, 50, 0x01, 0, 0];
-    let e = err_of(codecs(Some(Compressor::Zstd), 0), &frame, 50);
+    let e = err_of(codecs(Some(Compressor::ZSTD), 0), &frame, 50);
     assert!(
         matches!(
             e,
@@ -792,7 +791,7 @@ fn zstd_frames_needing_a_dictionary_are_unsupported() {
 
 #[test]
 fn not_a_zstd_frame_is_corrupt() {
-    let e = err_of(codecs(Some(Compressor::Zstd), 0), b"this is not zstd", 10);
+    let e = err_of(codecs(Some(Compressor::ZSTD), 0), b"this is not zstd", 10);
     assert!(
         matches!(
             e,
@@ -807,7 +806,7 @@ fn not_a_zstd_frame_is_corrupt() {
 
 #[test]
 fn not_a_gzip_stream_is_corrupt() {
-    let e = err_of(codecs(Some(Compressor::Gzip), 0), b"this is not gzip", 10);
+    let e = err_of(codecs(Some(Compressor::GZIP), 0), b"this is not gzip", 10);
     assert!(
         matches!(
             e,
@@ -829,10 +828,10 @@ fn full_chunk_decode_allocates_nothing_chunk_sized() {
     let mut out = vec![0u8; data.len()];
     for (bc, stored) in [
         (
-            codecs(Some(Compressor::Gzip), 1),
+            codecs(Some(Compressor::GZIP), 1),
             with_crc32c(gzip(&data), 1),
         ),
-        (codecs(Some(Compressor::Zlib), 0), zlib(&data)),
+        (codecs(Some(Compressor::ZLIB), 0), zlib(&data)),
         (codecs(None, 1), with_crc32c(data.clone(), 1)),
     ] {
         let mut d = ChunkDecoder::new();
@@ -853,7 +852,7 @@ fn full_chunk_decode_allocates_nothing_chunk_sized() {
     let mut d = ChunkDecoder::new();
     let (_, largest) = largest_allocation_during(|| {
         d.start(
-            &codecs(Some(Compressor::Zstd), 0),
+            &codecs(Some(Compressor::ZSTD), 0),
             stored.len() as u64,
             out.len(),
         )
@@ -876,7 +875,7 @@ fn a_chunk_fed_another_destination_midway_is_refused() {
         let c = if stored.len() == data.len() + 4 {
             codecs(None, 1)
         } else {
-            codecs(Some(Compressor::Gzip), 0)
+            codecs(Some(Compressor::GZIP), 0)
         };
         let mut d = ChunkDecoder::new();
         let (mut first, mut second) = (vec![0u8; data.len()], vec![0u8; data.len()]);

@@ -4,8 +4,8 @@
 
 use zinto_core::MemoryOrder;
 use zinto_core::codec::{
-    ArrayToBytes, ByteRange, ChainError, Codec, CodecChain, CodecName, Compressor, Crc32cCount,
-    Endian, IndexLocation, ShardError, ShardLayout, crc32c,
+    ArrayToBytes, ByteRange, ChainError, ChecksumSpec, Checksums, Codec, CodecChain, CodecName,
+    Compressor, Endian, IndexLocation, ShardError, ShardLayout, crc32c,
 };
 use zinto_core::dims;
 
@@ -139,7 +139,10 @@ fn zstd_bytes_chain(shape: &[u64]) -> CodecChain {
     CodecChain::new(
         shape,
         4,
-        &[Codec::Bytes(Some(Endian::Little)), Codec::Zstd],
+        &[
+            Codec::Bytes(Some(Endian::Little)),
+            Codec::Compressor(Compressor::ZSTD),
+        ],
         None,
     )
     .unwrap()
@@ -155,8 +158,8 @@ fn chain_composes_transposes_and_collects_bytes_codecs() {
             Codec::Transpose(t.clone()),
             Codec::Transpose(t),
             Codec::Bytes(Some(Endian::Big)),
-            Codec::Gzip,
-            Codec::Crc32c,
+            Codec::Compressor(Compressor::GZIP),
+            Codec::Checksum(ChecksumSpec::CRC32C),
         ],
         None,
     )
@@ -165,8 +168,8 @@ fn chain_composes_transposes_and_collects_bytes_codecs() {
     // [2,0,1] then [2,0,1]: stored axis i is a[b[i]] = [1, 2, 0].
     assert_eq!(level.order.axes().collect::<Vec<_>>(), vec![1, 2, 0]);
     assert_eq!(level.array_to_bytes, ArrayToBytes::Bytes(Some(Endian::Big)));
-    assert_eq!(level.bytes_codecs.compressor, Some(Compressor::Gzip));
-    assert_eq!(level.bytes_codecs.crc32c, Crc32cCount::ONE);
+    assert_eq!(level.bytes_codecs.compressor, Some(Compressor::GZIP));
+    assert_eq!(level.bytes_codecs.checksums, Checksums::CRC32C);
 }
 
 #[test]
@@ -192,7 +195,7 @@ fn nested_sharding_is_three_levels() {
                 index_location: IndexLocation::Start,
                 index_crc32c: false,
             },
-            Codec::Zstd,
+            Codec::Compressor(Compressor::ZSTD),
         ],
         Some(middle),
     )
@@ -226,7 +229,7 @@ fn chain_errors_name_the_codec() {
         ),
         (
             "compressor first",
-            vec![Codec::Zstd, le.clone()],
+            vec![Codec::Compressor(Compressor::ZSTD), le.clone()],
             ChainError::Misplaced {
                 codec: CodecName::Zstd,
             },
@@ -243,7 +246,11 @@ fn chain_errors_name_the_codec() {
         ),
         (
             "two compressors",
-            vec![le.clone(), Codec::Zstd, Codec::Gzip],
+            vec![
+                le.clone(),
+                Codec::Compressor(Compressor::ZSTD),
+                Codec::Compressor(Compressor::GZIP),
+            ],
             ChainError::Unsupported {
                 codec: CodecName::Gzip,
                 what: "two compressors in one chain",
@@ -251,21 +258,25 @@ fn chain_errors_name_the_codec() {
         ),
         (
             "crc before compressor",
-            vec![le.clone(), Codec::Crc32c, Codec::Zlib],
+            vec![
+                le.clone(),
+                Codec::Checksum(ChecksumSpec::CRC32C),
+                Codec::Compressor(Compressor::ZLIB),
+            ],
             ChainError::Unsupported {
                 codec: CodecName::Crc32c,
-                what: "crc32c before a compressor",
+                what: "a checksum before a compressor",
             },
         ),
         (
             "too many crc32c",
             vec![
                 le,
-                Codec::Crc32c,
-                Codec::Crc32c,
-                Codec::Crc32c,
-                Codec::Crc32c,
-                Codec::Crc32c,
+                Codec::Checksum(ChecksumSpec::CRC32C),
+                Codec::Checksum(ChecksumSpec::CRC32C),
+                Codec::Checksum(ChecksumSpec::CRC32C),
+                Codec::Checksum(ChecksumSpec::CRC32C),
+                Codec::Checksum(ChecksumSpec::CRC32C),
             ],
             ChainError::TooMany {
                 codec: CodecName::Crc32c,

@@ -23,7 +23,7 @@ use std::hint::black_box;
 use std::io::{Read, Write};
 use std::time::Instant;
 
-use zinto_core::codec::{BytesCodecs, ChunkDecoder, Compressor, Crc32cCount, Status, crc32c};
+use zinto_core::codec::{BytesCodecs, Checksums, ChunkDecoder, Compressor, Status, crc32c};
 
 const LEN: usize = 32 << 20;
 const RUNS: usize = 5;
@@ -133,7 +133,7 @@ fn main() {
     stored.extend(crc32c(&raw).to_le_bytes());
     let bc = BytesCodecs {
         compressor: None,
-        crc32c: Crc32cCount::ONE,
+        checksums: Checksums::CRC32C,
     };
     let mut dec = ChunkDecoder::new();
     let name = "crc32c (verify + place)";
@@ -156,8 +156,8 @@ fn main() {
     e.write_all(&raw).unwrap();
     let gz = e.finish().unwrap();
     let bc = BytesCodecs {
-        compressor: Some(Compressor::Gzip),
-        crc32c: Crc32cCount::NONE,
+        compressor: Some(Compressor::GZIP),
+        checksums: Checksums::NONE,
     };
     let name = "gzip (miniz_oxide; Vec path: flate2 on miniz_oxide)";
     let a = best_of(name, &raw, &mut out, |out| {
@@ -176,8 +176,8 @@ fn main() {
     e.write_all(&raw).unwrap();
     let zl = e.finish().unwrap();
     let bc = BytesCodecs {
-        compressor: Some(Compressor::Zlib),
-        crc32c: Crc32cCount::NONE,
+        compressor: Some(Compressor::ZLIB),
+        checksums: Checksums::NONE,
     };
     let name = "zlib (same)";
     let a = best_of(name, &raw, &mut out, |out| {
@@ -195,8 +195,8 @@ fn main() {
     // zstd, level 3, one frame (content size in the header, as the `zstd` crate writes it).
     let zs = zstd::bulk::compress(&raw, 3).unwrap();
     let bc = BytesCodecs {
-        compressor: Some(Compressor::Zstd),
-        crc32c: Crc32cCount::NONE,
+        compressor: Some(Compressor::ZSTD),
+        checksums: Checksums::NONE,
     };
 
     // zinto-core's pure-Rust path (ruzstd: the default of a ChunkDecoder; zinto without
@@ -216,7 +216,7 @@ fn main() {
     // zinto's default backend: zinto::CZstd in a ChunkDecoder, as the read path sets it up,
     // against the `zstd` crate's streaming decoder (the same library, streaming) to a Vec.
     let mut c_dec = ChunkDecoder::new();
-    c_dec.set_zstd_backend(Box::new(zinto::CZstd::new().unwrap()));
+    c_dec.set_backend(Box::new(zinto::CZstd::new().unwrap()));
     let name = "zstd: zinto::CZstd (default; Vec path: `zstd` crate streaming Decoder)";
     let czstd_into = best_of(name, &raw, &mut out, |out| {
         into_buffer(&mut c_dec, bc, &zs, out)

@@ -29,11 +29,11 @@ fn main() {
         .collect();
     let stored = zstd::bulk::compress(&data, 3).unwrap();
     let codecs = BytesCodecs {
-        compressor: Some(Compressor::Zstd),
+        compressor: Some(Compressor::ZSTD),
         ..Default::default()
     };
     let mut decoder = ChunkDecoder::new();
-    decoder.set_zstd_backend(Box::new(zinto::CZstd::new().unwrap()));
+    decoder.set_backend(Box::new(zinto::CZstd::new().unwrap()));
     let mut out = vec![0u8; n];
     let mut best = f64::MAX;
     for _ in 0..15 {

@@ -34,13 +34,13 @@ pub struct ConcatPiece {
 /// Where each of a list of chunks goes when they are decoded end to end into one buffer.
 ///
 /// ```
-/// use zinto::core::codec::{BytesCodecs, Compressor, Crc32cCount};
+/// use zinto::core::codec::{BytesCodecs, Compressor, Checksums};
 /// use zinto::{ConcatPlan, MemoryStore, ReadOptions};
 ///
 /// let mut store = MemoryStore::new();
 /// store.insert("a.zst", zstd::bulk::compress(&[1u8; 300], 3)?);
 /// store.insert("b.zst", zstd::bulk::compress(&[2u8; 100], 3)?);
-/// let codecs = BytesCodecs { compressor: Some(Compressor::Zstd), crc32c: Crc32cCount::NONE };
+/// let codecs = BytesCodecs { compressor: Some(Compressor::ZSTD), checksums: Checksums::NONE };
 ///
 /// let plan = ConcatPlan::new(&store, &["a.zst", "b.zst"], codecs)?;
 /// let mut out = vec![0u8; plan.len()]; // exact: 400 bytes, known before decoding

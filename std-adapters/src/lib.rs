@@ -27,6 +27,7 @@
 //! ```
 
 mod array;
+pub mod backend;
 mod concat;
 mod disjoint;
 mod error;
@@ -35,10 +36,10 @@ mod pool;
 mod reader;
 mod records;
 pub mod store;
-#[cfg(feature = "zstd-c")]
-mod zstd_c;
 
 pub use array::{Array, ReadOptions, zeroed_buffer};
+#[cfg(feature = "zstd-c")]
+pub use backend::CZstd;
 pub use concat::{ConcatPiece, ConcatPlan, concat_into, concat_to_vec};
 pub use error::{Error, ErrorKind, MetadataError};
 pub use metadata::{ArrayMetadata, DataType, FillValue, ZarrFormat};
@@ -47,8 +48,6 @@ pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_pa
 pub use store::{FileStore, MemoryStore, Store, StoreError};
 pub use zinto_core as core;
 pub use zinto_core::Region;
-#[cfg(feature = "zstd-c")]
-pub use zstd_c::CZstd;
 
 /// The README's Rust examples, run as doctests so they cannot drift from the code.
 #[doc = include_str!("../../README.md")]

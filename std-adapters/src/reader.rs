@@ -11,8 +11,8 @@
 //! Sharded chunks: only the index and the inner chunks the piece touches are read.
 
 use zinto_core::codec::{
-    ArrayToBytes, BytesCodecs, ChunkDecoder, CodecName, Compressor, DecodeError, Endian, Status,
-    to_native_in_place,
+    ArrayToBytes, BytesCodecs, ChainLevel, ChunkDecoder, CodecName, Compressor, DecodeError,
+    Endian, Status, to_native_in_place,
 };
 use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Run, Runs, product};
 
@@ -34,20 +34,19 @@ pub(crate) struct ReadContext {
     decoder: ChunkDecoder,
     scratch: Vec<u8>,
     block: Vec<u8>,
+    /// A second chunk-sized buffer, for numcodecs `shuffle` only.
+    spare: Vec<u8>,
 }
 
 impl ReadContext {
     pub(crate) fn new() -> Result<Self, ErrorKind> {
-        #[allow(unused_mut)]
         let mut decoder = ChunkDecoder::new();
-        #[cfg(feature = "zstd-c")]
-        decoder.set_zstd_backend(Box::new(
-            crate::zstd_c::CZstd::new().map_err(ErrorKind::Decode)?,
-        ));
+        crate::backend::install(&mut decoder).map_err(ErrorKind::Decode)?;
         Ok(Self {
             decoder,
             scratch: Vec::new(),
             block: Vec::new(),
+            spare: Vec::new(),
         })
     }
 }
@@ -150,78 +149,7 @@ impl<S: Store> ChunkReader<'_, S> {
         };
         match &lv.array_to_bytes {
             ArrayToBytes::Bytes(endian) => {
-                let elem = self.meta.dtype.size();
-                let chunk_len = product(&lv.chunk_shape)
-                    .ok()
-                    .and_then(|n| n.checked_mul(elem as u64))
-                    .and_then(|n| usize::try_from(n).ok())
-                    .ok_or(OVERFLOW)?;
-                let runs = Runs::new(
-                    elem,
-                    &lv.chunk_shape,
-                    &lv.order,
-                    in_chunk,
-                    self.out_shape,
-                    in_output,
-                )
-                .map_err(ErrorKind::Layout)?;
-                let whole = in_chunk.start().iter().all(|&s| s == 0)
-                    && in_chunk.shape() == lv.chunk_shape.as_slice();
-                let plain = lv.bytes_codecs == BytesCodecs::default();
-                let swap = |buf: &mut [u8]| {
-                    if let Some(e) = endian {
-                        to_native_in_place(buf, self.meta.dtype.scalar_size(), *e);
-                    }
-                };
-                if whole && runs.is_single_run() {
-                    // Paths 1 and 2: straight into the output, the one run being the chunk.
-                    let run = runs
-                        .clone()
-                        .next()
-                        .filter(|run| run.len == chunk_len)
-                        .ok_or(ErrorKind::Internal {
-                            what: "a whole chunk's single run is not the chunk's length",
-                        })?;
-                    let dst = out.get(run.dst, run.len)?;
-                    decode_stored(self.store, ctx, key, offset, len, &lv.bytes_codecs, dst)?;
-                    swap(dst);
-                    Ok(())
-                } else if plain
-                    && self.read_ranges(
-                        ctx,
-                        key,
-                        offset,
-                        len,
-                        chunk_len,
-                        runs.clone(),
-                        *endian,
-                        out,
-                    )?
-                {
-                    // Path 4: done by reading only the ranges needed.
-                    Ok(())
-                } else {
-                    // Path 3: decode into scratch, copy the runs. The scratch is sized by the
-                    // metadata: check the stored bytes can decode to that much first.
-                    check_plausible(&lv.bytes_codecs, len, chunk_len)?;
-                    let mut scratch = std::mem::take(&mut ctx.scratch);
-                    grow(&mut scratch, chunk_len)?;
-                    let result = decode_stored(
-                        self.store,
-                        ctx,
-                        key,
-                        offset,
-                        len,
-                        &lv.bytes_codecs,
-                        &mut scratch,
-                    )
-                    .and_then(|()| {
-                        swap(&mut scratch);
-                        copy_runs(runs, &scratch, 0, out)
-                    });
-                    ctx.scratch = scratch;
-                    result
-                }
+                self.read_elements(ctx, lv, *endian, key, offset, len, in_chunk, in_output, out)
             }
             ArrayToBytes::Sharding(layout) => {
                 let range = layout.index_range(len).map_err(ErrorKind::Shard)?;
@@ -257,6 +185,101 @@ impl<S: Store> ChunkReader<'_, S> {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// Reads `in_chunk` of a chunk stored with the `bytes` codec (after its bytes-to-bytes
+    /// codecs, before its filters) at `key[offset..offset + len]` into `in_output`.
+    #[allow(clippy::too_many_arguments)]
+    fn read_elements(
+        &self,
+        ctx: &mut ReadContext,
+        lv: &ChainLevel,
+        endian: Option<Endian>,
+        key: &str,
+        offset: u64,
+        len: u64,
+        in_chunk: &Region,
+        in_output: &Region,
+        out: &mut PieceOut<'_, '_>,
+    ) -> Result<(), ErrorKind> {
+        let elem = self.meta.dtype.size();
+        let elements = product(&lv.chunk_shape).map_err(ErrorKind::Layout)?;
+        let bytes_of = |size: usize| {
+            elements
+                .checked_mul(size as u64)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or(OVERFLOW)
+        };
+        let chunk_len = bytes_of(elem)?;
+        let stored_len = bytes_of(lv.stored_elem_size)?;
+        let runs = Runs::new(
+            elem,
+            &lv.chunk_shape,
+            &lv.order,
+            in_chunk,
+            self.out_shape,
+            in_output,
+        )
+        .map_err(ErrorKind::Layout)?;
+        let whole = in_chunk.start().iter().all(|&s| s == 0)
+            && in_chunk.shape() == lv.chunk_shape.as_slice();
+        let filters = Filters {
+            level: lv,
+            elements: usize::try_from(elements).map_err(|_| OVERFLOW)?,
+        };
+        let plain = lv.bytes_codecs == BytesCodecs::default() && lv.filters.is_empty();
+        let swap = |buf: &mut [u8]| {
+            if let Some(e) = endian {
+                to_native_in_place(buf, self.meta.dtype.scalar_size(), e);
+            }
+        };
+        if whole && runs.is_single_run() && filters.in_place() {
+            // Paths 1 and 2: straight into the output, the one run being the chunk.
+            let run = runs
+                .clone()
+                .next()
+                .filter(|run| run.len == chunk_len)
+                .ok_or(ErrorKind::Internal {
+                    what: "a whole chunk's single run is not the chunk's length",
+                })?;
+            let dst = out.get(run.dst, run.len)?;
+            let stored = dst.get_mut(..stored_len).ok_or(ErrorKind::Internal {
+                what: "filters that grow elements decoded into a smaller buffer",
+            })?;
+            decode_stored(self.store, ctx, key, offset, len, &lv.bytes_codecs, stored)?;
+            filters.undo(dst, &mut ctx.spare)?;
+            swap(dst);
+            Ok(())
+        } else if plain
+            && self.read_ranges(ctx, key, offset, len, chunk_len, runs.clone(), endian, out)?
+        {
+            // Path 4: done by reading only the ranges needed.
+            Ok(())
+        } else {
+            // Path 3: decode into scratch, copy the runs. The scratch is sized by the
+            // metadata: check the stored bytes can decode to that much first.
+            check_plausible(&lv.bytes_codecs, len, stored_len)?;
+            let mut scratch = std::mem::take(&mut ctx.scratch);
+            grow(&mut scratch, filters.buffer_len()?)?;
+            let result = scratch
+                .get_mut(..stored_len)
+                .ok_or(ErrorKind::Internal {
+                    what: "scratch shorter than the stored chunk",
+                })
+                .and_then(|stored| {
+                    decode_stored(self.store, ctx, key, offset, len, &lv.bytes_codecs, stored)
+                })
+                .and_then(|()| filters.undo(&mut scratch, &mut ctx.spare))
+                .and_then(|()| {
+                    let chunk = scratch.get_mut(..chunk_len).ok_or(ErrorKind::Internal {
+                        what: "scratch shorter than the chunk",
+                    })?;
+                    swap(chunk);
+                    copy_runs(runs, chunk, 0, out)
+                });
+            ctx.scratch = scratch;
+            result
         }
     }
 
@@ -405,11 +428,16 @@ pub(crate) fn decode_stored<S: Store + ?Sized>(
 
 /// The most a compressor can expand its input: DEFLATE about 1032:1; zstd about 32768:1 (a
 /// 4-byte RLE block yields 128 KiB).
+/// Blosc: its inner zstd's; LZ4 (and BloscLZ) about 255:1; bzip2 about 45 899 236:1.
 fn max_ratio(codecs: &BytesCodecs) -> u64 {
     match codecs.compressor {
         None => 1,
-        Some(Compressor::Gzip | Compressor::Zlib) => 1032,
-        Some(Compressor::Zstd) => 32_768,
+        Some(Compressor::Gzip { .. } | Compressor::Zlib { .. }) => 1032,
+        Some(Compressor::Zstd { .. } | Compressor::Blosc(_)) => 32_768,
+        Some(Compressor::Lz4 { .. }) => 256,
+        Some(Compressor::Bz2 { .. }) => 45_899_236,
+        // A compressor added without its ratio here: no bound, so no refusal.
+        Some(_) => u64::MAX,
     }
 }
 
@@ -458,4 +486,54 @@ fn copy_runs(
         out.get(run.dst, run.len)?.copy_from_slice(src);
     }
     Ok(())
+}
+
+/// The filters of one chain level over one chunk of `elements` elements.
+struct Filters<'l> {
+    level: &'l ChainLevel,
+    elements: usize,
+}
+
+impl Filters<'_> {
+    /// Whether they can be undone inside the chunk's own part of the output: no filter shrinks
+    /// elements on decoding, and none needs a copy (`shuffle`).
+    fn in_place(&self) -> bool {
+        self.level.filters.iter().all(|f| {
+            !f.needs_spare()
+                && f.encoded_size().unwrap_or(0) <= f.decoded_size().unwrap_or(usize::MAX)
+        })
+    }
+
+    /// Bytes the buffer they are undone in needs: the chunk at its widest element.
+    fn buffer_len(&self) -> Result<usize, ErrorKind> {
+        let widest = self
+            .level
+            .filters
+            .iter()
+            .filter_map(|f| f.encoded_size().max(f.decoded_size()))
+            .chain([self.level.elem_size, self.level.stored_elem_size])
+            .max()
+            .unwrap_or(self.level.elem_size);
+        self.elements.checked_mul(widest).ok_or(OVERFLOW)
+    }
+
+    /// Undoes the filters, last first, over `buf` (decoded stored elements at its start).
+    fn undo(&self, buf: &mut [u8], spare: &mut Vec<u8>) -> Result<(), ErrorKind> {
+        let n = self.elements;
+        let mut size = self.level.stored_elem_size;
+        for f in self.level.filters.iter().rev() {
+            let span = n
+                .checked_mul(f.encoded_size().max(f.decoded_size()).unwrap_or(size))
+                .ok_or(OVERFLOW)?;
+            let part = buf.get_mut(..span).ok_or(ErrorKind::Internal {
+                what: "a filter's buffer shorter than its elements",
+            })?;
+            if f.needs_spare() {
+                grow(spare, span)?;
+            }
+            f.decode(part, n, spare).map_err(ErrorKind::Decode)?;
+            size = f.decoded_size().unwrap_or(size);
+        }
+        Ok(())
+    }
 }

@@ -3,11 +3,13 @@
 //!
 //! - [`alloc`]: a counting global allocator with an optional cap, which aborts the process when
 //!   live heap goes over it (how a fuzz run proves an allocation bound);
+//! - [`blosc_writer`]: Blosc chunks (LZ4 inside) for tests and seeds;
 //! - [`guard`]: destinations with guard bytes on both sides;
 //! - [`harness`]: one function per fuzz target, each over one public entry point. The fuzz
 //!   targets are three lines calling these; `tests/fuzz_regressions.rs` replays the committed
 //!   seed corpora and every crash input ever found through the same functions in `cargo test`.
 
 pub mod alloc;
+pub mod blosc_writer;
 pub mod guard;
 pub mod harness;

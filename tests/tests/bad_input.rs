@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use zinto::core::codec::{DecodeError, ShardError};
+use zinto::core::codec::{ChainError, CodecName, DecodeError, ShardError};
 use zinto::{Array, ErrorKind, MemoryStore, MetadataError, Region, StoreError};
 
 /// Loads a fixture array into memory under the key prefix `a`.
@@ -524,7 +524,7 @@ fn v2_u8(compressor: serde_json::Value, chunk: Vec<u8>) -> MemoryStore {
 }
 
 #[test]
-fn v2_crc32c_location_is_read_end_decoded_start_refused() {
+fn v2_crc32c_location_is_read_and_both_locations_decoded() {
     let data = [1u8, 2, 3, 4];
     let crc = zinto::core::codec::crc32c(&data).to_le_bytes();
     let at_end = [&data[..], &crc].concat();
@@ -538,13 +538,22 @@ fn v2_crc32c_location_is_read_end_decoded_start_refused() {
         let store = v2_u8(config.clone(), at_end.clone());
         assert_eq!(read_all(&store).unwrap(), data, "{config}");
     }
-    let store = v2_u8(json!({"id": "crc32c", "location": "start"}), at_start);
-    let e = Array::open(&store, "a")
-        .map(|a| a.shape().to_vec())
-        .unwrap_err();
+    let store = v2_u8(
+        json!({"id": "crc32c", "location": "start"}),
+        at_start.clone(),
+    );
+    assert_eq!(read_all(&store).unwrap(), data);
+    // The checksum where the configuration says it is not: a mismatch naming crc32c.
+    let store = v2_u8(json!({"id": "crc32c", "location": "start"}), at_end.clone());
+    let e = read_all(&store).unwrap_err();
     assert!(
-        matches!(e.kind(), ErrorKind::Metadata(MetadataError::Unsupported(w))
-            if w.contains("crc32c location \"start\"")),
+        matches!(
+            e.kind(),
+            ErrorKind::Decode(DecodeError::ChecksumMismatch {
+                codec: CodecName::Crc32c,
+                ..
+            })
+        ),
         "{e}"
     );
     for location in [json!("middle"), json!(4)] {
@@ -554,8 +563,13 @@ fn v2_crc32c_location_is_read_end_decoded_start_refused() {
             .map(|a| a.shape().to_vec())
             .unwrap_err();
         assert!(
-            matches!(e.kind(), ErrorKind::Metadata(MetadataError::Invalid(w))
-                if w.contains("crc32c location")),
+            matches!(
+                e.kind(),
+                ErrorKind::Metadata(MetadataError::Chain(ChainError::Config {
+                    key: "location",
+                    ..
+                }))
+            ),
             "{config}: {e}"
         );
     }

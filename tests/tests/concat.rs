@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::num::NonZeroUsize;
 
-use zinto::core::codec::{BytesCodecs, CodecName, Compressor, Crc32cCount, DecodeError, crc32c};
+use zinto::core::codec::{BytesCodecs, Checksums, CodecName, Compressor, DecodeError, crc32c};
 use zinto::{
     ConcatPlan, ErrorKind, MemoryStore, ReadOptions, StoreError, concat_into, concat_to_vec,
 };
@@ -13,7 +13,7 @@ use zinto::{
 fn codecs(compressor: Option<Compressor>, crc: u8) -> BytesCodecs {
     BytesCodecs {
         compressor,
-        crc32c: Crc32cCount::new(usize::from(crc)).unwrap(),
+        checksums: Checksums::crc32c(usize::from(crc)).unwrap(),
     }
 }
 
@@ -26,11 +26,11 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 fn encode(c: &BytesCodecs, data: &[u8]) -> Vec<u8> {
     let mut out = match c.compressor {
         None => data.to_vec(),
-        Some(Compressor::Zstd) => zstd::bulk::compress(data, 3).unwrap(),
-        Some(Compressor::Gzip) => gzip(data),
-        Some(Compressor::Zlib) => unreachable!(),
+        Some(Compressor::Zstd { .. }) => zstd::bulk::compress(data, 3).unwrap(),
+        Some(Compressor::Gzip { .. }) => gzip(data),
+        Some(other) => unreachable!("no encoder for {other}"),
     };
-    for _ in 0..c.crc32c.get() {
+    for _ in 0..c.checksums.len() {
         let sum = crc32c(&out);
         out.extend(sum.to_le_bytes());
     }
@@ -57,9 +57,9 @@ fn every_codec_and_thread_count_gives_the_concatenation() {
     for c in [
         codecs(None, 0),
         codecs(None, 1),
-        codecs(Some(Compressor::Zstd), 0),
-        codecs(Some(Compressor::Gzip), 0),
-        codecs(Some(Compressor::Zstd), 2),
+        codecs(Some(Compressor::ZSTD), 0),
+        codecs(Some(Compressor::GZIP), 0),
+        codecs(Some(Compressor::ZSTD), 2),
     ] {
         let (store, keys, all) = chunks(&c, &sizes);
         let plan = ConcatPlan::new(&store, &keys, c).unwrap();
@@ -91,7 +91,7 @@ fn every_codec_and_thread_count_gives_the_concatenation() {
 
 #[test]
 fn progress_counts_every_chunk() {
-    let c = codecs(Some(Compressor::Zstd), 0);
+    let c = codecs(Some(Compressor::ZSTD), 0);
     let (store, keys, _) = chunks(&c, &[10, 20, 30, 40]);
     let seen = std::sync::Mutex::new(Vec::new());
     let progress = |done: u64, total: u64| seen.lock().unwrap().push((done, total));
@@ -129,7 +129,7 @@ fn fails_naming(
 
 #[test]
 fn chunks_that_lie_about_their_size_are_refused_by_name() {
-    let zstd = codecs(Some(Compressor::Zstd), 0);
+    let zstd = codecs(Some(Compressor::ZSTD), 0);
     let (mut store, _, _) = chunks(&zstd, &[100, 100]);
 
     // Missing key.
@@ -165,7 +165,7 @@ fn chunks_that_lie_about_their_size_are_refused_by_name() {
     );
 
     // gzip whose ISIZE trailer is off by one: the plan trusts it, the decoder does not.
-    let gz = codecs(Some(Compressor::Gzip), 0);
+    let gz = codecs(Some(Compressor::GZIP), 0);
     let (mut store, _, _) = chunks(&gz, &[100, 100]);
     let mut lying = gzip(&[7u8; 100]);
     let n = lying.len();
@@ -183,7 +183,7 @@ fn chunks_that_lie_about_their_size_are_refused_by_name() {
     });
 
     // zlib never declares its size.
-    let zlib = codecs(Some(Compressor::Zlib), 0);
+    let zlib = codecs(Some(Compressor::ZLIB), 0);
     fails_naming(&store, zlib, "part/0", |k| {
         matches!(
             k,

@@ -93,6 +93,15 @@ fn cases() -> Vec<(&'static str, MemoryStore)> {
             ),
         ),
         (
+            "blosc",
+            array(
+                &[json!({"name": "blosc", "configuration": {
+                    "cname": "lz4", "clevel": 5, "shuffle": "shuffle", "typesize": 4,
+                    "blocksize": BLOSC_BLOCK}})],
+                |c| zinto_tests::blosc_writer::blosc_lz4(c, 4, BLOSC_BLOCK, true),
+            ),
+        ),
+        (
             "gzip+crc32c",
             array(
                 &[
@@ -113,13 +122,18 @@ fn cases() -> Vec<(&'static str, MemoryStore)> {
     ]
 }
 
+/// The Blosc case's block size (c-blosc picks 256 KiB for float32 at clevel 5 with LZ4).
+const BLOSC_BLOCK: usize = 256 * 1024;
+
 /// Heap a worker holds besides its input block, per codec (docs/memory.md, term `D`):
 /// miniz_oxide's inflate state for gzip; ruzstd's window and a block with the pure-Rust zstd
-/// path; nothing of size otherwise (the C library's context is allocated by C). Each with a
-/// little room for the worker's context and bookkeeping.
+/// path; Blosc's scratch (one block and its block table); nothing of size otherwise (the C
+/// library's context is allocated by C). Each with a little room for the worker's context and
+/// bookkeeping.
 fn decoder_state(name: &str) -> usize {
     let state = match name {
         "gzip+crc32c" => 16 * 1024,
+        "blosc" => BLOSC_BLOCK + 4 * CHUNK_LEN.div_ceil(BLOSC_BLOCK),
         "zstd" => zstd_window(name),
         _ => 0,
     };
@@ -500,13 +514,13 @@ fn spectra_chunks(records: usize, chunks: usize) -> (MemoryStore, Vec<String>, V
 fn concatenate_and_sort_allocate_nothing_output_sized_but_the_output() {
     let _turn = one_at_a_time();
     use zinto::ConcatPlan;
-    use zinto::core::codec::{BytesCodecs, Compressor, Crc32cCount, Endian};
+    use zinto::core::codec::{BytesCodecs, Checksums, Compressor, Endian};
     use zinto::core::records::{KeyType, RecordLayout};
 
     let (store, keys, all) = spectra_chunks(1_000_000, 100);
     let codecs = BytesCodecs {
-        compressor: Some(Compressor::Zstd),
-        crc32c: Crc32cCount::NONE,
+        compressor: Some(Compressor::ZSTD),
+        checksums: Checksums::NONE,
     };
     let layout = RecordLayout::new(24, 8, KeyType::F64, Endian::Little).unwrap();
     let threads = NonZeroUsize::new(2).unwrap();

@@ -1,15 +1,19 @@
 //! The codec chain of a chunk, built from metadata and validated.
 
 use super::bytes::Endian;
+use super::checksum::{ChecksumKind, Location};
+use super::filter::Filter;
 use super::shard::{IndexLocation, ShardLayout};
-use super::{ChainError, CodecName};
+use super::{ChainError, CodecName, Compressor};
 use crate::MemoryOrder;
 use crate::shape::{Dims, dims};
 
 /// Most nested `sharding_indexed` levels a chain may hold (the outer chunk counts as one).
 pub const MAX_LEVELS: usize = 4;
-/// Most `crc32c` codecs in one level.
-pub const MAX_CRC32C: usize = 4;
+/// Most checksum codecs in one level.
+pub const MAX_CHECKSUMS: usize = 4;
+/// Most filters (array-to-array codecs other than `transpose`) in one level.
+pub const MAX_FILTERS: usize = 4;
 
 /// One codec as metadata lists it, with its configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,6 +22,9 @@ pub const MAX_CRC32C: usize = 4;
 pub enum Codec {
     /// `transpose` with its `order`.
     Transpose(MemoryOrder),
+    /// A filter: an array-to-array codec (numcodecs `delta`, `astype`, ...), or numcodecs
+    /// `shuffle`, wherever it is listed.
+    Filter(Filter),
     /// `bytes` with its `endian` (may be absent for one-byte elements).
     Bytes(Option<Endian>),
     /// `sharding_indexed`; its inner codecs come as a separate [`CodecChain`].
@@ -29,78 +36,147 @@ pub enum Codec {
         /// Whether the index codecs end in `crc32c` (they must otherwise be `bytes` little).
         index_crc32c: bool,
     },
-    /// `crc32c`.
-    Crc32c,
-    /// `gzip` (any level).
-    Gzip,
-    /// `zlib` (any level).
-    Zlib,
-    /// `zstd` (any level).
-    Zstd,
+    /// A checksum (`crc32c`, numcodecs `crc32`, `adler32`, `fletcher32`).
+    Checksum(ChecksumSpec),
+    /// A compressor with its configuration.
+    Compressor(Compressor),
 }
 
-/// A bytes-to-bytes compressor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compressor {
-    /// RFC 1952.
-    Gzip,
-    /// RFC 1950.
-    Zlib,
-    /// RFC 8878.
-    Zstd,
+/// A checksum codec: which checksum, and where its four bytes sit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ChecksumSpec {
+    /// The checksum.
+    pub kind: ChecksumKind,
+    /// Before or after the bytes it covers.
+    pub location: Location,
 }
 
-impl Compressor {
+impl ChecksumSpec {
+    /// v3 `crc32c`: CRC-32C after the data.
+    pub const CRC32C: Self = Self {
+        kind: ChecksumKind::Crc32c,
+        location: Location::End,
+    };
+
     /// Its codec name.
     pub fn name(self) -> CodecName {
-        match self {
-            Self::Gzip => CodecName::Gzip,
-            Self::Zlib => CodecName::Zlib,
-            Self::Zstd => CodecName::Zstd,
+        match self.kind {
+            ChecksumKind::Crc32 => CodecName::Crc32,
+            ChecksumKind::Adler32 => CodecName::Adler32,
+            ChecksumKind::Fletcher32 => CodecName::Fletcher32,
+            _ => CodecName::Crc32c,
         }
+    }
+
+    /// The checksum `codec` with its `location` (numcodecs' default where absent; the v3
+    /// `crc32c` codec has none and is always at the end), or `None` if `codec` is not one.
+    ///
+    /// # Errors
+    /// [`ChainError::Config`] for a `location` other than `"start"` or `"end"`.
+    pub fn from_config<C: super::Config + ?Sized>(
+        codec: CodecName,
+        config: &C,
+    ) -> Result<Option<Self>, ChainError> {
+        let kind = match codec {
+            CodecName::Crc32c => ChecksumKind::Crc32c,
+            CodecName::Crc32 => ChecksumKind::Crc32,
+            CodecName::Adler32 => ChecksumKind::Adler32,
+            CodecName::Fletcher32 => ChecksumKind::Fletcher32,
+            _ => return Ok(None),
+        };
+        let r = super::config::Reader { codec, config };
+        let location = match r.str("location")? {
+            None => kind.default_location(),
+            Some(s) if kind.has_location_key() => Location::from_config(s)
+                .ok_or(r.error("location", "is not \"start\" or \"end\""))?,
+            Some(_) => return Err(r.error("location", "is not a setting of fletcher32")),
+        };
+        Ok(Some(Self { kind, location }))
     }
 }
 
-/// How many `crc32c` codecs follow a compressor: 0 to [`MAX_CRC32C`], and nothing else (a
-/// decoder keeps room for that many checksums, so a larger count cannot be made).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct Crc32cCount(u8);
+/// The checksums around a level's stored bytes, innermost (first applied when writing) first.
+/// Each covers everything inside it: the payload and the checksums before it in this list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Checksums {
+    list: [Option<ChecksumSpec>; MAX_CHECKSUMS],
+}
 
-impl Crc32cCount {
+impl Checksums {
     /// No checksum.
-    pub const NONE: Self = Self(0);
-    /// One checksum.
-    pub const ONE: Self = Self(1);
+    pub const NONE: Self = Self {
+        list: [None; MAX_CHECKSUMS],
+    };
 
-    /// `n` checksums, if `n` is at most [`MAX_CRC32C`].
-    pub const fn new(n: usize) -> Option<Self> {
-        if n <= MAX_CRC32C {
-            // At most MAX_CRC32C (4): fits a u8.
-            #[allow(clippy::cast_possible_truncation)]
-            Some(Self(n as u8))
-        } else {
-            None
+    /// One v3 `crc32c` checksum.
+    pub const CRC32C: Self = {
+        let mut list = [None; MAX_CHECKSUMS];
+        list[0] = Some(ChecksumSpec::CRC32C);
+        Self { list }
+    };
+
+    /// `n` v3 `crc32c` checksums, if `n` is at most [`MAX_CHECKSUMS`].
+    pub fn crc32c(n: usize) -> Option<Self> {
+        let mut c = Self::NONE;
+        for _ in 0..n {
+            c = c.with(ChecksumSpec::CRC32C)?;
         }
+        Some(c)
     }
 
-    /// The count.
-    pub const fn get(self) -> usize {
-        self.0 as usize
+    /// These checksums and one more outside them, if there is room.
+    pub fn with(mut self, spec: ChecksumSpec) -> Option<Self> {
+        let slot = self.list.iter_mut().find(|s| s.is_none())?;
+        *slot = Some(spec);
+        Some(self)
     }
 
-    /// One more, if that is at most [`MAX_CRC32C`].
-    pub const fn plus_one(self) -> Option<Self> {
-        Self::new(self.get() + 1)
+    /// The checksums, innermost first.
+    pub fn iter(&self) -> impl Iterator<Item = ChecksumSpec> + '_ {
+        self.list.iter().map_while(|s| *s)
+    }
+
+    /// How many there are.
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.list[0].is_none()
+    }
+
+    /// Bytes of checksums before the payload.
+    pub fn before(&self) -> u64 {
+        4 * self
+            .iter()
+            .filter(|c| c.location == Location::Start)
+            .count() as u64
+    }
+
+    /// Bytes of checksums after the payload.
+    pub fn after(&self) -> u64 {
+        4 * self.iter().filter(|c| c.location == Location::End).count() as u64
     }
 }
 
-/// The bytes-to-bytes part of a level: at most one compressor, then `crc32c` checksums.
+/// The bytes-to-bytes part of a level: at most one compressor, then checksums around it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct BytesCodecs {
     /// The compressor, if any.
     pub compressor: Option<Compressor>,
-    /// How many `crc32c` codecs follow it (outermost last).
-    pub crc32c: Crc32cCount,
+    /// The checksums around the compressed (or plain) bytes.
+    pub checksums: Checksums,
+}
+
+impl BytesCodecs {
+    /// Just a compressor (or nothing), no checksum.
+    pub const fn compressed(compressor: Option<Compressor>) -> Self {
+        Self {
+            compressor,
+            checksums: Checksums::NONE,
+        }
+    }
 }
 
 /// How a level turns bytes into its chunk's elements.
@@ -113,24 +189,107 @@ pub enum ArrayToBytes {
     Sharding(ShardLayout),
 }
 
-/// One level of a chain: the chunk it decodes, its memory order, how it stores elements, and
-/// the bytes-to-bytes codecs around it.
+/// One level of a chain: the chunk it decodes, its memory order, its filters, how it stores
+/// elements, and the bytes-to-bytes codecs around it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChainLevel {
     /// Shape of the chunk this level decodes (for the outer level, the stored chunk).
     pub chunk_shape: Dims,
     /// Memory order of the decoded chunk (the composition of its `transpose` codecs).
     pub order: MemoryOrder,
+    /// Filters in metadata (encoding) order; decoding undoes them last to first, after the
+    /// bytes-to-bytes codecs.
+    pub filters: heapless::Vec<Filter, MAX_FILTERS>,
+    /// Bytes of one element as the level's chunk holds it (the array's element size).
+    pub elem_size: usize,
+    /// Bytes of one element as stored, after the filters (the element size when there are
+    /// none).
+    pub stored_elem_size: usize,
     /// The array-to-bytes codec.
     pub array_to_bytes: ArrayToBytes,
     /// The bytes-to-bytes codecs.
     pub bytes_codecs: BytesCodecs,
 }
 
+impl ChainLevel {
+    /// Bytes the level's bytes-to-bytes codecs decode a chunk of `elements` elements to.
+    pub fn stored_len(&self, elements: u64) -> Option<u64> {
+        elements.checked_mul(self.stored_elem_size as u64)
+    }
+}
+
 /// A validated codec chain: one level, or several for (nested) sharding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodecChain {
     levels: heapless::Vec<ChainLevel, MAX_LEVELS>,
+}
+
+/// What [`CodecChain::new`] has seen so far of one level.
+struct LevelBuilder {
+    order: MemoryOrder,
+    filters: heapless::Vec<Filter, MAX_FILTERS>,
+    /// Element size the next filter decodes to.
+    elem: usize,
+    a2b: Option<ArrayToBytes>,
+    b2b: BytesCodecs,
+}
+
+impl LevelBuilder {
+    fn filter(&mut self, f: &Filter) -> Result<(), ChainError> {
+        if self.b2b.compressor.is_some() || !self.b2b.checksums.is_empty() {
+            return Err(ChainError::Misplaced { codec: f.name() });
+        }
+        if self.a2b.is_some() && !f.is_bytes_to_bytes() {
+            return Err(ChainError::Misplaced { codec: f.name() });
+        }
+        if let Some(dec) = f.decoded_size()
+            && dec != self.elem
+        {
+            return Err(ChainError::ElementMismatch {
+                codec: f.name(),
+                decodes_to: dec,
+                expected: self.elem,
+            });
+        }
+        if let Some(enc) = f.encoded_size() {
+            self.elem = enc;
+        }
+        self.filters
+            .push(*f)
+            .map_err(|_| ChainError::TooMany { codec: f.name() })
+    }
+
+    fn checksum(&mut self, c: ChecksumSpec) -> Result<(), ChainError> {
+        if self.a2b.is_none() {
+            return Err(ChainError::Misplaced { codec: c.name() });
+        }
+        self.b2b.checksums = self
+            .b2b
+            .checksums
+            .with(c)
+            .ok_or(ChainError::TooMany { codec: c.name() })?;
+        Ok(())
+    }
+
+    fn compressor(&mut self, c: Compressor) -> Result<(), ChainError> {
+        if self.a2b.is_none() {
+            return Err(ChainError::Misplaced { codec: c.name() });
+        }
+        if self.b2b.compressor.is_some() {
+            return Err(ChainError::Unsupported {
+                codec: c.name(),
+                what: "two compressors in one chain",
+            });
+        }
+        if let Some(first) = self.b2b.checksums.iter().next() {
+            return Err(ChainError::Unsupported {
+                codec: first.name(),
+                what: "a checksum before a compressor",
+            });
+        }
+        self.b2b.compressor = Some(c);
+        Ok(())
+    }
 }
 
 impl CodecChain {
@@ -140,8 +299,9 @@ impl CodecChain {
     ///
     /// # Errors
     /// [`ChainError`] naming the offending codec: out of place, missing, two compressors,
-    /// `crc32c` before a compressor, `transpose` before sharding, too deep nesting, a shard not
-    /// divisible by its inner chunks, or dimensions that disagree.
+    /// a checksum before a compressor, `transpose` before sharding, filters whose element
+    /// types do not meet, too deep nesting, a shard not divisible by its inner chunks, or
+    /// dimensions that disagree.
     pub fn new(
         chunk_shape: &[u64],
         elem_size: usize,
@@ -149,31 +309,36 @@ impl CodecChain {
         inner: Option<CodecChain>,
     ) -> Result<Self, ChainError> {
         let ndim = chunk_shape.len();
-        let mut order = MemoryOrder::c(ndim)?;
-        let mut a2b: Option<ArrayToBytes> = None;
-        let mut b2b = BytesCodecs::default();
+        let mut b = LevelBuilder {
+            order: MemoryOrder::c(ndim)?,
+            filters: heapless::Vec::new(),
+            elem: elem_size,
+            a2b: None,
+            b2b: BytesCodecs::default(),
+        };
         let mut inner = inner;
         let mut inner_levels = None;
         for codec in codecs {
             match codec {
                 Codec::Transpose(t) => {
-                    if a2b.is_some() {
+                    if b.a2b.is_some() || !b.filters.is_empty() {
                         return Err(ChainError::Misplaced {
                             codec: CodecName::Transpose,
                         });
                     }
-                    order = order.then(t)?;
+                    b.order = b.order.then(t)?;
                 }
+                Codec::Filter(f) => b.filter(f)?,
                 Codec::Bytes(endian) => {
-                    if a2b.is_some() {
+                    if b.a2b.is_some() {
                         return Err(ChainError::Misplaced {
                             codec: CodecName::Bytes,
                         });
                     }
-                    if endian.is_none() && elem_size > 1 {
-                        return Err(ChainError::MissingEndian { elem_size });
+                    if endian.is_none() && b.elem > 1 {
+                        return Err(ChainError::MissingEndian { elem_size: b.elem });
                     }
-                    a2b = Some(ArrayToBytes::Bytes(*endian));
+                    b.a2b = Some(ArrayToBytes::Bytes(*endian));
                 }
                 Codec::ShardingIndexed {
                     chunk_shape: inner_shape,
@@ -181,10 +346,16 @@ impl CodecChain {
                     index_crc32c,
                 } => {
                     let codec = CodecName::ShardingIndexed;
-                    if a2b.is_some() {
+                    if b.a2b.is_some() {
                         return Err(ChainError::Misplaced { codec });
                     }
-                    if !order.is_c() {
+                    if !b.filters.is_empty() {
+                        return Err(ChainError::Unsupported {
+                            codec,
+                            what: "filters before sharding_indexed",
+                        });
+                    }
+                    if !b.order.is_c() {
                         return Err(ChainError::Unsupported {
                             codec: CodecName::Transpose,
                             what: "transpose before sharding_indexed",
@@ -210,44 +381,21 @@ impl CodecChain {
                         }));
                     }
                     inner_levels = Some(chain.levels);
-                    a2b = Some(ArrayToBytes::Sharding(layout));
+                    b.a2b = Some(ArrayToBytes::Sharding(layout));
                 }
-                Codec::Crc32c => {
-                    if a2b.is_none() {
-                        return Err(ChainError::Misplaced {
-                            codec: CodecName::Crc32c,
-                        });
-                    }
-                    b2b.crc32c = b2b.crc32c.plus_one().ok_or(ChainError::TooMany {
-                        codec: CodecName::Crc32c,
-                    })?;
-                }
-                Codec::Gzip | Codec::Zlib | Codec::Zstd => {
-                    let c = match codec {
-                        Codec::Gzip => Compressor::Gzip,
-                        Codec::Zlib => Compressor::Zlib,
-                        _ => Compressor::Zstd,
-                    };
-                    if a2b.is_none() {
-                        return Err(ChainError::Misplaced { codec: c.name() });
-                    }
-                    if b2b.compressor.is_some() {
-                        return Err(ChainError::Unsupported {
-                            codec: c.name(),
-                            what: "two compressors in one chain",
-                        });
-                    }
-                    if b2b.crc32c != Crc32cCount::NONE {
-                        return Err(ChainError::Unsupported {
-                            codec: CodecName::Crc32c,
-                            what: "crc32c before a compressor",
-                        });
-                    }
-                    b2b.compressor = Some(c);
-                }
+                Codec::Checksum(c) => b.checksum(*c)?,
+                Codec::Compressor(c) => b.compressor(*c)?,
             }
         }
-        let array_to_bytes = a2b.ok_or(ChainError::MissingArrayToBytes)?;
+        let array_to_bytes = b.a2b.ok_or(ChainError::MissingArrayToBytes)?;
+        // Filters write elements in the stored byte order; the reader converts at the end.
+        let endian = match array_to_bytes {
+            ArrayToBytes::Bytes(e) => e.unwrap_or(Endian::NATIVE),
+            ArrayToBytes::Sharding(_) => Endian::NATIVE,
+        };
+        for f in &mut b.filters {
+            f.set_endian(endian);
+        }
         let mut levels = heapless::Vec::new();
         let too_deep = ChainError::TooMany {
             codec: CodecName::ShardingIndexed,
@@ -255,9 +403,12 @@ impl CodecChain {
         levels
             .push(ChainLevel {
                 chunk_shape: dims(chunk_shape)?,
-                order,
+                order: b.order,
+                filters: b.filters,
+                elem_size,
+                stored_elem_size: b.elem,
                 array_to_bytes,
-                bytes_codecs: b2b,
+                bytes_codecs: b.b2b,
             })
             .map_err(|_| too_deep)?;
         for level in inner_levels.into_iter().flatten() {

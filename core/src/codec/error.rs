@@ -44,6 +44,25 @@ pub enum ChainError {
     },
     /// The shapes or orders are inconsistent.
     Layout(LayoutError),
+    /// A configuration value of the wrong kind or out of range.
+    Config {
+        /// The codec.
+        codec: CodecName,
+        /// The configuration key.
+        key: &'static str,
+        /// What is wrong with it.
+        what: &'static str,
+    },
+    /// Two codecs whose element types do not meet (a filter's decoded type is not what the
+    /// codec before it encodes).
+    ElementMismatch {
+        /// The codec whose input does not fit.
+        codec: CodecName,
+        /// Element size it decodes to.
+        decodes_to: usize,
+        /// Element size the codec before it (or the array) takes.
+        expected: usize,
+    },
 }
 
 impl From<LayoutError> for ChainError {
@@ -72,6 +91,17 @@ impl fmt::Display for ChainError {
                 "shard extent {shard} along dimension {dim} is not a multiple of the inner chunk extent {inner}"
             ),
             Self::Layout(e) => write!(f, "codec chain layout: {e}"),
+            Self::Config { codec, key, what } => {
+                write!(f, "codec {codec}: configuration {key:?} {what}")
+            }
+            Self::ElementMismatch {
+                codec,
+                decodes_to,
+                expected,
+            } => write!(
+                f,
+                "codec {codec} decodes to {decodes_to}-byte elements where {expected}-byte elements are needed"
+            ),
         }
     }
 }
@@ -165,6 +195,51 @@ pub enum DecodeError {
         /// The codec.
         codec: CodecName,
     },
+    /// A header field with a value the format does not allow.
+    InvalidField {
+        /// The codec.
+        codec: CodecName,
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: u64,
+        /// The rule it breaks, as the end of a sentence ("must be 1 to 255").
+        rule: &'static str,
+    },
+    /// The stream states a stored size other than the one the store has.
+    StoredSizeMismatch {
+        /// The codec.
+        codec: CodecName,
+        /// Stored size the stream states.
+        stated: u64,
+        /// Stored size the store has.
+        stored: u64,
+    },
+    /// A block of a block-structured stream (Blosc) is invalid.
+    Block {
+        /// The codec.
+        codec: CodecName,
+        /// Which block (from 0).
+        block: u64,
+        /// What is wrong, as the end of a sentence.
+        what: &'static str,
+        /// The value at fault.
+        value: u64,
+    },
+    /// A filter could not be undone.
+    Filter {
+        /// The filter.
+        codec: CodecName,
+        /// Why.
+        error: super::filter::FilterError,
+    },
+    /// A fixed scratch buffer is smaller than the stream needs.
+    ScratchTooSmall {
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes the scratch has.
+        have: u64,
+    },
 }
 
 impl fmt::Display for DecodeError {
@@ -208,6 +283,31 @@ impl fmt::Display for DecodeError {
             Self::SizeUnknown { codec } => {
                 write!(f, "{codec}: the stream does not declare its decoded size")
             }
+            Self::InvalidField {
+                codec,
+                field,
+                value,
+                rule,
+            } => write!(f, "{codec}: header field {field} = {value} {rule}"),
+            Self::StoredSizeMismatch {
+                codec,
+                stated,
+                stored,
+            } => write!(
+                f,
+                "{codec}: the stream states {stated} stored bytes, but {stored} are stored"
+            ),
+            Self::Block {
+                codec,
+                block,
+                what,
+                value,
+            } => write!(f, "{codec}: block {block} {what} ({value})"),
+            Self::Filter { codec, error } => write!(f, "{codec}: {error}"),
+            Self::ScratchTooSmall { needed, have } => write!(
+                f,
+                "the stream needs {needed} bytes of scratch, the scratch given has {have}"
+            ),
         }
     }
 }

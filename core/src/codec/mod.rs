@@ -1,8 +1,13 @@
 //! Decoders that write only into the caller's `&mut [u8]`, and the codec chain they serve.
 //!
 //! - [`CodecChain`]: a chain built from metadata ([`Codec`] items in metadata order), validated.
-//! - [`ChunkDecoder`]: a stored chunk's bytes-to-bytes codecs (crc32c, gzip, zlib, zstd), fed
-//!   in pieces of any size, decoded straight into the destination.
+//! - [`CodecName`]: the one table of codec names; [`Compressor`] and [`Filter`]: codecs as
+//!   values with their configuration, read through [`Config`].
+//! - [`ChunkDecoder`]: a stored chunk's bytes-to-bytes codecs (checksums, then a compressor:
+//!   gzip, zlib, zstd, Blosc, LZ4, or a [`Backend`]'s), fed in pieces of any size, decoded
+//!   straight into the destination; decoders report [`Status`]: needs input, needs output
+//!   (a window of the destination is full), done.
+//! - [`BloscDecoder`]: Blosc in pure Rust, block by block, into a window of the output.
 //! - [`to_native_in_place`]: the `bytes` codec's byte order, fixed in the destination.
 //! - [`ShardLayout`] / [`ShardIndex`]: the `sharding_indexed` index, validated.
 //! - [`FrameHeader`]: a zstd frame's declared sizes, read without decoding.
@@ -11,35 +16,51 @@
 //! `transpose` has no decoder: it is the chunk's [`MemoryOrder`](crate::MemoryOrder), which the
 //! byte runs follow.
 
+pub mod blosc;
+pub mod blosclz;
 mod bytes;
 mod chain;
+pub mod checksum;
+mod compressor;
+mod config;
 mod crc;
 mod decoded_size;
+mod decoders;
 mod deflate;
 mod error;
+pub mod filter;
+pub mod lz4;
 mod name;
 mod progress;
 mod shard;
+pub mod shuffle;
 mod stream;
 #[cfg(feature = "alloc")]
 mod zstd;
 mod zstd_blocks;
 mod zstd_frame;
 
+pub use blosc::{BloscConfig, BloscDecoder, InnerDecompress, Scratch};
 pub use bytes::{Endian, to_native_in_place};
 pub use chain::{
-    ArrayToBytes, BytesCodecs, ChainLevel, Codec, CodecChain, Compressor, Crc32cCount, MAX_CRC32C,
-    MAX_LEVELS,
+    ArrayToBytes, BytesCodecs, ChainLevel, ChecksumSpec, Checksums, Codec, CodecChain,
+    MAX_CHECKSUMS, MAX_FILTERS, MAX_LEVELS,
 };
+pub use checksum::{ChecksumKind, Location};
+pub use compressor::Compressor;
+pub use config::{Config, ConfigValue, NoConfig};
 pub use crc::{CRC32, CRC32C, Crc32, Crc32Kind, checksum};
 pub use decoded_size::{SizeProbe, decoded_len, size_probe};
+#[cfg(feature = "alloc")]
+pub use decoders::Backend;
 pub use deflate::{DeflateDecoder, DeflateFormat};
 pub use error::{ChainError, DecodeError};
+pub use filter::Filter;
 pub use name::CodecName;
 pub use progress::{Progress, Status};
 pub use shard::{ByteRange, IndexLocation, ShardError, ShardIndex, ShardLayout};
 pub use stream::{ChunkDecoder, crc32c};
 #[cfg(feature = "alloc")]
-pub use zstd::{MAX_WINDOW_CAP, OTHER_THAN_DECLARED, ZstdBackend, ZstdDecoder};
+pub use zstd::{MAX_WINDOW_CAP, OTHER_THAN_DECLARED, ZstdDecoder};
 pub use zstd_blocks::{BlockWalker, MAX_BLOCK_SIZE, literals_size, sequence_modes};
 pub use zstd_frame::{FrameHeader, MAX_DECLARED_WINDOW, MAX_FRAME_HEADER_LEN, ZSTD_MAGIC};

@@ -1,10 +1,17 @@
 //! What one call to a streaming decoder did.
 
-/// Where a decoder stands after a call. Neither is an error.
+/// Where a decoder stands after a call. None of these is an error (as in miniz_oxide:
+/// `NeedsMoreInput`, `HasMoreOutput`, `Done`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
     /// The stream is not finished: call again with more input.
     NeedsInput,
+    /// The destination window is full and the stream has more to write: call again with the
+    /// window moved on (or stop, if the rest is not wanted). Only decoders that can continue
+    /// in a new window report it (see [`Compressor::moves_window`](super::Compressor)); a
+    /// whole-chunk destination that fills up early is an
+    /// [`OutputOverflow`](super::DecodeError::OutputOverflow).
+    NeedsOutput,
     /// The stream is complete and verified.
     Done,
 }
@@ -28,6 +35,15 @@ impl Progress {
         } else {
             Status::NeedsInput
         };
+        Self {
+            consumed,
+            written,
+            status,
+        }
+    }
+
+    /// A progress report with a given status.
+    pub(crate) fn with_status(consumed: usize, written: usize, status: Status) -> Self {
         Self {
             consumed,
             written,

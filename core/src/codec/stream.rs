@@ -1,12 +1,13 @@
 //! Decoding one stored chunk's bytes-to-bytes codecs, streamed, into the caller's destination.
 
-use super::chain::{BytesCodecs, Compressor, MAX_CRC32C};
-use super::crc::{CRC32C, Crc32};
-use super::deflate::{DeflateDecoder, DeflateFormat};
-use super::error::OUT_OF_STEP;
+use super::chain::{BytesCodecs, Checksums, MAX_CHECKSUMS};
+use super::checksum::{Checksum, ChecksumKind, Location};
+use super::crc::CRC32C;
 #[cfg(feature = "alloc")]
-use super::zstd::{ZstdBackend, ZstdDecoder};
-use super::{CodecName, DecodeError, Progress, Status};
+use super::decoders::Backend;
+use super::decoders::Decoders;
+use super::error::OUT_OF_STEP;
+use super::{CodecName, Compressor, DecodeError, Progress, Status};
 #[cfg(feature = "alloc")]
 use alloc::boxed::Box;
 
@@ -21,14 +22,14 @@ use alloc::boxed::Box;
 /// buffering the stream.
 ///
 /// ```
-/// use zinto_core::codec::{BytesCodecs, ChunkDecoder, Crc32cCount, Status};
+/// use zinto_core::codec::{BytesCodecs, Checksums, ChunkDecoder, Status};
 ///
 /// // A chunk of four bytes stored uncompressed with a crc32c trailer.
 /// let data = [1u8, 2, 3, 4];
 /// let mut stored = data.to_vec();
 /// stored.extend(zinto_core::codec::crc32c(&data).to_le_bytes());
 ///
-/// let codecs = BytesCodecs { compressor: None, crc32c: Crc32cCount::ONE };
+/// let codecs = BytesCodecs { compressor: None, checksums: Checksums::crc32c(1).unwrap() };
 /// let mut decoder = ChunkDecoder::new();
 /// let mut out = [0u8; 4];
 /// decoder.start(&codecs, stored.len() as u64, out.len())?;
@@ -42,14 +43,15 @@ use alloc::boxed::Box;
 /// ```
 pub struct ChunkDecoder {
     codecs: BytesCodecs,
-    deflate: Option<DeflateDecoder>,
-    /// Created on the first zstd chunk (ruzstd) unless the caller plugged in another backend.
-    #[cfg(feature = "alloc")]
-    zstd: Option<Box<dyn ZstdBackend>>,
-    crcs: [Crc32; MAX_CRC32C],
-    trailer: [u8; 4 * MAX_CRC32C],
+    decoders: Decoders,
+    /// One running checksum per checksum codec, innermost first.
+    sums: [Checksum; MAX_CHECKSUMS],
+    /// The stored checksums, four bytes each, innermost first.
+    stored: [u8; 4 * MAX_CHECKSUMS],
     encoded_len: u64,
-    payload_len: u64,
+    /// Where the compressed (or plain) payload starts and ends in the stored bytes.
+    payload_start: u64,
+    payload_end: u64,
     seen: u64,
     decoded_len: usize,
     /// The address of the destination of this chunk's first `feed`: every later call must
@@ -84,18 +86,53 @@ pub fn crc32c(data: &[u8]) -> u32 {
     super::crc::checksum(&CRC32C, data)
 }
 
+/// Where the checksum of layer `i` (innermost first) sits, and the stored bytes it covers.
+struct Layer {
+    /// The four checksum bytes.
+    at: u64,
+    /// What it covers: `covers.0..covers.1`.
+    covers: (u64, u64),
+}
+
+fn layer(checksums: &Checksums, i: usize, encoded_len: u64) -> Layer {
+    // Checksums outside layer `i` (index above it) sit further out: the start ones before
+    // it, the end ones after it.
+    let (mut before_out, mut after_out) = (0u64, 0u64);
+    let mut own = Location::End;
+    for (j, c) in checksums.iter().enumerate() {
+        if j == i {
+            own = c.location;
+        } else if j > i {
+            match c.location {
+                Location::Start => before_out += 4,
+                Location::End => after_out += 4,
+            }
+        }
+    }
+    let end = encoded_len.saturating_sub(after_out);
+    match own {
+        Location::Start => Layer {
+            at: before_out,
+            covers: (before_out + 4, end),
+        },
+        Location::End => Layer {
+            at: end.saturating_sub(4),
+            covers: (before_out, end.saturating_sub(4)),
+        },
+    }
+}
+
 impl ChunkDecoder {
     /// A decoder with nothing started.
     pub fn new() -> Self {
         Self {
             codecs: BytesCodecs::default(),
-            deflate: None,
-            #[cfg(feature = "alloc")]
-            zstd: None,
-            crcs: [Crc32::new(&CRC32C); MAX_CRC32C],
-            trailer: [0; 4 * MAX_CRC32C],
+            decoders: Decoders::default(),
+            sums: [Checksum::new(ChecksumKind::Crc32c); MAX_CHECKSUMS],
+            stored: [0; 4 * MAX_CHECKSUMS],
             encoded_len: 0,
-            payload_len: 0,
+            payload_start: 0,
+            payload_end: 0,
             seen: 0,
             decoded_len: 0,
             dst_addr: None,
@@ -106,17 +143,18 @@ impl ChunkDecoder {
     }
 
     /// Uses ruzstd with this window cap for zstd (see [`ZstdDecoder::set_window_cap`]).
+    ///
+    /// [`ZstdDecoder::set_window_cap`]: super::ZstdDecoder::set_window_cap
     #[cfg(feature = "alloc")]
     pub fn set_zstd_window_cap(&mut self, cap: u64) {
-        let mut d = ZstdDecoder::new();
-        d.set_window_cap(cap);
-        self.zstd = Some(Box::new(d));
+        self.decoders.set_zstd_window_cap(cap);
     }
 
-    /// Uses `backend` for zstd chunks instead of ruzstd.
+    /// Uses `backend` for its codec, wherever the codec appears (as a chunk's compressor and
+    /// inside Blosc chunks), instead of zinto-core's own decoder.
     #[cfg(feature = "alloc")]
-    pub fn set_zstd_backend(&mut self, backend: Box<dyn ZstdBackend>) {
-        self.zstd = Some(backend);
+    pub fn set_backend(&mut self, backend: Box<dyn Backend>) {
+        self.decoders.set_backend(backend);
     }
 
     /// Starts a chunk of `encoded_len` stored bytes that decodes to `decoded_len` bytes.
@@ -124,20 +162,28 @@ impl ChunkDecoder {
     /// # Errors
     /// [`DecodeError::Truncated`] if `encoded_len` cannot hold the checksums;
     /// [`DecodeError::SizeMismatch`] if an uncompressed chunk's length is not `decoded_len`;
-    /// [`DecodeError::Unsupported`] for zstd without the `alloc` feature.
+    /// [`DecodeError::Unsupported`] for a codec this build cannot decode (zstd, Blosc or LZ4
+    /// without the `alloc` feature, bz2 without a backend).
     pub fn start(
         &mut self,
         codecs: &BytesCodecs,
         encoded_len: u64,
         decoded_len: usize,
     ) -> Result<(), DecodeError> {
-        let checksums = 4 * codecs.crc32c.get() as u64;
-        let payload_len = encoded_len
-            .checked_sub(checksums)
-            .ok_or(DecodeError::Truncated {
-                codec: CodecName::Crc32c,
-            })?;
-        match codecs.compressor {
+        let checksums = &codecs.checksums;
+        let truncated = DecodeError::Truncated {
+            codec: checksums
+                .iter()
+                .last()
+                .map_or(CodecName::Crc32c, |c| c.name()),
+        };
+        let payload_start = checksums.before();
+        let payload_end = encoded_len
+            .checked_sub(checksums.after())
+            .filter(|&e| e >= payload_start)
+            .ok_or(truncated)?;
+        let payload_len = payload_end - payload_start;
+        match &codecs.compressor {
             None if payload_len != decoded_len as u64 => {
                 return Err(DecodeError::SizeMismatch {
                     codec: CodecName::Bytes,
@@ -146,25 +192,15 @@ impl ChunkDecoder {
                 });
             }
             None => {}
-            Some(Compressor::Gzip) => self.reset_deflate(DeflateFormat::Gzip),
-            Some(Compressor::Zlib) => self.reset_deflate(DeflateFormat::Zlib),
-            #[cfg(feature = "alloc")]
-            Some(Compressor::Zstd) => self
-                .zstd
-                .get_or_insert_with(|| Box::new(ZstdDecoder::new()))
-                .start(),
-            #[cfg(not(feature = "alloc"))]
-            Some(Compressor::Zstd) => {
-                return Err(DecodeError::Unsupported {
-                    codec: CodecName::Zstd,
-                    what: "zstd without the `alloc` feature",
-                });
-            }
+            Some(c) => self.decoders.start(c, payload_len, decoded_len)?,
         }
         self.codecs = *codecs;
-        self.crcs = [Crc32::new(&CRC32C); MAX_CRC32C];
+        for (sum, spec) in self.sums.iter_mut().zip(checksums.iter()) {
+            *sum = Checksum::new(spec.kind);
+        }
         self.encoded_len = encoded_len;
-        self.payload_len = payload_len;
+        self.payload_start = payload_start;
+        self.payload_end = payload_end;
         self.seen = 0;
         self.decoded_len = decoded_len;
         self.dst_addr = None;
@@ -174,16 +210,10 @@ impl ChunkDecoder {
         Ok(())
     }
 
-    fn reset_deflate(&mut self, format: DeflateFormat) {
-        match &mut self.deflate {
-            Some(d) => d.reset(format),
-            None => self.deflate = Some(DeflateDecoder::new(format)),
-        }
-    }
-
     fn codec(&self) -> CodecName {
         self.codecs
             .compressor
+            .as_ref()
             .map_or(CodecName::Bytes, Compressor::name)
     }
 
@@ -223,46 +253,50 @@ impl ChunkDecoder {
             if rest.is_empty() {
                 break;
             }
-            if self.seen < self.payload_len {
-                let left = self.payload_len - self.seen;
+            if self.seen >= self.payload_start && self.seen < self.payload_end {
+                let left = self.payload_end - self.seen;
                 let take = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
                 let part = rest.get(..take).ok_or(OUT_OF_STEP)?;
                 let p = self.payload(part, dst)?;
-                let n = self.codecs.crc32c.get();
-                for crc in self.crcs.iter_mut().take(n) {
-                    crc.update(part.get(..p.consumed).ok_or(OUT_OF_STEP)?);
+                let n = self.codecs.checksums.len();
+                for sum in self.sums.iter_mut().take(n) {
+                    sum.update(part.get(..p.consumed).ok_or(OUT_OF_STEP)?);
                 }
                 self.seen += p.consumed as u64;
                 consumed += p.consumed;
                 written += p.written;
                 self.written += p.written;
-                if p.status == Status::Done {
-                    self.inner_done = true;
-                    if self.seen < self.payload_len {
-                        return Err(DecodeError::TrailingData {
+                match p.status {
+                    Status::Done => {
+                        self.inner_done = true;
+                        if self.seen < self.payload_end {
+                            return Err(DecodeError::TrailingData {
+                                codec: self.codec(),
+                                extra: self.payload_end - self.seen,
+                            });
+                        }
+                    }
+                    Status::NeedsOutput => {
+                        return Err(DecodeError::OutputOverflow {
                             codec: self.codec(),
-                            extra: self.payload_len - self.seen,
+                            capacity: self.decoded_len as u64,
                         });
                     }
-                } else if p.consumed == 0 {
-                    return Err(DecodeError::Corrupt {
-                        codec: self.codec(),
-                        reason: "decoder made no progress",
-                    });
+                    Status::NeedsInput if p.consumed == 0 => {
+                        return Err(DecodeError::Corrupt {
+                            codec: self.codec(),
+                            reason: "decoder made no progress",
+                        });
+                    }
+                    Status::NeedsInput => {}
                 }
             } else {
-                // Checksum trailer bytes.
-                let at = usize::try_from(self.seen - self.payload_len).unwrap_or(usize::MAX);
-                let left = usize::try_from(self.encoded_len - self.seen).unwrap_or(usize::MAX);
-                let take = left.min(rest.len());
-                if let (Some(slot), Some(src)) = (
-                    self.trailer.get_mut(at..at.saturating_add(take)),
-                    rest.get(..take),
-                ) {
-                    slot.copy_from_slice(src);
-                }
-                self.seen += take as u64;
-                consumed += take;
+                // A checksum byte, or a byte a checksum covers outside the payload (another
+                // checksum): one at a time, there are at most 16.
+                let byte = *rest.first().ok_or(OUT_OF_STEP)?;
+                self.checksum_byte(byte)?;
+                self.seen += 1;
+                consumed += 1;
             }
             if self.seen == self.encoded_len {
                 self.finish()?;
@@ -272,6 +306,22 @@ impl ChunkDecoder {
             self.finish()?;
         }
         Ok(Progress::new(consumed, written, self.done))
+    }
+
+    /// Byte `self.seen` of the stored chunk, outside the payload: stored as the checksum it is
+    /// part of, and added to every checksum that covers it.
+    fn checksum_byte(&mut self, byte: u8) -> Result<(), DecodeError> {
+        let at = self.seen;
+        for (i, _) in self.codecs.checksums.iter().enumerate() {
+            let l = layer(&self.codecs.checksums, i, self.encoded_len);
+            if (l.at..l.at + 4).contains(&at) {
+                let k = 4 * i + usize::try_from(at - l.at).map_err(|_| OUT_OF_STEP)?;
+                *self.stored.get_mut(k).ok_or(OUT_OF_STEP)? = byte;
+            } else if (l.covers.0..l.covers.1).contains(&at) {
+                self.sums.get_mut(i).ok_or(OUT_OF_STEP)?.update(&[byte]);
+            }
+        }
+        Ok(())
     }
 
     /// Runs the payload through the compressor, or copies it.
@@ -291,53 +341,29 @@ impl ChunkDecoder {
                     end == self.decoded_len,
                 ))
             }
-            Some(Compressor::Gzip | Compressor::Zlib) => match &mut self.deflate {
-                Some(d) => d.decode(part, dst, pos),
-                None => Err(DecodeError::Corrupt {
-                    codec: self.codec(),
-                    reason: "decoder not started",
-                }),
-            },
-            #[cfg(feature = "alloc")]
-            Some(Compressor::Zstd) => match &mut self.zstd {
-                Some(z) => z.decode(part, dst, pos),
-                None => Err(DecodeError::Corrupt {
-                    codec: CodecName::Zstd,
-                    reason: "decoder not started",
-                }),
-            },
-            #[cfg(not(feature = "alloc"))]
-            Some(Compressor::Zstd) => Err(DecodeError::Unsupported {
-                codec: CodecName::Zstd,
-                what: "zstd without the `alloc` feature",
-            }),
+            Some(_) => self.decoders.decode(part, dst, pos),
         }
     }
 
     /// All input is in: the stream must be complete, the checksums right, the size exact.
     fn finish(&mut self) -> Result<(), DecodeError> {
-        if !self.inner_done && (self.decoded_len != 0 || self.payload_len != 0) {
+        let payload_len = self.payload_end - self.payload_start;
+        if !self.inner_done && (self.decoded_len != 0 || payload_len != 0) {
             return Err(DecodeError::Truncated {
                 codec: self.codec(),
             });
         }
-        let n = self.codecs.crc32c.get();
-        let mut before: &[u8] = &[];
-        let stored = self.trailer.chunks_exact(4);
-        for (crc, stored) in self.crcs.iter_mut().zip(stored).take(n) {
-            // Each checksum covers the payload and the checksums before it.
-            crc.update(before);
-            let found = crc.value();
-            let stored = u32::from_le_bytes([stored[0], stored[1], stored[2], stored[3]]);
-            before = self
-                .trailer
-                .get(..before.len() + 4)
-                .ok_or(DecodeError::Truncated {
-                    codec: CodecName::Crc32c,
-                })?;
+        for (i, spec) in self.codecs.checksums.iter().enumerate() {
+            let found = self.sums.get(i).ok_or(OUT_OF_STEP)?.value();
+            let bytes: [u8; 4] = self
+                .stored
+                .get(4 * i..4 * i + 4)
+                .and_then(|b| b.try_into().ok())
+                .ok_or(OUT_OF_STEP)?;
+            let stored = u32::from_le_bytes(bytes);
             if stored != found {
                 return Err(DecodeError::ChecksumMismatch {
-                    codec: CodecName::Crc32c,
+                    codec: spec.name(),
                     expected: stored,
                     found,
                 });

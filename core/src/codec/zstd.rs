@@ -29,36 +29,6 @@ const MAX_BLOCK: usize = 128 * 1024;
 /// The default and the absolute window cap.
 pub const MAX_WINDOW_CAP: u64 = 128 * 1024 * 1024;
 
-/// A zstd decoder a [`ChunkDecoder`](super::ChunkDecoder) can drive: [`ZstdDecoder`] (ruzstd)
-/// here; the std crate plugs in the C library.
-pub trait ZstdBackend: Send {
-    /// Makes the decoder ready for a new frame.
-    fn start(&mut self);
-
-    /// Decodes as much of `input` as it can into `dst[pos..]`, where `pos` is what this frame
-    /// already wrote and `dst` is the same slice on every call of one frame.
-    ///
-    /// # Errors
-    /// Corrupt or oversized frames, as for [`ZstdDecoder::decode`].
-    fn decode(&mut self, input: &[u8], dst: &mut [u8], pos: usize)
-    -> Result<Progress, DecodeError>;
-}
-
-impl ZstdBackend for ZstdDecoder {
-    fn start(&mut self) {
-        self.reset();
-    }
-
-    fn decode(
-        &mut self,
-        input: &[u8],
-        dst: &mut [u8],
-        pos: usize,
-    ) -> Result<Progress, DecodeError> {
-        ZstdDecoder::decode(self, input, dst, pos)
-    }
-}
-
 /// Where the frame parser stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {

@@ -1,5 +1,6 @@
 //! Zarr metadata: v3 `zarr.json` and v2 `.zarray`, resolved into one [`ArrayMetadata`].
 
+mod codecs;
 mod dtype;
 mod fill;
 mod v2;

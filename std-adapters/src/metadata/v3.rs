@@ -4,7 +4,10 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
+use zinto_core::codec::filter::Elem;
 use zinto_core::codec::{Codec, CodecChain, CodecName, Endian, IndexLocation};
+
+use super::codecs::{configured, elem_after, filter_elem};
 use zinto_core::{ChunkGrid, MemoryOrder, dims};
 
 use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
@@ -93,7 +96,13 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
         other => return Err(unsupported(format!("chunk key encoding {other}"))),
     };
     let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
-    let chain = chain(&m.codecs, &chunk_shape, dtype.size())?;
+    // Filters' byte order is set by the chain from the `bytes` codec.
+    let chain = chain(
+        &m.codecs,
+        &chunk_shape,
+        dtype.size(),
+        filter_elem(dtype, None),
+    )?;
     Ok(ArrayMetadata {
         format: ZarrFormat::V3,
         dtype,
@@ -203,13 +212,20 @@ fn shape_of(v: Option<&Value>, what: &str) -> Result<Vec<u64>, MetadataError> {
 }
 
 /// Builds and validates the codec chain for chunks of `shape` (recursing into sharding).
-fn chain(codecs: &[Named], shape: &[u64], elem_size: usize) -> Result<CodecChain, MetadataError> {
+/// `elem` is the element type filters see (the array's, if numeric).
+fn chain(
+    codecs: &[Named],
+    shape: &[u64],
+    elem_size: usize,
+    elem: Option<Elem>,
+) -> Result<CodecChain, MetadataError> {
     let mut list = Vec::with_capacity(codecs.len());
     let mut inner = None;
+    let mut elem = elem;
     for c in codecs {
         let name = v3_codec(&c.name).ok_or_else(|| MetadataError::UnknownCodec(c.name.clone()))?;
         let cfg = &c.configuration;
-        list.push(match name {
+        let codec = match name {
             CodecName::Bytes => Codec::Bytes(match optional_str(cfg, "endian")? {
                 None => None,
                 Some("little") => Some(Endian::Little),
@@ -224,10 +240,6 @@ fn chain(codecs: &[Named], shape: &[u64], elem_size: usize) -> Result<CodecChain
                     .collect();
                 Codec::Transpose(MemoryOrder::permutation(&order).map_err(MetadataError::Layout)?)
             }
-            CodecName::Crc32c => Codec::Crc32c,
-            CodecName::Gzip => Codec::Gzip,
-            CodecName::Zlib => Codec::Zlib,
-            CodecName::Zstd => Codec::Zstd,
             CodecName::ShardingIndexed => {
                 let inner_shape = shape_of(cfg.get("chunk_shape"), "sharding chunk_shape")?;
                 let inner_codecs = required_codecs(cfg, "codecs")?;
@@ -242,15 +254,18 @@ fn chain(codecs: &[Named], shape: &[u64], elem_size: usize) -> Result<CodecChain
                 };
                 let index_crc32c = index_codecs_have_crc(&index_codecs)?;
                 // The inner chunk shape must divide the shard; checked by the core chain too.
-                inner = Some(chain(&inner_codecs, &inner_shape, elem_size)?);
+                inner = Some(chain(&inner_codecs, &inner_shape, elem_size, elem)?);
                 Codec::ShardingIndexed {
                     chunk_shape: dims(&inner_shape).map_err(MetadataError::Layout)?,
                     index_location,
                     index_crc32c,
                 }
             }
-            other => return Err(unsupported(format!("codec {other}"))),
-        });
+            other => configured(other, cfg, elem)?
+                .ok_or_else(|| unsupported(format!("codec {}", c.name)))?,
+        };
+        elem = elem_after(&codec, elem);
+        list.push(codec);
     }
     CodecChain::new(shape, elem_size, &list, inner).map_err(MetadataError::Chain)
 }

@@ -2,7 +2,7 @@
 
 use std::num::NonZeroUsize;
 
-use zinto::core::codec::{BytesCodecs, Compressor, Crc32cCount};
+use zinto::core::codec::{BytesCodecs, Checksums, Compressor};
 use zinto::{BLOCK_LEN, ConcatPlan, MemoryStore, ReadOptions};
 
 use super::input::Input;
@@ -31,13 +31,13 @@ pub fn concat(data: &[u8]) {
     let codecs = BytesCodecs {
         compressor: match kind % 3 {
             0 => None,
-            1 => Some(Compressor::Gzip),
-            _ => Some(Compressor::Zstd),
+            1 => Some(Compressor::GZIP),
+            _ => Some(Compressor::ZSTD),
         },
-        crc32c: if kind >> 2 & 1 == 1 {
-            Crc32cCount::ONE
+        checksums: if kind >> 2 & 1 == 1 {
+            Checksums::CRC32C
         } else {
-            Crc32cCount::NONE
+            Checksums::NONE
         },
     };
     let Ok(plan) = with_cap(64 << 10, || ConcatPlan::new(&store, &keys, codecs)) else {

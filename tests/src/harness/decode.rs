@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use zinto::core::codec::{
-    BytesCodecs, ChunkDecoder, Compressor, Crc32cCount, DecodeError, FrameHeader,
+    BytesCodecs, Checksums, ChunkDecoder, Compressor, DecodeError, FrameHeader,
     MAX_FRAME_HEADER_LEN, Status, crc32c,
 };
 
@@ -15,22 +15,22 @@ use crate::guard::Guarded;
 /// Raw bytes with a crc32c trailer.
 pub const CRC32C: BytesCodecs = BytesCodecs {
     compressor: None,
-    crc32c: Crc32cCount::ONE,
+    checksums: Checksums::CRC32C,
 };
 /// gzip.
 pub const GZIP: BytesCodecs = BytesCodecs {
-    compressor: Some(Compressor::Gzip),
-    crc32c: Crc32cCount::NONE,
+    compressor: Some(Compressor::GZIP),
+    checksums: Checksums::NONE,
 };
 /// zlib.
 pub const ZLIB: BytesCodecs = BytesCodecs {
-    compressor: Some(Compressor::Zlib),
-    crc32c: Crc32cCount::NONE,
+    compressor: Some(Compressor::ZLIB),
+    checksums: Checksums::NONE,
 };
 /// zstd (through ruzstd, the pure-Rust decoder in zinto-core).
 pub const ZSTD: BytesCodecs = BytesCodecs {
-    compressor: Some(Compressor::Zstd),
-    crc32c: Crc32cCount::NONE,
+    compressor: Some(Compressor::ZSTD),
+    checksums: Checksums::NONE,
 };
 
 /// The heap ruzstd (0.9) may take for a frame whose window is `window` bytes, under hostile
@@ -48,7 +48,7 @@ pub fn ruzstd_bound(window: usize) -> usize {
 /// none.
 fn heap_bound(codecs: &BytesCodecs, dst_len: usize) -> usize {
     match codecs.compressor {
-        Some(Compressor::Zstd) => ruzstd_bound(dst_len.max(1024).next_power_of_two()),
+        Some(Compressor::Zstd { .. }) => ruzstd_bound(dst_len.max(1024).next_power_of_two()),
         _ => 0,
     }
 }
@@ -100,7 +100,7 @@ fn zstd_backends() -> Vec<(&'static str, ChunkDecoder)> {
     #[cfg(feature = "zstd-c")]
     if let Ok(c) = zinto::CZstd::new() {
         let mut decoder = ChunkDecoder::new();
-        decoder.set_zstd_backend(Box::new(c));
+        decoder.set_backend(Box::new(c));
         backends.push(("C zstd", decoder));
     }
     backends
@@ -116,17 +116,21 @@ fn encode(
     let deflate_level = flate2::Compression::new(u32::from(level % 10));
     let mut stored = match codecs.compressor {
         None => plain.to_vec(),
-        Some(Compressor::Gzip) => {
+        Some(Compressor::Gzip { .. }) => {
             let mut e = flate2::write::GzEncoder::new(Vec::new(), deflate_level);
             e.write_all(plain).expect("writing to a Vec");
             e.finish().expect("writing to a Vec")
         }
-        Some(Compressor::Zlib) => {
+        Some(Compressor::Zlib { .. }) => {
             let mut e = flate2::write::ZlibEncoder::new(Vec::new(), deflate_level);
             e.write_all(plain).expect("writing to a Vec");
             e.finish().expect("writing to a Vec")
         }
-        Some(Compressor::Zstd) => {
+        Some(other) => {
+            assert!(
+                matches!(other, Compressor::Zstd { .. }),
+                "no encoder for {other}"
+            );
             let level = i32::from(level % 12) - 1; // -1 (fast) to 10
             let mut e = zstd::stream::Encoder::new(Vec::new(), level).expect("zstd encoder");
             e.include_checksum(checksum).expect("zstd parameter");
@@ -138,7 +142,7 @@ fn encode(
             e.finish().expect("writing to a Vec")
         }
     };
-    for _ in 0..codecs.crc32c.get() {
+    for _ in 0..codecs.checksums.len() {
         let sum = crc32c(&stored);
         stored.extend(sum.to_le_bytes());
     }
@@ -157,13 +161,13 @@ pub fn roundtrip(data: &[u8]) {
     let plain = input.rest();
     let compressor = match kind & 3 {
         0 => None,
-        1 => Some(Compressor::Gzip),
-        2 => Some(Compressor::Zlib),
-        _ => Some(Compressor::Zstd),
+        1 => Some(Compressor::GZIP),
+        2 => Some(Compressor::ZLIB),
+        _ => Some(Compressor::ZSTD),
     };
     let codecs = BytesCodecs {
         compressor,
-        crc32c: Crc32cCount::new(usize::from((kind >> 2) % 3)).unwrap_or_default(),
+        checksums: Checksums::crc32c(usize::from((kind >> 2) % 3)).unwrap_or(Checksums::NONE),
     };
     let stored = encode(&codecs, plain, level, kind & 0x10 != 0, kind & 0x20 != 0);
     for (name, mut decoder) in zstd_backends() {
@@ -199,7 +203,7 @@ pub fn zstd_differential(data: &[u8]) {
         out.check();
         let outcome = match result {
             Ok(Status::Done) => Ok(out.bytes().to_vec()),
-            Ok(Status::NeedsInput) => Err(None),
+            Ok(Status::NeedsInput | Status::NeedsOutput) => Err(None),
             Err(e) => Err(Some(e)),
         };
         outcomes.push((name, outcome));

@@ -8,6 +8,7 @@
 #![allow(clippy::panic, clippy::expect_used, clippy::cast_possible_truncation)] // a panic is a finding
 
 mod array;
+mod blosc;
 mod concat;
 mod decode;
 mod input;
@@ -16,6 +17,10 @@ mod records;
 mod shard;
 
 pub use array::{array_read, metadata};
+pub use blosc::{
+    BLOSC, Reference, blosc_bound, blosc_differential, decode_blosc, decode_blosc_chunk,
+    decode_blosclz, decode_lz4,
+};
 pub use concat::concat;
 pub use decode::{decode, roundtrip, ruzstd_bound, zstd_differential, zstd_frame_header};
 pub use layout::layout;
@@ -40,6 +45,11 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("array_read", array_read),
     ("concat", concat),
     ("records_sort", records_sort),
+    ("decode_blosc", decode_blosc),
+    ("decode_lz4", decode_lz4),
+    ("decode_blosclz", decode_blosclz),
+    // c-blosc is linked by the fuzz crate only: here, zinto's side of the comparison.
+    ("blosc_differential", |d| blosc_differential(d, None)),
 ];
 
 pub use decode::{CRC32C, GZIP, ZLIB, ZSTD};

@@ -1,6 +1,6 @@
 //! Human-readable descriptions of metadata for `zinto info`.
 
-use zinto::core::codec::{ArrayToBytes, ChainLevel, CodecChain, Endian, IndexLocation};
+use zinto::core::codec::{ArrayToBytes, ChainLevel, CodecChain, Endian, IndexLocation, Location};
 use zinto::{DataType, FillValue};
 
 /// The codec chain as one line, outermost first; nested sharding shows its inner chains.
@@ -18,6 +18,9 @@ fn level(l: &ChainLevel) -> String {
     if !l.order.is_c() {
         parts.push(format!("transpose{:?}", l.order.axes().collect::<Vec<_>>()));
     }
+    for f in &l.filters {
+        parts.push(f.to_string());
+    }
     parts.push(match &l.array_to_bytes {
         ArrayToBytes::Bytes(None) => "bytes".to_owned(),
         ArrayToBytes::Bytes(Some(Endian::Little)) => "bytes(little)".to_owned(),
@@ -32,10 +35,13 @@ fn level(l: &ChainLevel) -> String {
         ),
     });
     if let Some(c) = l.bytes_codecs.compressor {
-        parts.push(c.name().to_string());
+        parts.push(c.to_string());
     }
-    for _ in 0..l.bytes_codecs.crc32c.get() {
-        parts.push("crc32c".to_owned());
+    for c in l.bytes_codecs.checksums.iter() {
+        parts.push(match c.location {
+            Location::Start => format!("{}(at the start)", c.name()),
+            Location::End => c.name().to_string(),
+        });
     }
     parts.join(" -> ")
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use zinto::core::codec::{BytesCodecs, Compressor, Crc32cCount, Endian};
+use zinto::core::codec::{BytesCodecs, Checksums, Compressor, Endian};
 use zinto::core::records::{KeyType, RecordLayout, prepare_keys, sort_records_by_key_stable};
 use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions};
 
@@ -85,13 +85,13 @@ fn resolve_codec(codec: CodecArg, files: &[PathBuf]) -> Result<BytesCodecs, Fail
         codec
     };
     let compressor = match codec {
-        CodecArg::Zstd => Some(Compressor::Zstd),
-        CodecArg::Gzip => Some(Compressor::Gzip),
+        CodecArg::Zstd => Some(Compressor::ZSTD),
+        CodecArg::Gzip => Some(Compressor::GZIP),
         CodecArg::Raw | CodecArg::Auto => None,
     };
     Ok(BytesCodecs {
         compressor,
-        crc32c: Crc32cCount::NONE,
+        checksums: Checksums::NONE,
     })
 }
 

@@ -20,8 +20,8 @@
 //! - the library's own errors are classified by their error code, never by their message.
 
 use zinto_core::codec::{
-    BlockWalker, CodecName, DecodeError, FrameHeader, MAX_FRAME_HEADER_LEN, OTHER_THAN_DECLARED,
-    Progress, Status, ZstdBackend,
+    Backend, BlockWalker, CodecName, Compressor, DecodeError, FrameHeader, MAX_FRAME_HEADER_LEN,
+    OTHER_THAN_DECLARED, Progress, Status,
 };
 use zstd_safe::zstd_sys::ZSTD_ErrorCode;
 use zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
@@ -277,13 +277,23 @@ impl CZstd {
     }
 }
 
-impl ZstdBackend for CZstd {
-    fn start(&mut self) {
+impl Backend for CZstd {
+    fn codec(&self) -> CodecName {
+        CodecName::Zstd
+    }
+
+    fn start(
+        &mut self,
+        _: &Compressor,
+        _encoded_len: u64,
+        _decoded_len: usize,
+    ) -> Result<(), DecodeError> {
         // Resetting the session keeps the parameters (stable output).
         let _ = self.dctx.reset(ResetDirective::SessionOnly);
         self.follower = Follower::NEW;
         self.held_back = None;
         self.done = false;
+        Ok(())
     }
 
     /// Feeds the library one block at a time, each piece ending where the next block begins
@@ -370,7 +380,7 @@ impl ZstdBackend for CZstd {
         }
         let end = out.pos();
         let status = if finished {
-            // `dst` holds this frame's content from its start (see `ZstdBackend::decode`).
+            // `dst` holds this frame's content from its start (see `Backend::decode`).
             self.finish(dst.get(..end).unwrap_or(&[]))?;
             Status::Done
         } else {
@@ -388,8 +398,7 @@ impl ZstdBackend for CZstd {
 #[allow(clippy::cast_possible_truncation)] // test values are small
 mod tests {
     use zinto_core::codec::{
-        BytesCodecs, ChunkDecoder, CodecName, Compressor, Crc32cCount, DecodeError, FrameHeader,
-        Status, ZstdBackend,
+        Backend, BytesCodecs, ChunkDecoder, CodecName, Compressor, DecodeError, FrameHeader, Status,
     };
 
     use super::CZstd;
@@ -422,10 +431,7 @@ mod tests {
         out
     }
 
-    const ZSTD: BytesCodecs = BytesCodecs {
-        compressor: Some(Compressor::Zstd),
-        crc32c: Crc32cCount::NONE,
-    };
+    const ZSTD: BytesCodecs = BytesCodecs::compressed(Some(Compressor::ZSTD));
 
     fn decode(
         c_backend: bool,
@@ -435,7 +441,7 @@ mod tests {
     ) -> Result<Vec<u8>, DecodeError> {
         let mut d = ChunkDecoder::new();
         if c_backend {
-            d.set_zstd_backend(Box::new(CZstd::new()?));
+            d.set_backend(Box::new(CZstd::new()?));
         } else {
             d.set_zstd_window_cap(1 << 27);
         }
@@ -595,7 +601,7 @@ mod tests {
         let data = sample(8 << 20);
         let stored = compress(&data, 3, false);
         let mut z = CZstd::new().unwrap();
-        z.start();
+        z.start(&Compressor::ZSTD, 0, 0).unwrap();
         let mut out = vec![0u8; data.len()];
         let mut pos = 0;
         for p in stored.chunks(1 << 20) {
@@ -617,7 +623,7 @@ mod tests {
             assert_eq!(decode(c_backend, &frame, 5, 3).unwrap(), b"hello");
         }
         let mut z = CZstd::new().unwrap();
-        z.start();
+        z.start(&Compressor::ZSTD, 0, 0).unwrap();
         let mut out = [0u8; 5];
         z.decode(&frame, &mut out, 0).unwrap();
         let size = z.dctx.sizeof();

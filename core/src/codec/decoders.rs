@@ -1,0 +1,382 @@
+//! One decoder per compressor, made on first use and reused: the dispatch from a configured
+//! [`Compressor`] to the code that decodes it, and the one mechanism by which the std crate
+//! plugs in a faster implementation of any codec ([`Backend`]).
+
+#[cfg(feature = "alloc")]
+use alloc::{boxed::Box, vec::Vec};
+
+#[cfg(feature = "alloc")]
+use super::blosc::BloscDecoder;
+use super::blosc::InnerDecompress;
+use super::deflate::{DeflateDecoder, DeflateFormat};
+#[cfg(feature = "alloc")]
+use super::error::OUT_OF_STEP;
+#[cfg(feature = "alloc")]
+use super::zstd::ZstdDecoder;
+use super::{CodecName, Compressor, DecodeError, Progress, Status, blosclz, lz4};
+
+/// A decoder the std crate (or any user) supplies for one codec, in place of zinto-core's own
+/// (the C zstd library, a bzip2 decoder). It decodes wherever that codec appears: as a chunk's
+/// compressor, and inside Blosc chunks.
+#[cfg(feature = "alloc")]
+pub trait Backend: Send {
+    /// The codec it decodes.
+    fn codec(&self) -> CodecName;
+
+    /// Makes the decoder ready for a stream of `encoded_len` bytes that decodes to
+    /// `decoded_len` bytes, configured as `compressor` says.
+    ///
+    /// # Errors
+    /// A [`DecodeError`] if the stream cannot be started.
+    fn start(
+        &mut self,
+        compressor: &Compressor,
+        encoded_len: u64,
+        decoded_len: usize,
+    ) -> Result<(), DecodeError>;
+
+    /// Decodes as much of `input` as it can into `dst[pos..]`, where `pos` is what this stream
+    /// already wrote and `dst` is the same slice on every call of one stream.
+    ///
+    /// # Errors
+    /// Corrupt or oversized streams.
+    fn decode(&mut self, input: &[u8], dst: &mut [u8], pos: usize)
+    -> Result<Progress, DecodeError>;
+}
+
+/// The decoders of one caller, by codec.
+#[derive(Default)]
+pub(crate) struct Decoders {
+    active: Option<Compressor>,
+    deflate: Option<DeflateDecoder>,
+    #[cfg(feature = "alloc")]
+    zstd: Option<ZstdDecoder>,
+    #[cfg(feature = "alloc")]
+    blosc: Option<BloscDecoder<Vec<u8>>>,
+    /// A stream decoded in one call once whole (numcodecs lz4): gathered here.
+    #[cfg(feature = "alloc")]
+    whole: Vec<u8>,
+    #[cfg(feature = "alloc")]
+    whole_len: usize,
+    decoded_len: usize,
+    #[cfg(feature = "alloc")]
+    backends: Vec<Box<dyn Backend>>,
+    /// The backend decoding the active stream, if one does.
+    #[cfg(feature = "alloc")]
+    active_backend: Option<usize>,
+    #[cfg(feature = "alloc")]
+    zstd_window_cap: Option<u64>,
+}
+
+/// The inner codecs Blosc needs, borrowed from [`Decoders`] apart from the Blosc decoder.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+struct Inner<'a> {
+    deflate: &'a mut Option<DeflateDecoder>,
+    #[cfg(feature = "alloc")]
+    zstd: &'a mut Option<ZstdDecoder>,
+    #[cfg(feature = "alloc")]
+    zstd_window_cap: Option<u64>,
+    #[cfg(feature = "alloc")]
+    backends: &'a mut Vec<Box<dyn Backend>>,
+}
+
+fn unsupported(codec: CodecName, what: &'static str) -> DecodeError {
+    DecodeError::Unsupported { codec, what }
+}
+
+/// Runs a streaming decoder over one whole stream and checks it ends exactly there.
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+fn whole_stream(
+    codec: CodecName,
+    src: &[u8],
+    dst: &mut [u8],
+    mut decode: impl FnMut(&[u8], &mut [u8], usize) -> Result<Progress, DecodeError>,
+) -> Result<usize, DecodeError> {
+    let p = decode(src, dst, 0)?;
+    if p.status != Status::Done {
+        return Err(DecodeError::Truncated { codec });
+    }
+    if p.consumed != src.len() {
+        return Err(DecodeError::TrailingData {
+            codec,
+            extra: (src.len() - p.consumed.min(src.len())) as u64,
+        });
+    }
+    Ok(p.written)
+}
+
+impl InnerDecompress for Inner<'_> {
+    fn decompress(
+        &mut self,
+        codec: CodecName,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<usize, DecodeError> {
+        #[cfg(feature = "alloc")]
+        if let Some(b) = self.backends.iter_mut().find(|b| b.codec() == codec) {
+            let compressor = match codec {
+                CodecName::Zstd => Compressor::ZSTD,
+                CodecName::Zlib => Compressor::ZLIB,
+                _ => return Err(unsupported(codec, "a backend for this codec inside Blosc")),
+            };
+            b.start(&compressor, src.len() as u64, dst.len())?;
+            return whole_stream(codec, src, dst, |i, d, p| b.decode(i, d, p));
+        }
+        match codec {
+            CodecName::Lz4 => lz4::decompress(src, dst).map_err(lz4_error),
+            CodecName::BloscLz => blosclz::decompress(src, dst).map_err(blosclz_error),
+            CodecName::Zlib => {
+                let d = self
+                    .deflate
+                    .get_or_insert_with(|| DeflateDecoder::new(DeflateFormat::Zlib));
+                d.reset(DeflateFormat::Zlib);
+                whole_stream(codec, src, dst, |i, o, p| d.decode(i, o, p))
+            }
+            #[cfg(feature = "alloc")]
+            CodecName::Zstd => {
+                let cap = self.zstd_window_cap;
+                let z = self.zstd.get_or_insert_with(|| {
+                    let mut z = ZstdDecoder::new();
+                    if let Some(cap) = cap {
+                        z.set_window_cap(cap);
+                    }
+                    z
+                });
+                z.reset();
+                whole_stream(codec, src, dst, |i, o, p| z.decode(i, o, p))
+            }
+            _ => Err(unsupported(
+                codec,
+                "this inner codec without the `alloc` feature",
+            )),
+        }
+    }
+}
+
+/// An LZ4 error as a [`DecodeError`].
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+pub(crate) fn lz4_error(e: lz4::Lz4Error) -> DecodeError {
+    match e {
+        lz4::Lz4Error::OutputOverflow { capacity, .. } => DecodeError::OutputOverflow {
+            codec: CodecName::Lz4,
+            capacity: capacity as u64,
+        },
+        lz4::Lz4Error::Truncated { .. } | lz4::Lz4Error::EmptyInput => DecodeError::Truncated {
+            codec: CodecName::Lz4,
+        },
+        lz4::Lz4Error::ZeroOffset { .. } => DecodeError::Corrupt {
+            codec: CodecName::Lz4,
+            reason: lz4::ZERO_OFFSET,
+        },
+        lz4::Lz4Error::OffsetTooFar { .. } => DecodeError::Corrupt {
+            codec: CodecName::Lz4,
+            reason: "a match reaching before the start of the output",
+        },
+        _ => DecodeError::Corrupt {
+            codec: CodecName::Lz4,
+            reason: "a length that overflows",
+        },
+    }
+}
+
+/// A BloscLZ error as a [`DecodeError`].
+#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
+pub(crate) fn blosclz_error(e: blosclz::BloscLzError) -> DecodeError {
+    match e {
+        blosclz::BloscLzError::OutputOverflow { capacity, .. } => DecodeError::OutputOverflow {
+            codec: CodecName::BloscLz,
+            capacity: capacity as u64,
+        },
+        blosclz::BloscLzError::Truncated { .. } | blosclz::BloscLzError::EmptyInput => {
+            DecodeError::Truncated {
+                codec: CodecName::BloscLz,
+            }
+        }
+        blosclz::BloscLzError::DistanceTooFar { .. } => DecodeError::Corrupt {
+            codec: CodecName::BloscLz,
+            reason: "a match reaching before the start of the output",
+        },
+        _ => DecodeError::Corrupt {
+            codec: CodecName::BloscLz,
+            reason: "a length that overflows",
+        },
+    }
+}
+
+impl Decoders {
+    /// Uses ruzstd with this window cap for zstd.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn set_zstd_window_cap(&mut self, cap: u64) {
+        self.zstd_window_cap = Some(cap);
+        self.zstd = None;
+    }
+
+    /// Uses `backend` for its codec from now on (replacing an earlier one for the same codec).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn set_backend(&mut self, backend: Box<dyn Backend>) {
+        let codec = backend.codec();
+        self.backends.retain(|b| b.codec() != codec);
+        self.backends.push(backend);
+    }
+
+    /// Starts a stream of `compressor`.
+    pub(crate) fn start(
+        &mut self,
+        compressor: &Compressor,
+        encoded_len: u64,
+        decoded_len: usize,
+    ) -> Result<(), DecodeError> {
+        self.active = None;
+        self.decoded_len = decoded_len;
+        #[cfg(not(feature = "alloc"))]
+        let _ = encoded_len;
+        #[cfg(feature = "alloc")]
+        {
+            self.active_backend = self
+                .backends
+                .iter()
+                .position(|b| b.codec() == compressor.name());
+            if let Some(b) = self.active_backend.and_then(|i| self.backends.get_mut(i)) {
+                b.start(compressor, encoded_len, decoded_len)?;
+                self.active = Some(*compressor);
+                return Ok(());
+            }
+        }
+        match compressor {
+            Compressor::Gzip { .. } => self.reset_deflate(DeflateFormat::Gzip),
+            Compressor::Zlib { .. } => self.reset_deflate(DeflateFormat::Zlib),
+            #[cfg(feature = "alloc")]
+            Compressor::Zstd { .. } => {
+                let cap = self.zstd_window_cap;
+                self.zstd
+                    .get_or_insert_with(|| {
+                        let mut z = ZstdDecoder::new();
+                        if let Some(cap) = cap {
+                            z.set_window_cap(cap);
+                        }
+                        z
+                    })
+                    .reset();
+            }
+            #[cfg(feature = "alloc")]
+            Compressor::Blosc(_) => self
+                .blosc
+                .get_or_insert_with(|| BloscDecoder::new(Vec::new()))
+                .start(encoded_len, decoded_len as u64),
+            #[cfg(feature = "alloc")]
+            Compressor::Lz4 { .. } => {
+                self.whole.clear();
+                self.whole_len = usize::try_from(encoded_len).map_err(|_| OUT_OF_STEP)?;
+            }
+            #[cfg(not(feature = "alloc"))]
+            Compressor::Zstd { .. } | Compressor::Blosc(_) | Compressor::Lz4 { .. } => {
+                return Err(unsupported(
+                    compressor.name(),
+                    "this codec through ChunkDecoder without the `alloc` feature",
+                ));
+            }
+            Compressor::Bz2 { .. } => {
+                return Err(unsupported(
+                    CodecName::Bz2,
+                    "bz2 without a backend (the std crate `zinto` provides one)",
+                ));
+            }
+        }
+        self.active = Some(*compressor);
+        Ok(())
+    }
+
+    fn reset_deflate(&mut self, format: DeflateFormat) {
+        match &mut self.deflate {
+            Some(d) => d.reset(format),
+            None => self.deflate = Some(DeflateDecoder::new(format)),
+        }
+    }
+
+    /// Decodes the next piece of the active stream into `dst[pos..]`.
+    pub(crate) fn decode(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<Progress, DecodeError> {
+        let Some(active) = self.active else {
+            return Err(DecodeError::Internal {
+                what: "a decoder fed before it was started",
+            });
+        };
+        #[cfg(feature = "alloc")]
+        if let Some(b) = self.active_backend.and_then(|i| self.backends.get_mut(i)) {
+            return b.decode(input, dst, pos);
+        }
+        let not_started = DecodeError::Internal {
+            what: "a decoder fed before it was started",
+        };
+        match active {
+            Compressor::Gzip { .. } | Compressor::Zlib { .. } => self
+                .deflate
+                .as_mut()
+                .ok_or(not_started)?
+                .decode(input, dst, pos),
+            #[cfg(feature = "alloc")]
+            Compressor::Zstd { .. } => self
+                .zstd
+                .as_mut()
+                .ok_or(not_started)?
+                .decode(input, dst, pos),
+            #[cfg(feature = "alloc")]
+            Compressor::Blosc(_) => {
+                let blosc = self.blosc.as_mut().ok_or(not_started)?;
+                let mut inner = Inner {
+                    deflate: &mut self.deflate,
+                    zstd: &mut self.zstd,
+                    zstd_window_cap: self.zstd_window_cap,
+                    backends: &mut self.backends,
+                };
+                blosc.decode(input, dst, pos, &mut inner)
+            }
+            #[cfg(feature = "alloc")]
+            Compressor::Lz4 { .. } => self.lz4(input, dst),
+            _ => Err(not_started),
+        }
+    }
+
+    /// numcodecs LZ4: gathers the stream, then decodes it in one call.
+    #[cfg(feature = "alloc")]
+    fn lz4(&mut self, input: &[u8], dst: &mut [u8]) -> Result<Progress, DecodeError> {
+        let left = self.whole_len.saturating_sub(self.whole.len());
+        let take = left.min(input.len());
+        self.whole
+            .extend_from_slice(input.get(..take).ok_or(OUT_OF_STEP)?);
+        if self.whole.len() < self.whole_len {
+            return Ok(Progress::new(take, 0, false));
+        }
+        let (size, block) = self
+            .whole
+            .split_first_chunk::<4>()
+            .ok_or(DecodeError::Truncated {
+                codec: CodecName::Lz4,
+            })?;
+        let size = i32::from_le_bytes(*size);
+        if i64::from(size) != self.decoded_len as i64 {
+            return Err(DecodeError::SizeMismatch {
+                codec: CodecName::Lz4,
+                expected: self.decoded_len as u64,
+                got: u64::try_from(size).unwrap_or(u64::MAX),
+            });
+        }
+        let written = if block.is_empty() && self.decoded_len == 0 {
+            0
+        } else {
+            lz4::decompress(block, dst).map_err(lz4_error)?
+        };
+        if written != self.decoded_len {
+            return Err(DecodeError::SizeMismatch {
+                codec: CodecName::Lz4,
+                expected: self.decoded_len as u64,
+                got: written as u64,
+            });
+        }
+        Ok(Progress::new(take, written, true))
+    }
+}

@@ -1,0 +1,304 @@
+//! numcodecs `delta` decode: `Delta(dtype, astype)`, in place.
+//!
+//! numcodecs 0.16.6 decodes with `np.cumsum(enc, out=dec)` where `enc` is the stored array of
+//! type `astype` and `dec` an array of type `dtype`. With `out` given, NumPy accumulates in the
+//! promoted type `L = np.result_type(dtype, astype)` ([`NumType::promote`]): the running sum is
+//! kept in `L` and each partial sum is cast to `dtype` on its way out (it is *not* read back from
+//! `out`, so rounding or truncation in `dtype` does not feed the next step). Hence:
+//!
+//! - integers: `L` is an integer type at least as wide as `dtype`, so `dec[i]` is the exact sum
+//!   `enc[0] + ... + enc[i]` wrapped to `dtype` (two's complement); e.g. `astype="<i2"`,
+//!   `dtype="<i4"` sums in `int32`, and `|i1` into `|u1` sums in `int16`;
+//! - `uint64` with a signed type promotes to `float64`: the sum is a `float64` sum (exact only
+//!   below 2^53), truncated into the integer `dtype`;
+//! - floats: the sum is kept in `L` (`float32` only when both are `float32` or one is `float32`
+//!   and the other an integer of at most 2 bytes, else `float64`) and each partial sum is cast
+//!   to `dtype` ([`Value::cast`]: rounding to nearest into a float, truncation toward zero into
+//!   an integer).
+//!
+//! The first element is `enc[0]` cast to `L`, then to `dtype`; `n == 0` decodes nothing.
+//! `Delta` has no parameter besides the two dtypes.
+
+use super::numeric::Elem;
+use super::{FilterError, NumType, Value, check_sizes, elem_at, elem_at_mut};
+
+/// The running sum, in NumPy's accumulation type.
+#[derive(Debug, Clone, Copy)]
+enum Acc {
+    /// An integer sum, modulo 2^128 (congruent to NumPy's modulo 2^bits of any narrower type).
+    Int(i128),
+    /// A `float32` sum.
+    F32(f32),
+    /// A `float64` sum.
+    F64(f64),
+}
+
+impl Acc {
+    /// `v` (already cast to the accumulation type) as a first partial sum.
+    #[allow(clippy::cast_possible_truncation)] // a `float32` value held in an `f64` is exact
+    fn start(v: Value, loop_ty: NumType) -> Acc {
+        match (v, loop_ty) {
+            (Value::Int(i), _) => Acc::Int(i),
+            (Value::Float(x), NumType::Float32) => Acc::F32(x as f32),
+            (Value::Float(x), _) => Acc::F64(x),
+        }
+    }
+
+    /// The sum plus `v` (already cast to the accumulation type).
+    #[allow(clippy::cast_possible_truncation)] // as in `start`
+    fn add(self, v: Value) -> Acc {
+        match (self, v) {
+            (Acc::Int(a), Value::Int(b)) => Acc::Int(a.wrapping_add(b)),
+            (Acc::F32(a), Value::Float(b)) => Acc::F32(a + b as f32),
+            (Acc::F64(a), Value::Float(b)) => Acc::F64(a + b),
+            // Not reached: values cast to one type are all `Int` or all `Float`.
+            (acc, _) => acc,
+        }
+    }
+
+    fn value(self) -> Value {
+        match self {
+            Acc::Int(i) => Value::Int(i),
+            Acc::F32(x) => Value::Float(x.into()),
+            Acc::F64(x) => Value::Float(x),
+        }
+    }
+}
+
+/// Decodes numcodecs `Delta(dtype=dec, astype=enc)` in place.
+///
+/// `buf` holds `n` elements of `enc` at its start and receives `n` elements of `dec` there; it
+/// must have at least [`required_len`](super::required_len)`(n, dec, enc)` bytes. When `dec`
+/// is larger than `enc`, the encoded bytes are first moved to the end of that length, then the
+/// sums are written from the start, which never overtakes the unread input; no scratch is used.
+///
+/// # Errors
+/// [`FilterError::SizeOverflow`] if `n` elements do not fit in `usize` bytes,
+/// [`FilterError::BufferTooSmall`] if `buf` is shorter than needed.
+pub fn decode(buf: &mut [u8], n: usize, dec: Elem, enc: Elem) -> Result<(), FilterError> {
+    let (enc_len, dec_len) = check_sizes(buf.len(), n, dec, enc)?;
+    let short = FilterError::BufferTooSmall {
+        needed: enc_len.max(dec_len),
+        len: buf.len(),
+    };
+    // Where the encoded elements are read from. Writing element `i` ends at `(i + 1) * ds`,
+    // at or before the start of encoded element `i + 1` at `base + (i + 1) * es`.
+    let base = dec_len.saturating_sub(enc_len);
+    if base > 0 {
+        buf.copy_within(..enc_len, base);
+    }
+    let loop_ty = dec.ty.promote(enc.ty);
+    let mut acc: Option<Acc> = None;
+    for i in 0..n {
+        let v = elem_at(buf, base, i, enc.size())
+            .and_then(|src| enc.read(src))
+            .ok_or(short)?
+            .cast(loop_ty);
+        let sum = match acc {
+            None => Acc::start(v, loop_ty),
+            Some(a) => a.add(v),
+        };
+        acc = Some(sum);
+        elem_at_mut(buf, i, dec.size())
+            .and_then(|dst| dec.write(sum.value(), dst))
+            .ok_or(short)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::Endian;
+
+    struct Case {
+        dec: &'static str,
+        enc: &'static str,
+        n: usize,
+        enc_bytes: &'static [u8],
+        dec_bytes: &'static [u8],
+    }
+
+    // numcodecs 0.16.6 (NumPy 2.4.6): `Delta(dec, enc).decode(enc_bytes)` gives `dec_bytes`;
+    // `enc_bytes` come from `encode` of typical data or are chosen to hit promotion rules.
+    const CASES: &[Case] = &[
+        Case {
+            dec: "<i4",
+            enc: "<i2",
+            n: 9,
+            enc_bytes: &[
+                100, 0, 2, 0, 253, 255, 113, 254, 92, 118, 220, 138, 251, 255, 249, 255, 251, 255,
+            ],
+            dec_bytes: &[
+                100, 0, 0, 0, 102, 0, 0, 0, 99, 0, 0, 0, 212, 254, 255, 255, 48, 117, 0, 0, 12, 0,
+                0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 251, 255, 255, 255,
+            ],
+        },
+        Case {
+            dec: "<i8",
+            enc: "<i8",
+            n: 7,
+            enc_bytes: &[
+                0, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0, 128, 255, 255, 255, 255, 255, 255,
+                255, 191, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 128, 5, 0, 0, 0, 0, 0, 0, 0,
+                250, 255, 255, 255, 255, 255, 255, 255,
+            ],
+            dec_bytes: &[
+                0, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0, 192, 255, 255, 255, 255, 255, 255,
+                255, 127, 0, 0, 0, 0, 0, 0, 0, 128, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0,
+                255, 255, 255, 255, 255, 255, 255, 255,
+            ],
+        },
+        Case {
+            dec: ">i2",
+            enc: ">i4",
+            n: 6,
+            enc_bytes: &[
+                0, 0, 0, 5, 0, 0, 127, 251, 255, 255, 255, 255, 255, 255, 128, 1, 0, 0, 3, 232,
+                255, 255, 248, 48,
+            ],
+            dec_bytes: &[0, 5, 128, 0, 127, 255, 0, 0, 3, 232, 252, 24],
+        },
+        Case {
+            dec: "<f8",
+            enc: "<f4",
+            n: 5,
+            enc_bytes: &[
+                205, 204, 204, 61, 154, 153, 25, 62, 249, 2, 21, 80, 249, 2, 21, 208, 171, 170,
+                130, 64,
+            ],
+            dec_bytes: &[
+                0, 0, 0, 160, 153, 153, 185, 63, 0, 0, 0, 8, 0, 0, 208, 63, 0, 0, 2, 32, 95, 160,
+                2, 66, 0, 0, 0, 0, 0, 0, 208, 63, 0, 0, 0, 96, 85, 85, 17, 64,
+            ],
+        },
+        Case {
+            dec: "<f4",
+            enc: "<i4",
+            n: 5,
+            enc_bytes: &[
+                1, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 249, 255, 255, 255,
+            ],
+            dec_bytes: &[
+                0, 0, 128, 75, 1, 0, 128, 75, 2, 0, 128, 75, 3, 0, 128, 75, 255, 255, 127, 75,
+            ],
+        },
+        Case {
+            dec: "<i4",
+            enc: "<f8",
+            n: 5,
+            enc_bytes: &[
+                0, 0, 0, 0, 0, 0, 248, 63, 0, 0, 0, 0, 0, 0, 248, 63, 0, 0, 0, 0, 0, 0, 248, 63, 0,
+                0, 0, 0, 0, 0, 208, 191, 0, 0, 0, 0, 0, 128, 37, 192,
+            ],
+            dec_bytes: &[
+                1, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 4, 0, 0, 0, 250, 255, 255, 255,
+            ],
+        },
+        Case {
+            dec: "<i8",
+            enc: "<u8",
+            n: 4,
+            enc_bytes: &[
+                1, 0, 0, 0, 0, 0, 32, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 0, 0,
+                0, 0, 0, 0, 64,
+            ],
+            dec_bytes: &[
+                0, 0, 0, 0, 0, 0, 32, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0, 0, 0, 0, 0, 0, 32, 16, 0, 0,
+                0, 0, 0, 0, 32, 80,
+            ],
+        },
+        Case {
+            dec: "|u1",
+            enc: "|i1",
+            n: 5,
+            enc_bytes: &[255, 255, 5, 127, 127],
+            dec_bytes: &[255, 254, 3, 130, 1],
+        },
+        Case {
+            dec: ">f8",
+            enc: "<i2",
+            n: 4,
+            enc_bytes: &[255, 255, 44, 1, 0, 128, 7, 0],
+            dec_bytes: &[
+                191, 240, 0, 0, 0, 0, 0, 0, 64, 114, 176, 0, 0, 0, 0, 0, 192, 223, 181, 64, 0, 0,
+                0, 0, 192, 223, 179, 128, 0, 0, 0, 0,
+            ],
+        },
+    ];
+
+    fn run(case: &Case, slack: usize) {
+        let dec = Elem::from_numpy(case.dec).unwrap();
+        let enc = Elem::from_numpy(case.enc).unwrap();
+        let len = crate::codec::filter::required_len(case.n, dec, enc).unwrap() + slack;
+        let mut buf = [0xAAu8; 128];
+        let buf = &mut buf[..len];
+        buf[..case.enc_bytes.len()].copy_from_slice(case.enc_bytes);
+        decode(buf, case.n, dec, enc).unwrap();
+        assert_eq!(
+            &buf[..case.dec_bytes.len()],
+            case.dec_bytes,
+            "{} <- {}",
+            case.dec,
+            case.enc
+        );
+    }
+
+    #[test]
+    fn matches_numcodecs() {
+        for case in CASES {
+            run(case, 0);
+            run(case, 3);
+        }
+    }
+
+    #[test]
+    fn float32_sum_of_uint16_steps() {
+        // numcodecs: Delta('<f4', '<u2').decode of 300 x 65535 sums in float32 (the promoted
+        // type), so partial sums past 2^24 round: d[255], d[256], d[299] have these bits.
+        let dec = Elem::new(NumType::Float32, Endian::Little);
+        let enc = Elem::new(NumType::UInt16, Endian::Little);
+        let mut buf = [0u8; 1200];
+        for w in buf[..600].chunks_exact_mut(2) {
+            w.copy_from_slice(&65535u16.to_le_bytes());
+        }
+        decode(&mut buf, 300, dec, enc).unwrap();
+        let at = |i: usize| u32::from_le_bytes(buf[i * 4..i * 4 + 4].try_into().unwrap());
+        assert_eq!(at(255), 0x4b7f_ff00);
+        assert_eq!(at(256), 0x4b80_7f80);
+        assert_eq!(at(299), 0x4b95_ff80);
+    }
+
+    #[test]
+    fn sizes_are_checked() {
+        let i2 = Elem::new(NumType::Int16, Endian::Little);
+        let i8 = Elem::new(NumType::Int64, Endian::Big);
+        let mut buf = [0u8; 15];
+        assert_eq!(
+            decode(&mut buf, 2, i8, i2),
+            Err(FilterError::BufferTooSmall {
+                needed: 16,
+                len: 15
+            })
+        );
+        assert_eq!(
+            decode(&mut buf, 2, i2, i8),
+            Err(FilterError::BufferTooSmall {
+                needed: 16,
+                len: 15
+            })
+        );
+        assert_eq!(
+            decode(&mut buf, usize::MAX, i2, i8),
+            Err(FilterError::SizeOverflow {
+                count: usize::MAX,
+                elem_size: 8
+            })
+        );
+        assert_eq!(decode(&mut [], 0, i8, i2), Ok(()));
+        // One element is the element itself, cast.
+        let mut one = [0xff, 0xfe, 0, 0, 0, 0, 0, 0];
+        decode(&mut one, 1, i8, i2).unwrap();
+        assert_eq!(one, (-257i64).to_be_bytes());
+    }
+}

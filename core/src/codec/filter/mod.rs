@@ -1,0 +1,298 @@
+//! The decode direction of numcodecs' array-to-array filters, in place and without allocation.
+//!
+//! - [`delta`]: numcodecs `delta` (`Delta(dtype, astype)`).
+//! - [`scale_offset`]: numcodecs `fixedscaleoffset` (`FixedScaleOffset(offset, scale, dtype,
+//!   astype)`).
+//! - [`astype`]: numcodecs `astype` (`AsType(encode_dtype, decode_dtype)`) and `quantize`
+//!   (`Quantize(digits, dtype, astype)`), whose decodes are casts; `bitround` decodes as the
+//!   identity.
+//! - [`numeric`]: the element types ([`NumType`], [`Elem`]), NumPy type strings, one element's
+//!   [`Value`], NumPy's `astype` casts and type promotion.
+//!
+//! Every decode takes `buf: &mut [u8]` holding `n` encoded elements (`n * enc.size()` bytes)
+//! at its start and leaves `n` decoded elements (`n * dec.size()` bytes) at its start. The
+//! buffer must have at least [`required_len`] bytes: `n * max(enc.size(), dec.size())`. Bytes
+//! past the decoded elements are left with unspecified content.
+//!
+//! numcodecs configurations, as `get_config()` writes them in Zarr v2 (`filters` of `.zarray`;
+//! dtypes are NumPy's `dtype.str`, which [`Elem::from_numpy`] reads):
+//!
+//! ```text
+//! {"id": "delta", "dtype": "<i4", "astype": "<i2"}
+//! {"id": "fixedscaleoffset", "scale": 10, "offset": 1000, "dtype": "<f8", "astype": "|u1"}
+//! {"id": "astype", "encode_dtype": "<f4", "decode_dtype": "<f8"}
+//! {"id": "quantize", "digits": 3, "dtype": "<f8", "astype": "<f4"}
+//! {"id": "bitround", "keepbits": 10}
+//! ```
+//!
+//! `astype` is always written (equal to `dtype` when not given); `scale` and `offset` keep the
+//! JSON number kind they were given as (`10` or `10.0`). In Zarr v3 the codec is named
+//! `numcodecs.<id>` and its `configuration` is the keyword arguments the writer passed, without
+//! `id` and without normalising dtypes: `"int32"`, `"u1"`, `"<i2"` or `"f8"` may all appear,
+//! `astype` may be missing (meaning: same as `dtype`), and a missing `dtype`
+//! (`fixedscaleoffset`, `quantize`) or `decode_dtype` (`astype`) is filled in from the array's
+//! data type as NumPy's name (`"float64"`). [`Elem::parse_numpy`] reads all of these.
+
+pub mod astype;
+pub mod delta;
+pub mod numeric;
+pub mod scale_offset;
+
+pub use numeric::{Elem, NumType, Value};
+
+/// Why a filter could not decode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FilterError {
+    /// `count * elem_size` does not fit in `usize`.
+    SizeOverflow {
+        /// The number of elements.
+        count: usize,
+        /// The size of one element in bytes.
+        elem_size: usize,
+    },
+    /// The buffer cannot hold the encoded or the decoded elements.
+    BufferTooSmall {
+        /// The bytes the decode needs.
+        needed: usize,
+        /// The bytes the buffer has.
+        len: usize,
+    },
+    /// A `fixedscaleoffset` scale that cannot be divided by: zero, NaN or infinite.
+    BadScale {
+        /// The scale's bits (`f64::to_bits`).
+        bits: u64,
+    },
+    /// A NumPy type these filters do not handle (`float16`, complex, bool, ...).
+    UnsupportedDtype {
+        /// NumPy's kind character (`'f'`, `'c'`, `'b'`, ...).
+        kind: char,
+        /// The element size in bytes.
+        size: usize,
+    },
+    /// A string that is not a NumPy type of a kind and size known here.
+    UnknownDtype {
+        /// The string's length in bytes.
+        len: usize,
+    },
+    /// `quantize` needs floating-point types on both sides.
+    NotFloat {
+        /// The type that is not floating-point.
+        ty: NumType,
+    },
+}
+
+impl core::fmt::Display for FilterError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            FilterError::SizeOverflow { count, elem_size } => write!(
+                f,
+                "{count} elements of {elem_size} bytes take more bytes than memory can address"
+            ),
+            FilterError::BufferTooSmall { needed, len } => write!(
+                f,
+                "the filter needs a buffer of {needed} bytes but was given {len}"
+            ),
+            FilterError::BadScale { bits } => write!(
+                f,
+                "the scale {} cannot be divided by: it must be finite and not zero",
+                f64::from_bits(bits)
+            ),
+            FilterError::UnsupportedDtype { kind, size } => write!(
+                f,
+                "the NumPy type of kind '{kind}' and {size} bytes is not supported by the filters"
+            ),
+            FilterError::UnknownDtype { len } => write!(
+                f,
+                "the {len}-byte string is not a NumPy type string of a known kind and size"
+            ),
+            FilterError::NotFloat { ty } => write!(
+                f,
+                "quantize needs floating-point types but was given {}",
+                ty.name()
+            ),
+        }
+    }
+}
+
+/// `count * elem_size`, checked.
+fn bytes_of(count: usize, elem_size: usize) -> Result<usize, FilterError> {
+    count
+        .checked_mul(elem_size)
+        .ok_or(FilterError::SizeOverflow { count, elem_size })
+}
+
+/// The bytes a decode of `n` elements from `enc` to `dec` needs in its buffer:
+/// `n * max(enc.size(), dec.size())`.
+///
+/// # Errors
+/// [`FilterError::SizeOverflow`] if that does not fit in `usize`.
+pub fn required_len(n: usize, dec: Elem, enc: Elem) -> Result<usize, FilterError> {
+    bytes_of(n, dec.size().max(enc.size()))
+}
+
+/// Checks the buffer for a decode and returns `(n * enc.size(), n * dec.size())`.
+fn check_sizes(
+    buf_len: usize,
+    n: usize,
+    dec: Elem,
+    enc: Elem,
+) -> Result<(usize, usize), FilterError> {
+    let enc_len = bytes_of(n, enc.size())?;
+    let dec_len = bytes_of(n, dec.size())?;
+    let needed = enc_len.max(dec_len);
+    if buf_len < needed {
+        return Err(FilterError::BufferTooSmall {
+            needed,
+            len: buf_len,
+        });
+    }
+    Ok((enc_len, dec_len))
+}
+
+/// The `size` bytes of element `i` of a buffer (`None` past its end or on overflow).
+fn elem_at(buf: &[u8], base: usize, i: usize, size: usize) -> Option<&[u8]> {
+    let start = i.checked_mul(size)?.checked_add(base)?;
+    buf.get(start..start.checked_add(size)?)
+}
+
+/// The `size` bytes of element `i` of a buffer, writable.
+fn elem_at_mut(buf: &mut [u8], i: usize, size: usize) -> Option<&mut [u8]> {
+    let start = i.checked_mul(size)?;
+    buf.get_mut(start..start.checked_add(size)?)
+}
+
+/// Replaces element `i` (read as `enc`) by `f(value)` (written as `dec`) for every `i < n`, in
+/// place: backwards when decoded elements are larger, so nothing is overwritten before it is
+/// read, and forwards otherwise.
+fn map_in_place(
+    buf: &mut [u8],
+    n: usize,
+    dec: Elem,
+    enc: Elem,
+    mut f: impl FnMut(Value) -> Value,
+) -> Result<(), FilterError> {
+    let (enc_len, dec_len) = check_sizes(buf.len(), n, dec, enc)?;
+    let short = FilterError::BufferTooSmall {
+        needed: enc_len.max(dec_len),
+        len: buf.len(),
+    };
+    let mut step = |i: usize| -> Result<(), FilterError> {
+        let v = elem_at(buf, 0, i, enc.size())
+            .and_then(|src| enc.read(src))
+            .ok_or(short)?;
+        elem_at_mut(buf, i, dec.size())
+            .and_then(|dst| dec.write(f(v), dst))
+            .ok_or(short)
+    };
+    if dec.size() > enc.size() {
+        (0..n).rev().try_for_each(&mut step)
+    } else {
+        (0..n).try_for_each(&mut step)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::codec::Endian;
+    use std::string::ToString;
+
+    #[test]
+    fn sizes_are_checked() {
+        let i2 = Elem::new(NumType::Int16, Endian::Little);
+        let f8 = Elem::new(NumType::Float64, Endian::Little);
+        assert_eq!(required_len(3, i2, f8), Ok(24));
+        assert_eq!(
+            required_len(usize::MAX / 4, i2, f8),
+            Err(FilterError::SizeOverflow {
+                count: usize::MAX / 4,
+                elem_size: 8
+            })
+        );
+        assert_eq!(
+            check_sizes(23, 3, i2, f8),
+            Err(FilterError::BufferTooSmall {
+                needed: 24,
+                len: 23
+            })
+        );
+        assert_eq!(check_sizes(24, 3, f8, i2), Ok((6, 24)));
+    }
+
+    #[test]
+    fn no_panic_on_any_pair_length_or_bytes() {
+        let fills = [0x00u8, 0xff, 0x7f, 0x80, 0x5a];
+        for dt in NumType::ALL {
+            for et in NumType::ALL {
+                for (de, ee) in [(Endian::Little, Endian::Big), (Endian::Big, Endian::Little)] {
+                    let (dec, enc) = (Elem::new(dt, de), Elem::new(et, ee));
+                    for n in 0..4 {
+                        let need = required_len(n, dec, enc).unwrap();
+                        for len in 0..=need + 1 {
+                            for fill in fills {
+                                let mut buf = [fill; 33];
+                                let buf = &mut buf[..len];
+                                let results = [
+                                    delta::decode(buf, n, dec, enc),
+                                    scale_offset::decode(buf, n, 0.3, -7.0, dec, enc),
+                                    astype::decode(buf, n, dec, enc),
+                                ];
+                                for r in results {
+                                    if len < need {
+                                        assert_eq!(
+                                            r,
+                                            Err(FilterError::BufferTooSmall { needed: need, len })
+                                        );
+                                    } else {
+                                        assert_eq!(r, Ok(()));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn display_reads_as_a_sentence() {
+        assert_eq!(
+            FilterError::BufferTooSmall { needed: 8, len: 4 }.to_string(),
+            "the filter needs a buffer of 8 bytes but was given 4"
+        );
+        assert_eq!(
+            FilterError::BadScale {
+                bits: 0f64.to_bits()
+            }
+            .to_string(),
+            "the scale 0 cannot be divided by: it must be finite and not zero"
+        );
+        assert_eq!(
+            FilterError::UnsupportedDtype { kind: 'f', size: 2 }.to_string(),
+            "the NumPy type of kind 'f' and 2 bytes is not supported by the filters"
+        );
+        assert_eq!(
+            FilterError::NotFloat { ty: NumType::Int32 }.to_string(),
+            "quantize needs floating-point types but was given int32"
+        );
+        assert!(
+            FilterError::SizeOverflow {
+                count: 5,
+                elem_size: 8
+            }
+            .to_string()
+            .starts_with("5 elements of 8 bytes")
+        );
+        assert!(
+            FilterError::UnknownDtype { len: 3 }
+                .to_string()
+                .contains("3-byte")
+        );
+    }
+}
+
+mod spec;
+pub use spec::{Filter, numeric_elem};

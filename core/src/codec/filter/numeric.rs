@@ -1,0 +1,599 @@
+//! Element types of numcodecs' filters: NumPy type strings, reading and writing one element,
+//! NumPy's `astype` casts and NumPy's type promotion.
+//!
+//! One element's value is a [`Value`]: [`Value::Int`] holds any integer type's value exactly
+//! in an `i128`, [`Value::Float`] holds a `float32` or `float64` value exactly in an `f64`.
+//!
+//! Casts ([`Value::cast`]) are NumPy's `astype` for every value NumPy defines:
+//! - integer to integer wraps (two's complement truncation, as C's conversions do);
+//! - float to integer truncates toward zero;
+//! - integer to float, and `float64` to `float32`, round to nearest, ties to even;
+//! - `float32` to `float64` is exact.
+//!
+//! A float that is NaN, infinite or out of the target integer's range has no defined result in
+//! NumPy (C leaves it undefined; on x86-64 NumPy gives e.g. `300.0 -> 44` and `NaN -> 0` for
+//! `int8`, `INT_MIN` for `int32`/`int64`). Here such a cast **saturates** as Rust's `as` does:
+//! NaN gives 0, too-large values the type's maximum, too-small values its minimum.
+//!
+//! `float16` is not supported: parsing `"<f2"` or `"float16"` is an error, not a silent misread.
+
+use super::FilterError;
+use crate::codec::Endian;
+
+/// A NumPy numeric type the filters handle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NumType {
+    /// `int8` (`"|i1"`).
+    Int8,
+    /// `int16` (`"<i2"`, `">i2"`).
+    Int16,
+    /// `int32` (`"<i4"`, `">i4"`).
+    Int32,
+    /// `int64` (`"<i8"`, `">i8"`).
+    Int64,
+    /// `uint8` (`"|u1"`).
+    UInt8,
+    /// `uint16` (`"<u2"`, `">u2"`).
+    UInt16,
+    /// `uint32` (`"<u4"`, `">u4"`).
+    UInt32,
+    /// `uint64` (`"<u8"`, `">u8"`).
+    UInt64,
+    /// `float32` (`"<f4"`, `">f4"`).
+    Float32,
+    /// `float64` (`"<f8"`, `">f8"`).
+    Float64,
+}
+
+impl NumType {
+    /// Every type, for iteration.
+    pub const ALL: [NumType; 10] = [
+        NumType::Int8,
+        NumType::Int16,
+        NumType::Int32,
+        NumType::Int64,
+        NumType::UInt8,
+        NumType::UInt16,
+        NumType::UInt32,
+        NumType::UInt64,
+        NumType::Float32,
+        NumType::Float64,
+    ];
+
+    /// The size of one element in bytes.
+    pub const fn size(self) -> usize {
+        match self {
+            NumType::Int8 | NumType::UInt8 => 1,
+            NumType::Int16 | NumType::UInt16 => 2,
+            NumType::Int32 | NumType::UInt32 | NumType::Float32 => 4,
+            NumType::Int64 | NumType::UInt64 | NumType::Float64 => 8,
+        }
+    }
+
+    /// NumPy's kind character: `'i'`, `'u'` or `'f'`.
+    pub const fn kind(self) -> char {
+        match self {
+            NumType::Int8 | NumType::Int16 | NumType::Int32 | NumType::Int64 => 'i',
+            NumType::UInt8 | NumType::UInt16 | NumType::UInt32 | NumType::UInt64 => 'u',
+            NumType::Float32 | NumType::Float64 => 'f',
+        }
+    }
+
+    /// Whether this is `float32` or `float64`.
+    pub const fn is_float(self) -> bool {
+        matches!(self, NumType::Float32 | NumType::Float64)
+    }
+
+    /// NumPy's name: `"int8"`, ..., `"uint64"`, `"float32"`, `"float64"`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            NumType::Int8 => "int8",
+            NumType::Int16 => "int16",
+            NumType::Int32 => "int32",
+            NumType::Int64 => "int64",
+            NumType::UInt8 => "uint8",
+            NumType::UInt16 => "uint16",
+            NumType::UInt32 => "uint32",
+            NumType::UInt64 => "uint64",
+            NumType::Float32 => "float32",
+            NumType::Float64 => "float64",
+        }
+    }
+
+    /// The type of NumPy kind `kind` (`'i'`, `'u'`, `'f'`) and `size` bytes, if supported.
+    pub fn from_kind_size(kind: char, size: usize) -> Option<NumType> {
+        NumType::ALL
+            .into_iter()
+            .find(|t| t.kind() == kind && t.size() == size)
+    }
+
+    /// NumPy's result type of `self` and `other` (`np.result_type`, NumPy 2), the type in
+    /// which NumPy computes a binary operation: the larger of two ints of one signedness;
+    /// a signed int large enough for both of a signed and an unsigned int, or `float64` when
+    /// `uint64` meets a signed int; the larger float; `float32` with an int of at most 2
+    /// bytes, otherwise `float64`.
+    pub const fn promote(self, other: NumType) -> NumType {
+        let (a, b) = (self, other);
+        let (sa, sb) = (a.size(), b.size());
+        let larger = if sa >= sb { a } else { b };
+        match (a.kind(), b.kind()) {
+            ('f', 'f') => larger,
+            ('f', _) | (_, 'f') => {
+                let (f, int_size) = if a.is_float() { (a, sb) } else { (b, sa) };
+                match (f, int_size) {
+                    (NumType::Float32, 1 | 2) => NumType::Float32,
+                    _ => NumType::Float64,
+                }
+            }
+            ('i', 'i') | ('u', 'u') => larger,
+            _ => {
+                let (s, u) = if a.kind() == 'i' { (sa, sb) } else { (sb, sa) };
+                if s > u {
+                    if a.kind() == 'i' { a } else { b }
+                } else {
+                    match u {
+                        1 => NumType::Int16,
+                        2 => NumType::Int32,
+                        4 => NumType::Int64,
+                        _ => NumType::Float64,
+                    }
+                }
+            }
+        }
+    }
+
+    /// The type of a NumPy name: `"int8"` ... `"uint64"`, `"float32"`, `"float64"`, and
+    /// NumPy's aliases `"float"`, `"double"` (`float64`), `"single"` (`float32`), `"int"`
+    /// (`int64`, NumPy 2 on 64-bit platforms).
+    pub fn from_name(s: &str) -> Option<NumType> {
+        match s {
+            "float" | "double" => Some(NumType::Float64),
+            "single" => Some(NumType::Float32),
+            "int" => Some(NumType::Int64),
+            _ => NumType::ALL.into_iter().find(|t| t.name() == s),
+        }
+    }
+}
+
+/// One element's type and byte order as stored in a buffer.
+///
+/// For one-byte types the byte order means nothing; the parsers set it to
+/// [`Endian::Little`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Elem {
+    /// The numeric type.
+    pub ty: NumType,
+    /// The byte order of multi-byte types.
+    pub endian: Endian,
+}
+
+/// The first `N` bytes of `src` in little-endian order.
+fn le_bytes<const N: usize>(src: &[u8], endian: Endian) -> Option<[u8; N]> {
+    let mut b = *src.first_chunk::<N>()?;
+    if endian == Endian::Big {
+        b.reverse();
+    }
+    Some(b)
+}
+
+/// Stores little-endian bytes `b` at the start of `dst` in `endian` order.
+fn put_bytes<const N: usize>(mut b: [u8; N], dst: &mut [u8], endian: Endian) -> Option<()> {
+    if endian == Endian::Big {
+        b.reverse();
+    }
+    *dst.first_chunk_mut::<N>()? = b;
+    Some(())
+}
+
+impl Elem {
+    /// An element of type `ty` stored in `endian` order.
+    pub const fn new(ty: NumType, endian: Endian) -> Self {
+        Self { ty, endian }
+    }
+
+    /// The size of one element in bytes.
+    pub const fn size(self) -> usize {
+        self.ty.size()
+    }
+
+    /// Parses a NumPy type string exactly as numcodecs writes it in Zarr v2 (`dtype.str`):
+    /// `"|i1"`, `"|u1"`, and `'<'` or `'>'` then kind and size for the others (`"<i4"`,
+    /// `">f8"`, `"<u2"`). Anything else, `float16` (`"<f2"`) included, gives `None`; use
+    /// [`Elem::parse_numpy`] to learn why, or to read the looser v3 spellings.
+    pub fn from_numpy(s: &str) -> Option<Elem> {
+        let (&order, rest) = s.as_bytes().split_first()?;
+        let e = Self::parse_numpy(s, Endian::Little).ok()?;
+        let ok = match (order, e.size()) {
+            (b'|', 1) => true,
+            (b'<' | b'>', size) => size > 1,
+            _ => false,
+        };
+        (ok && rest.len() == 2).then_some(e)
+    }
+
+    /// Parses any common NumPy spelling of a supported type, as Zarr v3 configurations of
+    /// numcodecs filters may hold it: a type string with or without a byte-order character
+    /// (`"<i4"`, `">f8"`, `"|u1"`, `"=i2"`, `"i4"`, `"u1"`) or a name (`"int32"`, `"float64"`,
+    /// `"uint8"`, see [`NumType::from_name`]). `default` is the byte order when the string
+    /// names none (`'='`, `'|'` or no character: NumPy's native order).
+    ///
+    /// # Errors
+    /// [`FilterError::UnsupportedDtype`] for a NumPy type of another kind or size
+    /// (`"<f2"`, `"float16"`, `"<c8"`, `"|b1"`), [`FilterError::UnknownDtype`] otherwise.
+    pub fn parse_numpy(s: &str, default: Endian) -> Result<Elem, FilterError> {
+        let unknown = FilterError::UnknownDtype { len: s.len() };
+        if let Some(ty) = NumType::from_name(s) {
+            return Ok(Elem::new(ty, Self::order_for(ty, default)));
+        }
+        if let Some((kind, size)) = unsupported_name(s) {
+            return Err(FilterError::UnsupportedDtype { kind, size });
+        }
+        let (endian, code) = match s.as_bytes().first() {
+            Some(b'<') => (Endian::Little, s.get(1..)),
+            Some(b'>') => (Endian::Big, s.get(1..)),
+            Some(b'=' | b'|') => (default, s.get(1..)),
+            _ => (default, Some(s)),
+        };
+        let mut chars = code.ok_or(unknown)?.chars();
+        let kind = chars.next().ok_or(unknown)?;
+        let digits = chars.as_str();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(unknown);
+        }
+        let size: usize = digits.parse().map_err(|_| unknown)?;
+        let ty = NumType::from_kind_size(kind, size).ok_or(
+            if matches!((kind, size), ('f', 2 | 16) | ('c', 8 | 16 | 32) | ('b', 1)) {
+                FilterError::UnsupportedDtype { kind, size }
+            } else {
+                unknown
+            },
+        )?;
+        Ok(Elem::new(ty, Self::order_for(ty, endian)))
+    }
+
+    fn order_for(ty: NumType, endian: Endian) -> Endian {
+        if ty.size() == 1 {
+            Endian::Little
+        } else {
+            endian
+        }
+    }
+
+    /// The NumPy type string numcodecs writes for this element (`dtype.str`): `"|i1"`,
+    /// `"|u1"`, `"<i4"`, `">f8"`, ...
+    pub const fn numpy_str(self) -> &'static str {
+        let big = matches!(self.endian, Endian::Big);
+        match (self.ty, big) {
+            (NumType::Int8, _) => "|i1",
+            (NumType::UInt8, _) => "|u1",
+            (NumType::Int16, false) => "<i2",
+            (NumType::Int16, true) => ">i2",
+            (NumType::Int32, false) => "<i4",
+            (NumType::Int32, true) => ">i4",
+            (NumType::Int64, false) => "<i8",
+            (NumType::Int64, true) => ">i8",
+            (NumType::UInt16, false) => "<u2",
+            (NumType::UInt16, true) => ">u2",
+            (NumType::UInt32, false) => "<u4",
+            (NumType::UInt32, true) => ">u4",
+            (NumType::UInt64, false) => "<u8",
+            (NumType::UInt64, true) => ">u8",
+            (NumType::Float32, false) => "<f4",
+            (NumType::Float32, true) => ">f4",
+            (NumType::Float64, false) => "<f8",
+            (NumType::Float64, true) => ">f8",
+        }
+    }
+
+    /// Reads the element at the start of `src`; `None` if `src` is shorter than
+    /// [`size`](Elem::size).
+    pub fn read(self, src: &[u8]) -> Option<Value> {
+        let e = self.endian;
+        Some(match self.ty {
+            NumType::Int8 => Value::Int(i8::from_le_bytes(le_bytes(src, e)?).into()),
+            NumType::Int16 => Value::Int(i16::from_le_bytes(le_bytes(src, e)?).into()),
+            NumType::Int32 => Value::Int(i32::from_le_bytes(le_bytes(src, e)?).into()),
+            NumType::Int64 => Value::Int(i64::from_le_bytes(le_bytes(src, e)?).into()),
+            NumType::UInt8 => Value::Int(u8::from_le_bytes(le_bytes(src, e)?).into()),
+            NumType::UInt16 => Value::Int(u16::from_le_bytes(le_bytes(src, e)?).into()),
+            NumType::UInt32 => Value::Int(u32::from_le_bytes(le_bytes(src, e)?).into()),
+            NumType::UInt64 => Value::Int(u64::from_le_bytes(le_bytes(src, e)?).into()),
+            NumType::Float32 => Value::Float(f32::from_le_bytes(le_bytes(src, e)?).into()),
+            NumType::Float64 => Value::Float(f64::from_le_bytes(le_bytes(src, e)?)),
+        })
+    }
+
+    /// Casts `v` to this element's type ([`Value::cast`]) and writes it at the start of `dst`;
+    /// `None` (and nothing written) if `dst` is shorter than [`size`](Elem::size).
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // `cast` put it in range
+    pub fn write(self, v: Value, dst: &mut [u8]) -> Option<()> {
+        let e = self.endian;
+        match (self.ty, v.cast(self.ty)) {
+            (NumType::Int8, Value::Int(i)) => put_bytes((i as i8).to_le_bytes(), dst, e),
+            (NumType::Int16, Value::Int(i)) => put_bytes((i as i16).to_le_bytes(), dst, e),
+            (NumType::Int32, Value::Int(i)) => put_bytes((i as i32).to_le_bytes(), dst, e),
+            (NumType::Int64, Value::Int(i)) => put_bytes((i as i64).to_le_bytes(), dst, e),
+            (NumType::UInt8, Value::Int(i)) => put_bytes((i as u8).to_le_bytes(), dst, e),
+            (NumType::UInt16, Value::Int(i)) => put_bytes((i as u16).to_le_bytes(), dst, e),
+            (NumType::UInt32, Value::Int(i)) => put_bytes((i as u32).to_le_bytes(), dst, e),
+            (NumType::UInt64, Value::Int(i)) => put_bytes((i as u64).to_le_bytes(), dst, e),
+            (NumType::Float32, Value::Float(x)) => put_bytes((x as f32).to_le_bytes(), dst, e),
+            (NumType::Float64, Value::Float(x)) => put_bytes(x.to_le_bytes(), dst, e),
+            // `cast` returns `Int` for integer types and `Float` for float types.
+            _ => None,
+        }
+    }
+}
+
+/// NumPy names of types these filters refuse, with their kind and size.
+fn unsupported_name(s: &str) -> Option<(char, usize)> {
+    match s {
+        "float16" | "half" => Some(('f', 2)),
+        "bool" => Some(('b', 1)),
+        "complex64" => Some(('c', 8)),
+        "complex128" | "complex" => Some(('c', 16)),
+        _ => None,
+    }
+}
+
+/// One element's value: integers exactly as `i128`, floats exactly as `f64`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value {
+    /// The value of an integer element (any of the eight integer types).
+    Int(i128),
+    /// The value of a `float32` or `float64` element.
+    Float(f64),
+}
+
+impl Value {
+    /// The value NumPy's `astype(ty)` gives (see the [module docs](self)): integers wrap,
+    /// floats truncate toward zero into integers (saturating where NumPy is undefined), and
+    /// conversions into floats round to nearest.
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        clippy::cast_precision_loss
+    )] // truncation is the wrapping NumPy does; rounding into floats too
+    pub fn cast(self, ty: NumType) -> Value {
+        match self {
+            Value::Int(i) => match ty {
+                NumType::Int8 => Value::Int((i as i8).into()),
+                NumType::Int16 => Value::Int((i as i16).into()),
+                NumType::Int32 => Value::Int((i as i32).into()),
+                NumType::Int64 => Value::Int((i as i64).into()),
+                NumType::UInt8 => Value::Int((i as u8).into()),
+                NumType::UInt16 => Value::Int((i as u16).into()),
+                NumType::UInt32 => Value::Int((i as u32).into()),
+                NumType::UInt64 => Value::Int((i as u64).into()),
+                NumType::Float32 => Value::Float((i as f32).into()),
+                NumType::Float64 => Value::Float(i as f64),
+            },
+            Value::Float(x) => match ty {
+                NumType::Int8 => Value::Int((x as i8).into()),
+                NumType::Int16 => Value::Int((x as i16).into()),
+                NumType::Int32 => Value::Int((x as i32).into()),
+                NumType::Int64 => Value::Int((x as i64).into()),
+                NumType::UInt8 => Value::Int((x as u8).into()),
+                NumType::UInt16 => Value::Int((x as u16).into()),
+                NumType::UInt32 => Value::Int((x as u32).into()),
+                NumType::UInt64 => Value::Int((x as u64).into()),
+                NumType::Float32 => Value::Float((x as f32).into()),
+                NumType::Float64 => Value::Float(x),
+            },
+        }
+    }
+
+    /// The value as an `f64`: floats as they are, integers rounded to nearest.
+    #[allow(clippy::cast_precision_loss)] // rounding is NumPy's int-to-float cast
+    pub fn to_f64(self) -> f64 {
+        match self {
+            Value::Int(i) => i as f64,
+            Value::Float(x) => x,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numpy_strings_round_trip() {
+        for ty in NumType::ALL {
+            for endian in [Endian::Little, Endian::Big] {
+                let e = Elem::new(ty, endian);
+                let s = e.numpy_str();
+                let back = Elem::from_numpy(s).unwrap();
+                assert_eq!(back.ty, ty);
+                assert_eq!(back.size(), ty.size());
+                if ty.size() > 1 {
+                    assert_eq!(back, e);
+                }
+                assert_eq!(Elem::parse_numpy(s, Endian::Big), Ok(back));
+            }
+        }
+        assert_eq!(
+            Elem::from_numpy(">f8"),
+            Some(Elem::new(NumType::Float64, Endian::Big))
+        );
+        assert_eq!(
+            Elem::from_numpy("<u2"),
+            Some(Elem::new(NumType::UInt16, Endian::Little))
+        );
+    }
+
+    #[test]
+    fn strict_parser_refuses_other_spellings() {
+        for s in [
+            "", "<", "|", "i4", "=i4", "|i4", "<u1", ">i1", "int32", "<i3", "<i44", "<f2", "<c8",
+            "|b1", "<x4", "<i", "<i+4", "\u{e9}i4", "<\u{e9}4",
+        ] {
+            assert_eq!(Elem::from_numpy(s), None, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn loose_parser_reads_v3_spellings() {
+        let le = Endian::Little;
+        let big = Endian::Big;
+        let cases = [
+            ("int32", big, NumType::Int32, big),
+            ("float64", le, NumType::Float64, le),
+            ("uint8", big, NumType::UInt8, le),
+            ("u1", big, NumType::UInt8, le),
+            ("<u1", le, NumType::UInt8, le),
+            ("f8", big, NumType::Float64, big),
+            ("=i2", big, NumType::Int16, big),
+            ("|i4", le, NumType::Int32, le),
+            (">i2", le, NumType::Int16, big),
+            ("float", le, NumType::Float64, le),
+            ("int", le, NumType::Int64, le),
+        ];
+        for (s, default, ty, endian) in cases {
+            assert_eq!(
+                Elem::parse_numpy(s, default),
+                Ok(Elem::new(ty, endian)),
+                "{s}"
+            );
+        }
+        for (s, kind, size) in [
+            ("<f2", 'f', 2),
+            ("float16", 'f', 2),
+            ("<c8", 'c', 8),
+            ("|b1", 'b', 1),
+            (">f16", 'f', 16),
+        ] {
+            assert_eq!(
+                Elem::parse_numpy(s, le),
+                Err(FilterError::UnsupportedDtype { kind, size }),
+                "{s}"
+            );
+        }
+        for s in [
+            "",
+            "<",
+            "x4",
+            "<i",
+            "i16",
+            "int31",
+            "<i-4",
+            "<i99999999999999999999999",
+            "é",
+        ] {
+            assert_eq!(
+                Elem::parse_numpy(s, le),
+                Err(FilterError::UnknownDtype { len: s.len() }),
+                "{s}"
+            );
+        }
+    }
+
+    // np.result_type for every pair, NumPy 2.4.6: row type, then the result with each column
+    // type in the order i1 i2 i4 i8 u1 u2 u4 u8 f4 f8.
+    const PROMOTION: [&str; 10] = [
+        "i1 i1 i2 i4 i8 i2 i4 i8 f8 f4 f8",
+        "i2 i2 i2 i4 i8 i2 i4 i8 f8 f4 f8",
+        "i4 i4 i4 i4 i8 i4 i4 i8 f8 f8 f8",
+        "i8 i8 i8 i8 i8 i8 i8 i8 f8 f8 f8",
+        "u1 i2 i2 i4 i8 u1 u2 u4 u8 f4 f8",
+        "u2 i4 i4 i4 i8 u2 u2 u4 u8 f4 f8",
+        "u4 i8 i8 i8 i8 u4 u4 u4 u8 f8 f8",
+        "u8 f8 f8 f8 f8 u8 u8 u8 u8 f8 f8",
+        "f4 f4 f4 f8 f8 f4 f4 f8 f8 f4 f8",
+        "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 f8",
+    ];
+
+    fn short(s: &str) -> NumType {
+        Elem::parse_numpy(s, Endian::Little).unwrap().ty
+    }
+
+    #[test]
+    fn promotion_matches_numpy() {
+        for row in PROMOTION {
+            let mut it = row.split(' ');
+            let a = short(it.next().unwrap());
+            for (b, want) in NumType::ALL.into_iter().zip(it) {
+                assert_eq!(a.promote(b), short(want), "{a:?} with {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn read_and_write_every_type_both_orders() {
+        let v = Value::Int(0x0102_0304_0506_0708);
+        let mut buf = [0u8; 9];
+        let le = Elem::new(NumType::Int32, Endian::Little);
+        le.write(v, &mut buf).unwrap();
+        assert_eq!(buf[..4], [8, 7, 6, 5]);
+        let be = Elem::new(NumType::Int32, Endian::Big);
+        be.write(v, &mut buf).unwrap();
+        assert_eq!(buf[..4], [5, 6, 7, 8]);
+        assert_eq!(be.read(&buf), Some(Value::Int(0x0506_0708)));
+        let f = Elem::new(NumType::Float64, Endian::Big);
+        f.write(Value::Float(1.5), &mut buf).unwrap();
+        assert_eq!(buf[..8], 1.5f64.to_be_bytes());
+        for ty in NumType::ALL {
+            for endian in [Endian::Little, Endian::Big] {
+                let e = Elem::new(ty, endian);
+                let x = if ty.is_float() {
+                    Value::Float(-2.5)
+                } else {
+                    Value::Int(100)
+                };
+                e.write(x, &mut buf[1..]).unwrap();
+                assert_eq!(e.read(&buf[1..]), Some(x), "{ty:?}");
+                assert_eq!(e.read(&buf[..ty.size() - 1]), None);
+                assert_eq!(e.write(x, &mut buf[..ty.size() - 1]), None);
+            }
+        }
+    }
+
+    #[test]
+    fn casts_follow_numpy() {
+        use NumType::*;
+        // int -> int wraps.
+        assert_eq!(Value::Int(300).cast(UInt8), Value::Int(44));
+        assert_eq!(Value::Int(40000).cast(Int16), Value::Int(-25536));
+        assert_eq!(Value::Int(-1).cast(UInt64), Value::Int(u64::MAX.into()));
+        assert_eq!(Value::Int(u64::MAX.into()).cast(Int64), Value::Int(-1));
+        // float -> int truncates toward zero.
+        assert_eq!(Value::Float(-2.9).cast(Int32), Value::Int(-2));
+        assert_eq!(Value::Float(2.9).cast(UInt8), Value::Int(2));
+        assert_eq!(Value::Float(-0.5).cast(UInt8), Value::Int(0));
+        assert_eq!(
+            Value::Float(9.2e18).cast(UInt64),
+            Value::Int(9_200_000_000_000_000_000)
+        );
+        // Out of range or NaN saturates (NumPy's result is platform-defined there).
+        assert_eq!(Value::Float(300.0).cast(Int8), Value::Int(127));
+        assert_eq!(Value::Float(f64::NAN).cast(Int64), Value::Int(0));
+        assert_eq!(Value::Float(-1.0).cast(UInt16), Value::Int(0));
+        // int -> float rounds to nearest, ties to even.
+        assert_eq!(
+            Value::Int(16_777_217).cast(Float32),
+            Value::Float(16_777_216.0)
+        );
+        assert_eq!(
+            Value::Int(16_777_219).cast(Float32),
+            Value::Float(16_777_220.0)
+        );
+        assert_eq!(
+            Value::Int(u64::MAX.into()).cast(Float64),
+            Value::Float(18_446_744_073_709_551_616.0)
+        );
+        assert_eq!(
+            Value::Int((1 << 53) + 1).cast(Float64),
+            Value::Float(9_007_199_254_740_992.0)
+        );
+        // f64 -> f32 rounds to nearest.
+        assert_eq!(
+            Value::Float(0.1).cast(Float32),
+            Value::Float(f64::from(0.1f32))
+        );
+        assert_eq!(
+            Value::Float(1e39).cast(Float32),
+            Value::Float(f64::INFINITY)
+        );
+        assert_eq!(Value::Int(7).to_f64(), 7.0);
+    }
+}

@@ -1,0 +1,243 @@
+//! numcodecs `fixedscaleoffset` decode: `FixedScaleOffset(offset, scale, dtype, astype)`, in
+//! place.
+//!
+//! numcodecs 0.16.6 encodes `round((x - offset) * scale)` (NumPy's `around`: halves to even)
+//! cast to `astype`, and decodes with exactly
+//!
+//! ```text
+//! dec = (enc / scale) + offset      # enc: the stored array of type astype
+//! dec = dec.astype(dtype)
+//! ```
+//!
+//! where `scale` and `offset` are Python numbers, which NumPy 2 (NEP 50) treats as "weak":
+//! - `astype` an integer type: `enc / scale` is a true division, computed in `float64`, then
+//!   `+ offset` in `float64`;
+//! - `astype` `float64`: the same, in `float64`;
+//! - `astype` `float32`: the whole expression is computed in **`float32`**: `scale` and `offset`
+//!   are rounded to `float32`, then `float32` division and addition.
+//!
+//! The result is then cast to `dtype` ([`Value::cast`]: rounded to nearest into `float32`,
+//! truncated toward zero into an integer `dtype`).
+//!
+//! numcodecs itself accepts any scale: zero gives infinities or NaN. Here a scale of zero, NaN
+//! or infinity is refused ([`FilterError::BadScale`]), as no encoder makes usable data with it.
+
+use super::numeric::Elem;
+use super::{FilterError, NumType, Value, map_in_place};
+
+/// Decodes numcodecs `FixedScaleOffset(offset, scale, dtype=dec, astype=enc)` in place.
+///
+/// `buf` holds `n` elements of `enc` at its start and receives `n` elements of `dec` there; it
+/// must have at least [`required_len`](super::required_len)`(n, dec, enc)` bytes. Elements are
+/// converted one by one, backwards when `dec` is larger than `enc`, so no scratch is used.
+///
+/// # Errors
+/// [`FilterError::BadScale`] if `scale` is zero, NaN or infinite,
+/// [`FilterError::SizeOverflow`] if `n` elements do not fit in `usize` bytes,
+/// [`FilterError::BufferTooSmall`] if `buf` is shorter than needed.
+#[allow(clippy::cast_possible_truncation)] // `float32` arithmetic is what NumPy does
+pub fn decode(
+    buf: &mut [u8],
+    n: usize,
+    scale: f64,
+    offset: f64,
+    dec: Elem,
+    enc: Elem,
+) -> Result<(), FilterError> {
+    if scale == 0.0 || !scale.is_finite() {
+        return Err(FilterError::BadScale {
+            bits: scale.to_bits(),
+        });
+    }
+    if enc.ty == NumType::Float32 {
+        let (scale, offset) = (scale as f32, offset as f32);
+        map_in_place(buf, n, dec, enc, |v| {
+            Value::Float(f64::from(v.to_f64() as f32 / scale + offset))
+        })
+    } else {
+        map_in_place(buf, n, dec, enc, |v| {
+            Value::Float(v.to_f64() / scale + offset)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::Endian;
+
+    struct Case {
+        scale: f64,
+        offset: f64,
+        dec: &'static str,
+        enc: &'static str,
+        n: usize,
+        enc_bytes: &'static [u8],
+        dec_bytes: &'static [u8],
+    }
+
+    // numcodecs 0.16.6 (NumPy 2.4.6): `FixedScaleOffset(offset, scale, dec, enc)`: `decode` of
+    // `enc_bytes` (from `encode`, or chosen) gives `dec_bytes`.
+    const CASES: &[Case] = &[
+        Case {
+            scale: 10.0,
+            offset: 1000.0,
+            dec: "<f8",
+            enc: "|u1",
+            n: 10,
+            enc_bytes: &[0, 1, 2, 3, 4, 6, 7, 8, 9, 10],
+            dec_bytes: &[
+                0, 0, 0, 0, 0, 64, 143, 64, 205, 204, 204, 204, 204, 64, 143, 64, 154, 153, 153,
+                153, 153, 65, 143, 64, 102, 102, 102, 102, 102, 66, 143, 64, 51, 51, 51, 51, 51,
+                67, 143, 64, 205, 204, 204, 204, 204, 68, 143, 64, 154, 153, 153, 153, 153, 69,
+                143, 64, 102, 102, 102, 102, 102, 70, 143, 64, 51, 51, 51, 51, 51, 71, 143, 64, 0,
+                0, 0, 0, 0, 72, 143, 64,
+            ],
+        },
+        Case {
+            scale: 100.0,
+            offset: -3.5,
+            dec: "<f8",
+            enc: "<i2",
+            n: 6,
+            enc_bytes: &[0, 0, 94, 1, 217, 1, 26, 140, 230, 20, 110, 40],
+            dec_bytes: &[
+                0, 0, 0, 0, 0, 0, 12, 192, 0, 0, 0, 0, 0, 0, 0, 0, 176, 71, 225, 122, 20, 174, 243,
+                63, 51, 51, 51, 51, 51, 195, 114, 192, 0, 0, 0, 0, 0, 0, 73, 64, 0, 0, 0, 0, 0, 0,
+                89, 64,
+            ],
+        },
+        Case {
+            scale: 1000.0,
+            offset: 0.5,
+            dec: ">f8",
+            enc: ">i2",
+            n: 4,
+            enc_bytes: &[0, 0, 254, 135, 132, 44, 125, 200],
+            dec_bytes: &[
+                63, 224, 0, 0, 0, 0, 0, 0, 63, 191, 124, 237, 145, 104, 114, 176, 192, 63, 51, 51,
+                51, 51, 51, 51, 64, 64, 89, 153, 153, 153, 153, 154,
+            ],
+        },
+        Case {
+            scale: 3.0,
+            offset: 0.1,
+            dec: "<f8",
+            enc: "<f4",
+            n: 5,
+            enc_bytes: &[
+                0, 0, 128, 63, 0, 0, 0, 64, 0, 0, 224, 64, 16, 36, 116, 73, 160, 194, 162, 72,
+            ],
+            dec_bytes: &[
+                0, 0, 0, 192, 187, 187, 219, 63, 0, 0, 0, 160, 136, 136, 232, 63, 0, 0, 0, 96, 119,
+                119, 3, 64, 0, 0, 0, 0, 87, 88, 20, 65, 0, 0, 0, 160, 113, 32, 251, 64,
+            ],
+        },
+        Case {
+            scale: 0.5,
+            offset: 5.0,
+            dec: "<i4",
+            enc: "|u1",
+            n: 5,
+            enc_bytes: &[0, 1, 48, 148, 0],
+            dec_bytes: &[
+                5, 0, 0, 0, 7, 0, 0, 0, 101, 0, 0, 0, 45, 1, 0, 0, 5, 0, 0, 0,
+            ],
+        },
+        Case {
+            scale: 1.0,
+            offset: -0.3,
+            dec: "<i2",
+            enc: "<f8",
+            n: 3,
+            enc_bytes: &[
+                102, 102, 102, 102, 102, 102, 254, 191, 51, 51, 51, 51, 51, 51, 7, 64, 154, 153,
+                153, 153, 153, 153, 201, 63,
+            ],
+            dec_bytes: &[254, 255, 2, 0, 0, 0],
+        },
+        Case {
+            scale: 4.0,
+            offset: 1.5,
+            dec: "<f4",
+            enc: "<f8",
+            n: 3,
+            enc_bytes: &[
+                154, 153, 153, 153, 153, 153, 185, 63, 51, 51, 51, 51, 51, 51, 29, 192, 85, 85, 85,
+                85, 85, 213, 116, 64,
+            ],
+            dec_bytes: &[51, 51, 195, 63, 102, 102, 166, 190, 171, 170, 169, 66],
+        },
+        Case {
+            scale: 3.0,
+            offset: 0.25,
+            dec: "<f4",
+            enc: ">u4",
+            n: 4,
+            enc_bytes: &[0, 0, 0, 0, 0, 0, 0, 1, 255, 255, 255, 255, 0, 0, 48, 57],
+            dec_bytes: &[
+                0, 0, 128, 62, 85, 85, 21, 63, 171, 170, 170, 78, 0, 154, 128, 69,
+            ],
+        },
+    ];
+
+    fn run(case: &Case, slack: usize) {
+        let dec = Elem::from_numpy(case.dec).unwrap();
+        let enc = Elem::from_numpy(case.enc).unwrap();
+        let len = crate::codec::filter::required_len(case.n, dec, enc).unwrap() + slack;
+        let mut buf = [0x55u8; 128];
+        let buf = &mut buf[..len];
+        buf[..case.enc_bytes.len()].copy_from_slice(case.enc_bytes);
+        decode(buf, case.n, case.scale, case.offset, dec, enc).unwrap();
+        assert_eq!(
+            &buf[..case.dec_bytes.len()],
+            case.dec_bytes,
+            "{} <- {}",
+            case.dec,
+            case.enc
+        );
+    }
+
+    #[test]
+    fn matches_numcodecs() {
+        for case in CASES {
+            run(case, 0);
+            run(case, 5);
+        }
+    }
+
+    #[test]
+    fn bad_scales_and_sizes_are_errors() {
+        let f8 = Elem::new(NumType::Float64, Endian::Little);
+        let u1 = Elem::new(NumType::UInt8, Endian::Little);
+        let mut buf = [0u8; 16];
+        for scale in [0.0, -0.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(
+                decode(&mut buf, 2, scale, 0.0, f8, u1),
+                Err(FilterError::BadScale {
+                    bits: scale.to_bits()
+                })
+            );
+        }
+        assert_eq!(
+            decode(&mut buf, 3, 10.0, 0.0, f8, u1),
+            Err(FilterError::BufferTooSmall {
+                needed: 24,
+                len: 16
+            })
+        );
+        assert_eq!(
+            decode(&mut buf, usize::MAX / 2, 10.0, 0.0, f8, u1),
+            Err(FilterError::SizeOverflow {
+                count: usize::MAX / 2,
+                elem_size: 8
+            })
+        );
+        // Buffer untouched by a refused decode; a negative scale is fine.
+        assert_eq!(buf, [0u8; 16]);
+        buf[0] = 4;
+        decode(&mut buf, 2, -2.0, 1.0, f8, u1).unwrap();
+        assert_eq!(buf[..8], (-1.0f64).to_le_bytes());
+        assert_eq!(buf[8..], 1.0f64.to_le_bytes());
+    }
+}

@@ -1,0 +1,33 @@
+//! Faster or extra implementations of codecs, plugged into zinto-core's decoders through its
+//! one mechanism for it ([`Backend`]): each decodes its codec wherever it appears, as a chunk's
+//! compressor and inside Blosc chunks.
+//!
+//! - [`CZstd`] (feature `zstd-c`, default): zstd through the C library, straight into the
+//!   destination.
+//! - [`Bz2`]: bzip2, which zinto-core does not decode, through the pure-Rust libbz2-rs.
+
+mod bz2;
+#[cfg(feature = "zstd-c")]
+mod zstd_c;
+
+pub use bz2::Bz2;
+#[cfg(feature = "zstd-c")]
+pub use zstd_c::CZstd;
+
+use zinto_core::codec::{Backend, ChunkDecoder, DecodeError};
+
+/// Every backend this build has, each plugged into `decoder`.
+///
+/// # Errors
+/// [`DecodeError`] if a backend cannot be created (the C zstd context).
+pub fn install(decoder: &mut ChunkDecoder) -> Result<(), DecodeError> {
+    let backends: Vec<Box<dyn Backend>> = vec![
+        Box::new(Bz2::new()),
+        #[cfg(feature = "zstd-c")]
+        Box::new(CZstd::new()?),
+    ];
+    for b in backends {
+        decoder.set_backend(b);
+    }
+    Ok(())
+}

@@ -1,0 +1,72 @@
+//! From a codec's name and JSON configuration to a core [`Codec`], through the one name table:
+//! shared by v2 (`compressor`, `filters`) and v3 (`codecs`).
+
+use serde_json::{Map, Value};
+use zinto_core::codec::filter::{Elem, numeric_elem};
+use zinto_core::codec::{
+    ChecksumSpec, Codec, CodecName, Compressor, Config, ConfigValue, Endian, Filter,
+};
+
+use super::DataType;
+use crate::error::MetadataError;
+
+/// A JSON object seen as a codec [`Config`].
+pub(crate) struct JsonConfig<'a>(pub(crate) &'a Map<String, Value>);
+
+impl Config for JsonConfig<'_> {
+    fn get(&self, key: &str) -> Option<ConfigValue<'_>> {
+        Some(match self.0.get(key)? {
+            Value::Null => ConfigValue::Null,
+            Value::Bool(b) => ConfigValue::Bool(*b),
+            Value::String(s) => ConfigValue::Str(s),
+            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => ConfigValue::Int(i),
+                (None, Some(u), _) => ConfigValue::UInt(u),
+                (_, _, Some(f)) => ConfigValue::Float(f),
+                _ => ConfigValue::Nested,
+            },
+            Value::Array(_) | Value::Object(_) => ConfigValue::Nested,
+        })
+    }
+}
+
+/// The element type filters see for an array of `dtype` stored in `endian` order, if numeric.
+pub(crate) fn filter_elem(dtype: DataType, endian: Option<Endian>) -> Option<Elem> {
+    let kind = match dtype {
+        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => 'i',
+        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => 'u',
+        DataType::Float32 | DataType::Float64 => 'f',
+        _ => return None,
+    };
+    numeric_elem(kind, dtype.size(), endian.unwrap_or(Endian::NATIVE))
+}
+
+/// The codec `name` configured by `config`: a compressor, a checksum or a filter. `decoded` is
+/// the element type a filter here decodes to. `Ok(None)` if the name is one of the structural
+/// codecs (`bytes`, `transpose`, `sharding_indexed`), which the caller handles.
+pub(crate) fn configured(
+    name: CodecName,
+    config: &Map<String, Value>,
+    decoded: Option<Elem>,
+) -> Result<Option<Codec>, MetadataError> {
+    let cfg = JsonConfig(config);
+    let chain = MetadataError::Chain;
+    if let Some(c) = Compressor::from_config(name, &cfg).map_err(chain)? {
+        return Ok(Some(Codec::Compressor(c)));
+    }
+    if let Some(c) = ChecksumSpec::from_config(name, &cfg).map_err(chain)? {
+        return Ok(Some(Codec::Checksum(c)));
+    }
+    if let Some(f) = Filter::from_config(name, &cfg, decoded).map_err(chain)? {
+        return Ok(Some(Codec::Filter(f)));
+    }
+    Ok(None)
+}
+
+/// The element type after `codec` (for the next filter), given the one before it.
+pub(crate) fn elem_after(codec: &Codec, before: Option<Elem>) -> Option<Elem> {
+    match codec {
+        Codec::Filter(f) => f.encoded_elem().or(before),
+        _ => before,
+    }
+}
