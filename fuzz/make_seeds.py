@@ -161,9 +161,60 @@ def main():
     index = b"".join(struct.pack("<QQ", 16 * i, 16) for i in range(4))
     write("shard_index", "4_chunks", bytes([1, 1, 0, 2]) + index)
     write("zstd_frame_header", "empty_frame", Zstd().encode(b""))
+    blosc_seeds()
     n = sum(1 for _ in SEEDS.rglob("*") if _.is_file())
     size = sum(p.stat().st_size for p in SEEDS.rglob("*") if p.is_file())
     print(f"wrote {n} seeds, {size} bytes, to {SEEDS}")
+
+
+def blosc_streams(chunk):
+    """The (stream, decoded length) pairs of a non-memcpyed Blosc chunk, per c-blosc 1.21."""
+    flags, typesize = chunk[2], chunk[3]
+    nbytes, blocksize, cbytes = struct.unpack("<III", chunk[4:16])
+    if flags & 0x02 or nbytes == 0:
+        return []
+    nblocks = -(-nbytes // blocksize)
+    starts = struct.unpack(f"<{nblocks}i", chunk[16:16 + 4 * nblocks])
+    out = []
+    for j, start in enumerate(starts):
+        bsize = blocksize if j + 1 < nblocks or nbytes % blocksize == 0 else nbytes % blocksize
+        split = not flags & 0x10 and typesize <= 16 and blocksize // typesize >= 128 and bsize == blocksize
+        n = typesize if split else 1
+        at = start
+        for _ in range(n):
+            (size,) = struct.unpack("<i", chunk[at:at + 4])
+            out.append((chunk[at + 4:at + 4 + size], bsize // n))
+            at += 4 + size
+    return out
+
+
+def blosc_seeds():
+    """decode_blosc, blosc_differential: real Blosc chunks (numcodecs / c-blosc 1.21);
+    decode_lz4, decode_blosclz: the LZ4 and BloscLZ streams inside them, and numcodecs LZ4."""
+    for array in sorted(DATA.glob("nc_*")):
+        zarray = array / ".zarray"
+        if not zarray.exists():
+            continue
+        m = json.loads(zarray.read_text())
+        c = m.get("compressor") or {}
+        for i, f in enumerate(chunk_files(array)[:2]):
+            stored = f.read_bytes()
+            if c.get("id") == "blosc" and not m.get("filters"):
+                (nbytes,) = struct.unpack("<I", stored[4:8])
+                if nbytes > MAX:
+                    continue
+                name = f"{array.name}_{i}"
+                write("decode_blosc", name, bytes([0x31]) + u16(nbytes) + stored)
+                write("blosc_differential", name, stored)
+                code = stored[2] >> 5
+                target = {0: "decode_blosclz", 1: "decode_lz4"}.get(code)
+                for k, (stream, size) in enumerate(blosc_streams(stored)[:2]):
+                    if target and len(stream) < size:
+                        write(target, f"{name}_{k}", u16(size) + stream)
+            elif c.get("id") == "lz4":
+                (size,) = struct.unpack("<i", stored[:4])
+                if size <= MAX:
+                    write("decode_lz4", f"{array.name}_{i}", u16(size) + stored[4:])
 
 
 if __name__ == "__main__":
