@@ -1,8 +1,10 @@
 //! `zlib` and `gzip`: DEFLATE inflated by miniz_oxide straight into the destination.
 //!
 //! The destination doubles as the DEFLATE window (miniz_oxide's non-wrapping mode), so nothing
-//! is allocated: the whole state is the [`DeflateDecoder`] the caller owns. zlib's Adler-32 is
-//! checked by miniz_oxide; gzip's header, CRC-32 and ISIZE are checked here.
+//! is allocated: the whole state is the [`DeflateDecoder`] the caller owns. zlib's Adler-32 and
+//! gzip's header, CRC-32 and ISIZE are checked here. (miniz_oxide checks Adler-32 too, but not
+//! when built for fuzzing, `cfg(fuzzing)`: checking it here keeps a fuzzed build's behaviour the
+//! shipped one's, and computes it once.)
 
 use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
@@ -66,6 +68,8 @@ pub struct DeflateDecoder {
     flags: u8,
     header_crc: Crc32,
     data_crc: Crc32,
+    /// zlib: the Adler-32 of what was decoded so far.
+    adler: adler2::Adler32,
     trailer: [u8; 8],
     body_written: u64,
 }
@@ -90,6 +94,7 @@ impl DeflateDecoder {
             flags: 0,
             header_crc: Crc32::new(&CRC32),
             data_crc: Crc32::new(&CRC32),
+            adler: adler2::Adler32::new(),
             trailer: [0; 8],
             body_written: 0,
         };
@@ -108,6 +113,7 @@ impl DeflateDecoder {
         self.flags = 0;
         self.header_crc = Crc32::new(&CRC32);
         self.data_crc = Crc32::new(&CRC32);
+        self.adler = adler2::Adler32::new();
         self.trailer = [0; 8];
         self.body_written = 0;
     }
@@ -167,17 +173,30 @@ impl DeflateDecoder {
         let mut flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF
             | inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
         if self.format == DeflateFormat::Zlib {
-            flags |= inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER;
+            flags |= inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER
+                | inflate_flags::TINFL_FLAG_IGNORE_ADLER32;
         }
         let (status, n_in, n_out) = decompress(&mut self.inflate, input, dst, pos, flags);
-        if self.format == DeflateFormat::Gzip {
-            let new = dst.get(pos..pos.saturating_add(n_out)).ok_or(OUT_OF_STEP)?;
-            self.data_crc.update(new);
+        let new = dst.get(pos..pos.saturating_add(n_out)).ok_or(OUT_OF_STEP)?;
+        match self.format {
+            DeflateFormat::Gzip => self.data_crc.update(new),
+            DeflateFormat::Zlib => self.adler.write_slice(new),
         }
         self.body_written = self.body_written.wrapping_add(n_out as u64);
         let codec = self.format.codec();
         match status {
             TINFLStatus::Done => {
+                if self.format == DeflateFormat::Zlib {
+                    let found = self.adler.checksum();
+                    let expected = self.inflate.adler32_header().ok_or(OUT_OF_STEP)?;
+                    if expected != found {
+                        return Err(DecodeError::ChecksumMismatch {
+                            codec,
+                            expected,
+                            found,
+                        });
+                    }
+                }
                 self.phase = match self.format {
                     DeflateFormat::Zlib => Phase::Done,
                     DeflateFormat::Gzip => Phase::Trailer { n: 0 },
