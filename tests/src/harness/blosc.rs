@@ -32,7 +32,9 @@ pub fn blosc_bound(stored: usize, dst_len: usize) -> usize {
 }
 
 /// Decodes `stored` as a Blosc chunk of `dst_len` bytes, fed in pieces of `piece` bytes, into
-/// a guarded destination, within [`blosc_bound`]: the bytes, or the error.
+/// a guarded destination, within [`blosc_bound`]: the bytes, or the error. The decoder has the
+/// std crate's backends, as a read has: with `zstd-c`, zstd inside Blosc is the C library's,
+/// as in c-blosc (ruzstd's own agreement with it is `zstd_differential`'s business).
 pub fn decode_blosc_chunk(
     stored: &[u8],
     dst_len: usize,
@@ -40,6 +42,7 @@ pub fn decode_blosc_chunk(
 ) -> Result<Vec<u8>, DecodeError> {
     let mut out = Guarded::new(dst_len);
     let mut decoder = ChunkDecoder::new();
+    zinto::backend::install(&mut decoder)?;
     let result: Result<Status, DecodeError> = with_cap(blosc_bound(stored.len(), dst_len), || {
         decoder.start(&BLOSC, stored.len() as u64, dst_len)?;
         let mut status = decoder.feed(&[], out.dst())?.status;
