@@ -1,20 +1,29 @@
-"""Side-by-side reads: zinto against zarr-python, the zarrs pipeline and tensorstore.
+"""Side-by-side reads: zinto against zarr-python, the zarrs pipeline, tensorstore and the zarrs crate.
 
 Writes the arrays with zarr-python 3.1.6 into bench-data/ (not committed), then reads each one,
 in a fresh process per run, with every reader, and prints a Markdown table of seconds, MB/s,
 peak resident memory over the output size, and the read's extra memory: peak RSS minus the
 process's RSS just before the read minus the output, over the output.
 
+Every reader also gives a checksum (the sum, in float64, of every 97th element of the C-order
+output); the script stops if two readers of a case disagree on it (relative 1e-3), so a reader
+returning garbage fails the run. zinto's timed runs discard the data (`read --json`), so each
+zinto binary first reads each case once more, untimed, into a file whose checksum is taken. A zinto binary that is missing or fails on a case is skipped with a
+one-line note; a peer that fails stops the run.
+
 Run from the repository root:
-    pip install zarr==3.1.6 numcodecs tensorstore zarrs
+    pip install zarr==3.1.6 numcodecs tensorstore zarrs   # zarrs is zarrs-python, the "zarrs pipeline"
     cargo build --release --bin zinto
     cargo build --release --bin zinto --no-default-features --features cli --target-dir target/pure-rust
-    python3 bench/peers.py [--runs 5] [--cases whole_raw,whole_zstd,small_chunks,sharded]
+    nice -n 19 cargo build --release -j 1 --manifest-path bench/zarrs_reader/Cargo.toml  # the zarrs crate
+    python3 bench/peers.py [--runs 5] [--cases whole_raw,whole_zstd,small_chunks,sharded,blosc_lz4_v2,blosc_lz4_v3,blosc_zstd_v3]
 """
 
 import argparse
 import json
+import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -24,13 +33,50 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench-data"
 ZINTO = ROOT / "target/release/zinto"
 ZINTO_PURE = ROOT / "target/pure-rust/release/zinto"
+ZARRS_READER_DIR = ROOT / "bench/zarrs_reader"
+ZARRS_READER = ZARRS_READER_DIR / "target/release/zarrs_reader"
+
+# Codecs, by the name CASES gives them, as the table headings describe them; compressors()
+# gives the zarr.create_array argument that writes them.
+CODECS = {
+    "none": "uncompressed",
+    "zstd0": "zstd level 0",
+    "blosc_lz4": "blosc lz4 level 5, byte shuffle, typesize 4",
+    "blosc_zstd": "blosc zstd level 5, byte shuffle, typesize 4",
+}
+
+
+def compressors(codec, zarr_format):
+    # Imported here: only writing the arrays needs zarr and numcodecs in this process.
+    import numcodecs
+    from zarr.codecs import BloscCodec, ZstdCodec
+
+    if codec == "none":
+        return None
+    if codec == "zstd0":
+        assert zarr_format == 3
+        return [ZstdCodec(level=0)]
+    cname = {"blosc_lz4": "lz4", "blosc_zstd": "zstd"}[codec]
+    if zarr_format == 2:
+        return numcodecs.Blosc(cname=cname, clevel=5, shuffle=numcodecs.Blosc.SHUFFLE)
+    return [BloscCodec(cname=cname, clevel=5, shuffle="shuffle", typesize=4)]
+
+
+def case(shape, chunks, codec, shards=None, sel=None, zarr_format=3):
+    """sel: None for the whole array, else (start, stop) per dimension."""
+    return {"shape": shape, "chunks": chunks, "shards": shards, "codec": codec, "sel": sel,
+            "zarr_format": zarr_format}
+
 
 CASES = {
-    # name: (shape, chunks, shards, compressed, selection as (start, stop) per dim)
-    "whole_raw": ((100, 1000, 1000), (10, 1000, 1000), None, False, None),
-    "whole_zstd": ((100, 1000, 1000), (10, 1000, 1000), None, True, None),
-    "small_chunks": ((6000, 6000), (100, 100), None, True, ((37, 5937), (53, 5953))),
-    "sharded": ((8192, 8192), (128, 128), (1024, 1024), True, ((1000, 3000), (2500, 4500))),
+    "whole_raw": case((100, 1000, 1000), (10, 1000, 1000), "none"),
+    "whole_zstd": case((100, 1000, 1000), (10, 1000, 1000), "zstd0"),
+    "small_chunks": case((6000, 6000), (100, 100), "zstd0", sel=((37, 5937), (53, 5953))),
+    "sharded": case((8192, 8192), (128, 128), "zstd0", shards=(1024, 1024),
+                    sel=((1000, 3000), (2500, 4500))),
+    "blosc_lz4_v2": case((100, 1000, 1000), (10, 1000, 1000), "blosc_lz4", zarr_format=2),
+    "blosc_lz4_v3": case((100, 1000, 1000), (10, 1000, 1000), "blosc_lz4"),
+    "blosc_zstd_v3": case((100, 1000, 1000), (10, 1000, 1000), "blosc_zstd"),
 }
 
 PYTHON_READER = r"""
@@ -40,10 +86,13 @@ def rss(field):
         if line.startswith(field):
             return int(line.split()[1]) * 1024
 kind, path, sel = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+import os
 import numpy as np
 if kind == "tensorstore":
     import tensorstore as ts
-    arr = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": path}}).result()
+    # tensorstore's "zarr" driver reads Zarr v2, "zarr3" Zarr v3.
+    driver = "zarr3" if os.path.exists(os.path.join(path, "zarr.json")) else "zarr"
+    arr = ts.open({"driver": driver, "kvstore": {"driver": "file", "path": path}}).result()
 else:
     import zarr
     if kind == "zarrs":
@@ -58,28 +107,30 @@ if kind == "tensorstore":
 else:
     out = arr[index]
 secs = time.perf_counter() - t
-assert isinstance(out, np.ndarray)
-print(json.dumps({"seconds": secs, "bytes": out.nbytes, "peak": rss("VmHWM:"), "base": base,
-                  "sum": float(out[::97].astype("float64").sum())}))
+assert isinstance(out, np.ndarray) and out.flags.c_contiguous
+# Peak before the checksum (a small copy: 1/97 of the output, as float64).
+peak = rss("VmHWM:")
+print(json.dumps({"seconds": secs, "bytes": out.nbytes, "peak": peak, "base": base,
+                  "sum": float(out.reshape(-1)[::97].astype("float64").sum())}))
 """
 
 
 def write_arrays(names):
     import numpy as np
     import zarr
-    from zarr.codecs import ZstdCodec
 
     assert zarr.__version__ == "3.1.6", zarr.__version__
     DATA.mkdir(exist_ok=True)
     for name in names:
-        shape, chunks, shards, compressed, _ = CASES[name]
+        c = CASES[name]
+        shape, chunks, shards, fmt = c["shape"], c["chunks"], c["shards"], c["zarr_format"]
         path = DATA / f"{name}.zarr"
-        if (path / "zarr.json").exists():
+        if (path / ("zarr.json" if fmt == 3 else ".zarray")).exists():
             continue
         print(f"writing {path} ...", file=sys.stderr)
         rng = np.random.default_rng(7)
         a = zarr.create_array(str(path), shape=shape, dtype="float32", chunks=chunks, shards=shards,
-                              compressors=[ZstdCodec(level=0)] if compressed else None)
+                              compressors=compressors(c["codec"], fmt), zarr_format=fmt)
         # A smooth field plus noise, written one slab at a time.
         step = chunks[0] if shards is None else shards[0]
         for i in range(0, shape[0], step):
@@ -96,21 +147,100 @@ def warm(path):
             f.read_bytes()
 
 
+class Skip(Exception):
+    """A reader that cannot read this case (only zinto's readers raise it)."""
+
+
 def run_zinto(binary, path, sel, threads):
+    if not binary.exists():
+        raise Skip(f"{binary.relative_to(ROOT)} not built")
     args = [str(binary), "read", str(path), "--json"]
     if sel:
         args += ["--select", ",".join(f"{a}:{b}" for a, b in sel)]
     if threads:
         args += ["--threads", str(threads)]
-    r = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        err = (r.stderr.strip().splitlines() or ["(no message)"])[-1]
+        raise Skip(f"exit status {r.returncode}: {err}")
+    r = json.loads(r.stdout)
     return {"seconds": r["seconds"], "bytes": r["bytes"], "peak": r["peak_rss_bytes"],
             "base": r["baseline_rss_bytes"]}
 
 
+def zinto_checksum(binary, path, sel):
+    """One untimed `zinto read --out FILE` of the case, and the checksum of FILE (float32)."""
+    import numpy as np
+
+    if not binary.exists():
+        return None
+    out = DATA / "zinto-check.bin"
+    args = [str(binary), "read", str(path), "--out", str(out)]
+    if sel:
+        args += ["--select", ",".join(f"{a}:{b}" for a, b in sel)]
+    if subprocess.run(args, capture_output=True).returncode != 0:
+        return None
+    try:
+        data = np.fromfile(out, dtype=np.float32)
+        return {"bytes": data.nbytes, "sum": float(data[::97].astype("float64").sum())}
+    finally:
+        out.unlink()
+
+
+def run_peer(args):
+    """Run a peer's reader; its failure stops the script, with the reader's own message."""
+    r = subprocess.run(args, capture_output=True, text=True)
+    if r.returncode != 0:
+        shown = " ".join("<PYTHON_READER>" if a == PYTHON_READER else a for a in args)
+        sys.exit(f"peer reader failed (exit status {r.returncode}): {shown}\n"
+                 + "\n".join(r.stderr.strip().splitlines()[-20:]))
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def run_zarrs_crate(path, sel):
+    args = [str(ZARRS_READER), str(path)]
+    if sel:
+        args += ["--select", ",".join(f"{a}:{b}" for a, b in sel)]
+    return run_peer(args)
+
+
+def zarrs_crate_version():
+    """The zarrs version bench/zarrs_reader/Cargo.lock pins, or None."""
+    try:
+        lock = (ZARRS_READER_DIR / "Cargo.lock").read_text()
+    except OSError:
+        return None
+    m = re.search(r'name = "zarrs"\nversion = "([^"]+)"', lock)
+    return m.group(1) if m else None
+
+
+def peer_versions():
+    from importlib.metadata import version
+
+    import numcodecs.blosc
+
+    return (f"zarr-python {version('zarr')}, numcodecs {version('numcodecs')} "
+            f"(c-blosc {numcodecs.blosc.VERSION_STRING}), zarrs-python {version('zarrs')}, "
+            f"tensorstore {version('tensorstore')}, zarrs crate {zarrs_crate_version()}"
+            + ("" if ZARRS_READER.exists() else " (not built)"))
+
+
+def check_sums(name, by_reader):
+    """All readers agree on the output size, and those that print a checksum on it, in every run."""
+    sizes = {label: r["bytes"] for label, results in by_reader.items() for r in results}
+    if len(set(sizes.values())) > 1:
+        sys.exit(f"{name}: readers disagree on the output size: {sizes}")
+    sums = [(label, r["sum"]) for label, results in by_reader.items() for r in results if "sum" in r]
+    if not sums:
+        return
+    ref_label, ref = sums[0]
+    for label, s in sums[1:]:
+        if not math.isclose(s, ref, rel_tol=1e-3):
+            sys.exit(f"{name}: {label} reports sum {s!r}, {ref_label} {ref!r}: a reader read wrong data")
+
+
 def run_python(kind, path, sel):
-    out = subprocess.run([sys.executable, "-c", PYTHON_READER, kind, str(path), json.dumps(sel)],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return run_peer([sys.executable, "-c", PYTHON_READER, kind, str(path), json.dumps(sel)])
 
 
 def main():
@@ -119,6 +249,9 @@ def main():
     p.add_argument("--cases", default=",".join(CASES))
     args = p.parse_args()
     names = args.cases.split(",")
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        p.error(f"unknown case(s) {', '.join(unknown)}; known: {', '.join(CASES)}")
     write_arrays(names)
     readers = [
         ("zinto (C zstd, 2 threads)", lambda path, sel: run_zinto(ZINTO, path, sel, None)),
@@ -128,24 +261,48 @@ def main():
         ("zarrs pipeline", lambda path, sel: run_python("zarrs", path, sel)),
         ("tensorstore", lambda path, sel: run_python("tensorstore", path, sel)),
     ]
+    if ZARRS_READER.exists():
+        readers.append((f"zarrs crate {zarrs_crate_version()}", run_zarrs_crate))
+    else:
+        print(f"note: skipping the zarrs crate reader, {ZARRS_READER.relative_to(ROOT)} is not built "
+              "(see the build command at the top of bench/peers.py)\n")
     print(f"{os.cpu_count()} cores; median of {args.runs} runs (readers interleaved), each in a "
           "fresh process, files in the page cache (read once before the runs).\n")
+    print(f"Peers: {peer_versions()}.\n")
     for name in names:
-        shape, chunks, shards, compressed, sel = CASES[name]
+        c = CASES[name]
+        shape, chunks, shards, sel = c["shape"], c["chunks"], c["shards"], c["sel"]
         path = DATA / f"{name}.zarr"
         warm(path)
         what = "whole array" if sel is None else "selection " + ", ".join(f"{a}:{b}" for a, b in sel)
         print(f"### {name}: float32 {shape}, chunks {chunks}"
               + (f", shards {shards}" if shards else "")
-              + (", zstd level 0" if compressed else ", uncompressed") + f"; {what}\n")
-        print("| reader | seconds | MB/s | peak RSS / output | extra / output |")
-        print("|---|---:|---:|---:|---:|")
+              + f", Zarr v{c['zarr_format']}, {CODECS[c['codec']]}; {what}\n")
         # Runs interleave the readers, so that a slow spell of the machine hits all of them.
         by_reader = {label: [] for label, _ in readers}
+        skipped = {}
         for _ in range(args.runs):
             for label, fn in readers:
-                by_reader[label].append(fn(path, sel))
+                if label in skipped:
+                    continue
+                try:
+                    by_reader[label].append(fn(path, sel))
+                except Skip as e:
+                    skipped[label] = str(e)
+        for label, binary in (("zinto (C zstd)", ZINTO), ("zinto (pure Rust)", ZINTO_PURE)):
+            checked = zinto_checksum(binary, path, sel)
+            if checked is not None:
+                by_reader[f"{label}, untimed check"] = [checked]
+        check_sums(name, by_reader)
+        for label, why in skipped.items():
+            print(f"note: {label} skipped: {why}")
+        if skipped:
+            print()
+        print("| reader | seconds | MB/s | peak RSS / output | extra / output |")
+        print("|---|---:|---:|---:|---:|")
         for label, _ in readers:
+            if label in skipped:
+                continue
             results = by_reader[label]
             secs = statistics.median(r["seconds"] for r in results)
             n = results[0]["bytes"]

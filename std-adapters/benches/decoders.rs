@@ -257,6 +257,53 @@ fn main() {
         zl.len(),
         zs.len()
     );
+    lz4_blocks(&raw, &mut out);
+}
+
+/// zinto-core's LZ4 block decoder against lz4_flex's safe one, the choice docs/benchmarks.md
+/// reports: the field byte-shuffled in 256 KiB blocks (as Blosc stores float32 by default),
+/// each block LZ4-compressed by lz4_flex, all blocks decoded into the caller's buffer.
+fn lz4_blocks(raw: &[u8], out: &mut [u8]) {
+    const BLOCK: usize = 256 * 1024;
+    let shuffled: Vec<u8> = raw
+        .chunks(BLOCK)
+        .flat_map(|b| {
+            let mut s = vec![0u8; b.len()];
+            let n = b.len() / 4;
+            for (i, e) in b.chunks_exact(4).enumerate() {
+                for (j, &byte) in e.iter().enumerate() {
+                    s[j * n + i] = byte;
+                }
+            }
+            s
+        })
+        .collect();
+    let blocks: Vec<Vec<u8>> = shuffled.chunks(BLOCK).map(lz4_flex::block::compress).collect();
+    let stored: usize = blocks.iter().map(Vec::len).sum();
+    let decode_all = |out: &mut [u8], f: &dyn Fn(&[u8], &mut [u8]) -> Option<usize>| {
+        let mut len = 0;
+        for (block, dst) in blocks.iter().zip(out.chunks_mut(BLOCK)) {
+            match f(block, dst) {
+                Some(n) => len += n,
+                None => break,
+            }
+        }
+        Decoded::returned(len)
+    };
+    let name = "lz4 blocks: zinto-core (codec/lz4.rs)";
+    let ours = best_of(name, &shuffled, out, |out| {
+        decode_all(out, &|b, d| zinto::core::codec::lz4::decompress(b, d).ok())
+    });
+    let name = "lz4 blocks: lz4_flex (safe decoder)";
+    let theirs = best_of(name, &shuffled, out, |out| {
+        decode_all(out, &|b, d| lz4_flex::block::decompress_into(b, d).ok())
+    });
+    println!();
+    println!("| LZ4 blocks of 256 KiB, into the caller's buffer | MB/s | compression (raw / stored) |");
+    println!("|---|---:|---:|");
+    let ratio = LEN as f64 / stored as f64;
+    println!("| zinto-core `codec::lz4` | {:.0} | {ratio:.2}x |", mbps(ours));
+    println!("| lz4_flex 0.11, safe decoder | {:.0} | {ratio:.2}x |", mbps(theirs));
 }
 
 fn mbps(secs: f64) -> f64 {

@@ -37,22 +37,9 @@
 //! match move), `copy_within` for long non-overlapping matches, `fill` for runs, 32-byte
 //! stores of a prebuilt pattern for long matches with a short period.
 //!
-//! Measured against `lz4_flex` 0.13.2's safe decoder (`default-features = false,
-//! features = ["safe-decode", "safe-encode", "checked-decode", "std"]`,
-//! `lz4_flex::block::decompress_into`), best of 5, release profile (`codegen-units = 4`),
-//! rustc 1.95, one core of a shared AMD EPYC: 40 MB of float32 (a smooth 2-D field plus
-//! noise of 0.005), byte-shuffled per 256 KiB block and compressed by
-//! `lz4_flex::block::compress` (ratio 2.14), all 153 blocks decoded:
-//!
-//! | data                                   | this module | lz4_flex  |
-//! |----------------------------------------|-------------|-----------|
-//! | shuffled float field (ratio 2.14)      | 8200 MB/s   | 5900 MB/s |
-//! | same, rounded to 0.01 (ratio 3.26)     | 4200 MB/s   | 3500 MB/s |
-//! | float field unshuffled (ratio 1.00)    | 14500 MB/s  | 14300 MB/s|
-//! | text from 17 words (ratio 2.26)        | 2700 MB/s   | 2700 MB/s |
-//!
-//! (`cargo run --release --example bench -- lz4` in the scratch crate the module was written
-//! in, `/tmp/blockcodecs`.)
+//! Against lz4_flex's safe decoder on byte-shuffled float32 in 256 KiB blocks it runs at
+//! about 1.2x lz4_flex's speed: the numbers, and the command that measures them
+//! (`cargo bench -p zinto --bench decoders`), are in docs/benchmarks.md.
 
 use core::fmt;
 
