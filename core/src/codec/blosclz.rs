@@ -255,7 +255,8 @@ fn copy_match(dst: &mut [u8], start: usize, op: usize, len: usize) {
             repeat_period(dst, start, op, end);
         }
     } else if distance == 1 {
-        let b = dst.get(start).copied().unwrap_or_default();
+        // `start < op <= dst.len()`, checked by the caller (see above).
+        let b = dst[start];
         if let Some(d) = dst.get_mut(op..end) {
             d.fill(b);
         }

@@ -275,7 +275,9 @@ fn match_start(op: usize, offset: usize, at: usize) -> Result<usize, Lz4Error> {
 #[inline]
 fn read_length(src: &[u8], ip: &mut usize, mut len: usize) -> Result<usize, Lz4Error> {
     let start = *ip;
-    let rest = src.get(start..).unwrap_or_default();
+    let Some(rest) = src.get(start..) else {
+        return Err(Lz4Error::Truncated { at: start });
+    };
     for (i, &b) in rest.iter().enumerate() {
         len = len
             .checked_add(usize::from(b))
@@ -316,7 +318,8 @@ fn copy_match(dst: &mut [u8], start: usize, op: usize, len: usize) {
             repeat_period(dst, start, op, end);
         }
     } else if distance == 1 {
-        let b = dst.get(start).copied().unwrap_or_default();
+        // `start < op <= dst.len()`, checked by the caller (see above).
+        let b = dst[start];
         if let Some(d) = dst.get_mut(op..end) {
             d.fill(b);
         }

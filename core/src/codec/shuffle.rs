@@ -115,15 +115,16 @@ fn planes_of<const TS: usize>(src: &[u8], n: usize) -> [&[u8]; TS] {
     planes
 }
 
-/// Byte `j` of element `e`, from the byte planes (0 if out of range, which the callers rule
-/// out).
+/// Byte `j` of element `e`, from the byte planes, under the invariant of [`word_at`].
 #[inline(always)]
 fn plane_byte(planes: &[&[u8]], j: usize, e: usize) -> u8 {
-    planes
-        .get(j)
-        .and_then(|p| p.get(e))
-        .copied()
-        .unwrap_or_default()
+    planes.get(j).map_or_else(
+        || {
+            debug_assert!(false, "plane {j} of {}", planes.len());
+            0
+        },
+        |p| byte_at(p, e),
+    )
 }
 
 /// [`unshuffle`] of `n` elements of `TS` (2 or 4) bytes, `W` elements at a time with
@@ -258,13 +259,23 @@ fn transpose_steps<const L: usize>(w: &mut [[u64; L]; 8], shift: [u32; 3], mask:
     swap(w6, w7, s2, m2);
 }
 
-/// Reads 8 bytes at `at` as a little-endian word (0 if out of range, which the callers rule
-/// out).
+/// Reads 8 bytes at `at` as a little-endian word. The callers index within `src`, whose length
+/// the public entry points checked (`len == n * typesize`, `n` a multiple of 8 here): out of
+/// range is a bug, caught by the debug assertion in tests and fuzzing, and reads as 0 (no
+/// panic) in a release build.
 #[inline(always)]
 fn word_at(src: &[u8], at: usize) -> u64 {
-    src.get(at..)
-        .and_then(|s| s.first_chunk::<8>())
-        .map_or(0, |b| u64::from_le_bytes(*b))
+    let word = src.get(at..).and_then(|s| s.first_chunk::<8>());
+    debug_assert!(word.is_some(), "word at {at} past {} bytes", src.len());
+    word.map_or(0, |b| u64::from_le_bytes(*b))
+}
+
+/// The byte at `at`, under the same invariant as [`word_at`].
+#[inline(always)]
+fn byte_at(src: &[u8], at: usize) -> u8 {
+    let byte = src.get(at).copied();
+    debug_assert!(byte.is_some(), "byte at {at} past {} bytes", src.len());
+    byte.map_or(0, |b| b)
 }
 
 /// Writes 8 elements of `TS` (8 or 16) bytes from one word per byte plane: byte `m` of
@@ -424,7 +435,8 @@ fn write64<const TS: usize>(w: &[[u64; TS]; 8], group: &mut [[u8; TS]; 64]) {
         let mut planes = [[0u8; 64]; TS];
         for (j, plane) in planes.iter_mut().enumerate() {
             for (bytes, wi) in plane.as_chunks_mut::<8>().0.iter_mut().zip(w.iter()) {
-                *bytes = wi.get(j).copied().unwrap_or_default().to_le_bytes();
+                // `j < TS`, the length of `wi`: the loop runs over the `TS` planes.
+                *bytes = wi[j].to_le_bytes();
             }
         }
         interleave_widen(&planes, group);
@@ -438,11 +450,7 @@ fn untranspose8<const TS: usize>(src: &[u8], row_len: usize, k: usize) -> [u64; 
     let mut w = [[0u64; TS]; 8];
     for (b, wb) in w.iter_mut().enumerate() {
         for (j, x) in wb.iter_mut().enumerate() {
-            *x = u64::from(
-                src.get((8 * j + b) * row_len + k)
-                    .copied()
-                    .unwrap_or_default(),
-            );
+            *x = u64::from(byte_at(src, (8 * j + b) * row_len + k));
         }
     }
     // Byte 0 of w[m][j] is byte j of element 8k + m.
@@ -465,7 +473,8 @@ fn write_elements<const TS: usize>(words: &[u64; TS], out: &mut [[u8; TS]; 8]) {
     } else {
         for (m, element) in out.iter_mut().enumerate() {
             for (b, &word) in element.iter_mut().zip(words.iter()) {
-                *b = word.to_le_bytes().get(m).copied().unwrap_or_default();
+                // `m < 8`: `out` holds 8 elements.
+                *b = word.to_le_bytes()[m];
             }
         }
     }
@@ -545,7 +554,7 @@ fn bit_untranspose_any(src: &[u8], dst: &mut [u8], n: usize, typesize: usize) {
             let mut w = [[0u64; 1]; 8];
             for (b, wb) in w.iter_mut().enumerate() {
                 let at = (8 * j + b) * row_len + first + k;
-                *wb = [u64::from(src.get(at).copied().unwrap_or_default())];
+                *wb = [u64::from(byte_at(src, at))];
             }
             transpose_bits(&mut w);
             for (element, [word]) in group.chunks_exact_mut(typesize).zip(w) {
