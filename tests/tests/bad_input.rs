@@ -611,3 +611,34 @@ fn bad_attributes_do_not_stop_the_data_from_being_read() {
         "{e}"
     );
 }
+
+#[test]
+fn hostile_blosc_chunks_name_the_array_the_chunk_and_the_field() {
+    let store = load("nc_v2_blosc_lz4_shuffle");
+    let whole = read_all(&store).unwrap();
+    let good = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/data/nc_v2_blosc_lz4_shuffle/0.0"),
+    )
+    .unwrap();
+    type Mutation = fn(&mut Vec<u8>);
+    let cases: [(Mutation, &str); 5] = [
+        (|c| c[0] = 3, "header field format version = 3"),
+        (|c| c[3] = 0, "header field typesize = 0"),
+        (
+            |c| c[4..8].copy_from_slice(&u32::MAX.to_le_bytes()),
+            "blosc: decoded 4294967295 bytes, expected 3072",
+        ),
+        (|c| c.truncate(c.len() - 1), "the stream states"),
+        (|c| c[2] = 0x50 | (c[2] & 0x1f), "inner compressor snappy"),
+    ];
+    for (mutate, says) in cases {
+        let mut store = store.clone();
+        let mut chunk = good.clone();
+        mutate(&mut chunk);
+        store.insert("a/0.0", chunk);
+        let e = read_all(&store).unwrap_err().to_string();
+        assert!(e.contains(says) && e.contains("0.0"), "{e}");
+    }
+    // The untouched array still reads.
+    assert_eq!(read_all(&store).unwrap(), whole);
+}
