@@ -231,11 +231,16 @@ pub fn zstd_differential(data: &[u8]) {
 /// which a decoder makes its checks, not on the stream. Frames that are valid but decode past
 /// the destination are overflows on both backends: `zstd_c`'s unit tests hold that.
 fn same_kind(a: &DecodeError, b: &DecodeError) -> bool {
-    use DecodeError::{Corrupt, OutputOverflow};
+    use DecodeError::{ChecksumMismatch, Corrupt, OutputOverflow};
     match (a, b) {
         (Corrupt { codec: x, .. }, Corrupt { codec: y, .. })
         | (Corrupt { codec: x, .. }, OutputOverflow { codec: y, .. })
         | (OutputOverflow { codec: x, .. }, Corrupt { codec: y, .. }) => x == y,
+        // ruzstd (`a`) ends a Huffman literal stream by its own rule, not libzstd's count of
+        // symbols, and refuses some corrupt streams libzstd decodes to garbage; with a content
+        // checksum, libzstd's garbage fails it: the same fault, found by another check
+        // (docs/reliability.md, finding 12; open).
+        (Corrupt { codec: x, .. }, ChecksumMismatch { codec: y, .. }) => x == y,
         _ => a == b,
     }
 }
