@@ -61,6 +61,6 @@ pub use progress::{Progress, Status};
 pub use shard::{ByteRange, IndexLocation, ShardError, ShardIndex, ShardLayout};
 pub use stream::{ChunkDecoder, crc32c};
 #[cfg(feature = "alloc")]
-pub use zstd::{MAX_WINDOW_CAP, OTHER_THAN_DECLARED, ZstdDecoder};
+pub use zstd::{LITERAL_STREAMS, MAX_WINDOW_CAP, OTHER_THAN_DECLARED, ZstdDecoder};
 pub use zstd_blocks::{BlockWalker, MAX_BLOCK_SIZE, literals_size, sequence_modes};
 pub use zstd_frame::{FrameHeader, MAX_DECLARED_WINDOW, MAX_FRAME_HEADER_LEN, ZSTD_MAGIC};

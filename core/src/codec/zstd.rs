@@ -10,7 +10,8 @@
 use alloc::vec::Vec;
 
 use ruzstd::decoding::errors::{
-    DecodeBlockContentError, DecompressBlockError, ExecuteSequencesError, FrameDecoderError,
+    DecodeBlockContentError, DecompressBlockError, DecompressLiteralsError, ExecuteSequencesError,
+    FrameDecoderError,
 };
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use ruzstd::io::Read;
@@ -343,6 +344,8 @@ impl ZstdDecoder {
                     // The window is at most what the frame may write (`take_header`): the C
                     // library reports such a block as writing past the end, too.
                     past_the_end
+                } else if ends_literal_streams_early(&e) {
+                    corrupt(LITERAL_STREAMS)
                 } else {
                     corrupt("invalid block")
                 }
@@ -444,6 +447,25 @@ impl ZstdDecoder {
         }
         Ok(())
     }
+}
+
+/// Why a block is corrupt when ruzstd finds that its Huffman-coded literal streams do not end
+/// where the symbol counts say. ruzstd decodes each stream until its bits run out and then
+/// checks the count; libzstd decodes the count the format gives each stream and then checks
+/// the bits: on some corrupt streams the two differ (docs/reliability.md, finding 12).
+pub const LITERAL_STREAMS: &str = "Huffman literal streams do not end where their counts say";
+
+/// Whether ruzstd refused a block's literal streams for ending other than their counts say.
+fn ends_literal_streams_early(e: &FrameDecoderError) -> bool {
+    matches!(
+        e,
+        FrameDecoderError::FailedToReadBlockBody(DecodeBlockContentError::DecompressBlockError(
+            DecompressBlockError::DecompressLiteralsError(
+                DecompressLiteralsError::BitstreamReadMismatch { .. }
+                    | DecompressLiteralsError::DecodedLiteralCountMismatch { .. }
+            )
+        ))
+    )
 }
 
 /// Whether ruzstd refused a block for decoding to more than its window (or 128 KiB).
