@@ -278,7 +278,10 @@ fn lz4_blocks(raw: &[u8], out: &mut [u8]) {
             s
         })
         .collect();
-    let blocks: Vec<Vec<u8>> = shuffled.chunks(BLOCK).map(lz4_flex::block::compress).collect();
+    let blocks: Vec<Vec<u8>> = shuffled
+        .chunks(BLOCK)
+        .map(lz4_flex::block::compress)
+        .collect();
     let stored: usize = blocks.iter().map(Vec::len).sum();
     let decode_all = |out: &mut [u8], f: &dyn Fn(&[u8], &mut [u8]) -> Option<usize>| {
         let mut len = 0;
@@ -299,11 +302,19 @@ fn lz4_blocks(raw: &[u8], out: &mut [u8]) {
         decode_all(out, &|b, d| lz4_flex::block::decompress_into(b, d).ok())
     });
     println!();
-    println!("| LZ4 blocks of 256 KiB, into the caller's buffer | MB/s | compression (raw / stored) |");
+    println!(
+        "| LZ4 blocks of 256 KiB, into the caller's buffer | MB/s | compression (raw / stored) |"
+    );
     println!("|---|---:|---:|");
     let ratio = LEN as f64 / stored as f64;
-    println!("| zinto-core `codec::lz4` | {:.0} | {ratio:.2}x |", mbps(ours));
-    println!("| lz4_flex 0.11, safe decoder | {:.0} | {ratio:.2}x |", mbps(theirs));
+    println!(
+        "| zinto-core `codec::lz4` | {:.0} | {ratio:.2}x |",
+        mbps(ours)
+    );
+    println!(
+        "| lz4_flex 0.11, safe decoder | {:.0} | {ratio:.2}x |",
+        mbps(theirs)
+    );
 }
 
 fn mbps(secs: f64) -> f64 {
