@@ -283,7 +283,8 @@ fn lz4_blocks(raw: &[u8], out: &mut [u8]) {
         .map(lz4_flex::block::compress)
         .collect();
     let stored: usize = blocks.iter().map(Vec::len).sum();
-    let decode_all = |out: &mut [u8], f: &dyn Fn(&[u8], &mut [u8]) -> Option<usize>| {
+    type Block = dyn Fn(&[u8], &mut [u8]) -> Option<usize>;
+    let decode_all = |out: &mut [u8], f: &Block| {
         let mut len = 0;
         for (block, dst) in blocks.iter().zip(out.chunks_mut(BLOCK)) {
             match f(block, dst) {
