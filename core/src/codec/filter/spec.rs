@@ -161,6 +161,8 @@ impl Filter {
             }
             CodecName::BitRound => Self::BitRound,
             CodecName::Shuffle => {
+                // numcodecs' own default, `Shuffle(elementsize=4)`; zarr-python writes the key
+                // in v3 (the array's element size) and numcodecs in v2.
                 let size = r.int_in("elementsize", 1, 1 << 20)?.unwrap_or(4);
                 Self::Shuffle {
                     // In 1..=2^20.
