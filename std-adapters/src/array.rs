@@ -75,6 +75,10 @@ impl<S: Store> Array<S> {
                     meta
                 }),
             }
+        } else if read_small(&store, &key(".zgroup")).map_err(&err)?.is_some() {
+            Err(MetadataError::NotAnArray(
+                "group (Zarr v2 .zgroup)".to_owned(),
+            ))
         } else {
             Err(MetadataError::Missing)
         }

@@ -642,3 +642,43 @@ fn hostile_blosc_chunks_name_the_array_the_chunk_and_the_field() {
     // The untouched array still reads.
     assert_eq!(read_all(&store).unwrap(), whole);
 }
+
+#[test]
+fn a_group_is_named_a_group_not_a_malformed_array() {
+    // v3: a group's zarr.json lacks the array fields; it is a group, said before they are missed.
+    let mut store = MemoryStore::new();
+    store.insert(
+        "g/zarr.json",
+        br#"{"zarr_format": 3, "node_type": "group", "attributes": {"title": "t"}}"#.to_vec(),
+    );
+    let e = Array::open(&store, "g")
+        .map(|a| a.shape().to_vec())
+        .unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::NotAnArray(k)) if k == "group"),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("node is a group, not an array"),
+        "{e}"
+    );
+    // v2: a directory with .zgroup and no .zarray.
+    let mut store = MemoryStore::new();
+    store.insert("g/.zgroup", br#"{"zarr_format": 2}"#.to_vec());
+    let e = Array::open(&store, "g")
+        .map(|a| a.shape().to_vec())
+        .unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::NotAnArray(_))),
+        "{e}"
+    );
+    assert!(e.to_string().contains("group"), "{e}");
+    // Nothing there at all is still "missing".
+    let e = Array::open(&MemoryStore::new(), "g")
+        .map(|a| a.shape().to_vec())
+        .unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::Missing)),
+        "{e}"
+    );
+}

@@ -56,6 +56,13 @@ fn unsupported(what: impl Into<String>) -> MetadataError {
 pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
     let doc: serde_json::Map<String, Value> =
         serde_json::from_slice(json).map_err(MetadataError::Json)?;
+    // A group (or any other node) is said to be one before the fields only arrays have are
+    // missed: `zinto info group.zarr` is "a group, not an array", not "missing data_type".
+    if let Some(Value::String(kind)) = doc.get("node_type")
+        && kind != "array"
+    {
+        return Err(MetadataError::NotAnArray(kind.clone()));
+    }
     check_extensions(&doc)?;
     let m: V3 = serde_json::from_value(Value::Object(doc)).map_err(MetadataError::Json)?;
     if m.zarr_format != 3 {
