@@ -30,6 +30,7 @@ mod deflate;
 mod error;
 pub mod filter;
 pub mod lz4;
+mod lz_copy;
 mod name;
 mod progress;
 mod shard;

@@ -1,6 +1,6 @@
 //! Undoing Blosc's byte shuffle and bit shuffle on one decoded block, exactly as c-blosc 1.21
 //! does (`blosc/shuffle.c`, `blosc/shuffle-generic.h`, `blosc/bitshuffle-generic.c`), with no
-//! allocation, no scratch buffer and no `unsafe`.
+//! allocation and no scratch buffer, in safe Rust.
 //!
 //! A block holds `n = len / typesize` whole elements and `len % typesize` leftover bytes (only
 //! the last block of a chunk can have leftover bytes).
