@@ -65,6 +65,15 @@ pub enum LayoutError {
     },
     /// An element size of zero bytes.
     ZeroElementSize,
+    /// A range whose end is before its start.
+    BackwardsRange {
+        /// The dimension.
+        dim: usize,
+        /// The range's start.
+        start: u64,
+        /// The range's end.
+        end: u64,
+    },
 }
 
 impl fmt::Display for LayoutError {
@@ -94,6 +103,10 @@ impl fmt::Display for LayoutError {
                 "source extent {src} and destination extent {dst} differ along dimension {dim}"
             ),
             Self::ZeroElementSize => f.write_str("element size is zero"),
+            Self::BackwardsRange { dim, start, end } => write!(
+                f,
+                "range {start}..{end} along dimension {dim} ends before it starts"
+            ),
         }
     }
 }

@@ -30,6 +30,41 @@ impl Region {
         })
     }
 
+    /// A region from one range per dimension, as a slice `a[10..200, 5..90]` reads.
+    ///
+    /// ```
+    /// use zinto_core::Region;
+    ///
+    /// let r = Region::from_ranges(&[10..200, 5..90])?;
+    /// assert_eq!((r.start(), r.shape()), (&[10, 5][..], &[190, 85][..]));
+    /// # Ok::<(), zinto_core::LayoutError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`LayoutError::BackwardsRange`] for a range that ends before it starts,
+    /// [`LayoutError::TooManyDims`] past [`MAX_DIMS`](crate::MAX_DIMS).
+    pub fn from_ranges(ranges: &[core::ops::Range<u64>]) -> Result<Self, LayoutError> {
+        let mut start = Dims::new();
+        let mut shape = Dims::new();
+        for (dim, r) in ranges.iter().enumerate() {
+            let n = r
+                .end
+                .checked_sub(r.start)
+                .ok_or(LayoutError::BackwardsRange {
+                    dim,
+                    start: r.start,
+                    end: r.end,
+                })?;
+            let too_many = LayoutError::TooManyDims {
+                ndim: ranges.len(),
+                max: crate::MAX_DIMS,
+            };
+            start.push(r.start).map_err(|_| too_many)?;
+            shape.push(n).map_err(|_| too_many)?;
+        }
+        Ok(Self { start, shape })
+    }
+
     /// A region whose caller has proven that `start + shape` fits a `u64` in every dimension
     /// and that both have the same length.
     pub(crate) fn from_parts(start: Dims, shape: Dims) -> Self {

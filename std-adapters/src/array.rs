@@ -6,14 +6,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use zinto_core::codec::{ArrayToBytes, BytesCodecs};
 use zinto_core::{LayoutError, Piece, Region};
 
+use crate::element::Element;
 use crate::error::{Error, ErrorKind, MetadataError};
-use crate::metadata::{ArrayMetadata, parse_v2, parse_v3};
+use crate::group::{Group, MAX_CONSOLIDATED_LEN, MAX_METADATA_LEN, read_doc};
+use crate::metadata::{ArrayMetadata, DataType, parse_v2, parse_v3};
 use crate::pool::{ContextPool, for_each_piece};
 use crate::reader::{ChunkReader, PieceOut, ReadContext};
-use crate::store::{Store, StoreError};
-
-/// Metadata documents larger than this are refused rather than read (they are a few KB).
-const MAX_METADATA_LEN: u64 = 16 << 20;
+use crate::store::Store;
+use crate::vlen::VlenData;
 
 /// A Zarr array (v3 or v2) in a [`Store`], ready to read.
 ///
@@ -61,12 +61,16 @@ impl<S: Store> Array<S> {
                 format!("{path}/{name}")
             }
         };
-        let meta = if let Some(json) = read_small(&store, &key("zarr.json")).map_err(&err)? {
+        let meta = if let Some(json) =
+            read_doc(&store, &key("zarr.json"), MAX_CONSOLIDATED_LEN).map_err(&err)?
+        {
             parse_v3(&json)
-        } else if let Some(json) = read_small(&store, &key(".zarray")).map_err(&err)? {
+        } else if let Some(json) =
+            read_doc(&store, &key(".zarray"), MAX_METADATA_LEN).map_err(&err)?
+        {
             // Attributes are not needed to read the data: a `.zattrs` that cannot be read (too
             // large, not a file, an I/O error) is reported by `attributes()`, not here.
-            match read_small(&store, &key(".zattrs")) {
+            match read_doc(&store, &key(".zattrs"), MAX_METADATA_LEN) {
                 Ok(attrs) => parse_v2(&json, attrs.as_deref()),
                 Err(e) => parse_v2(&json, None).map(|mut meta| {
                     meta.set_attributes_error(MetadataError::Invalid(format!(
@@ -75,12 +79,29 @@ impl<S: Store> Array<S> {
                     meta
                 }),
             }
-        } else if read_small(&store, &key(".zgroup")).map_err(&err)?.is_some() {
-            Err(MetadataError::NotAnArray(
-                "group (Zarr v2 .zgroup)".to_owned(),
-            ))
+        } else if store
+            .size(&key(".zgroup"))
+            .map_err(|e| err(ErrorKind::Store(e)))?
+            .is_some()
+        {
+            Err(MetadataError::NotAnArray("group".to_owned()))
         } else {
             Err(MetadataError::Missing)
+        };
+        // A group is named with its members, so the caller sees what to open instead.
+        let meta = match meta {
+            Err(MetadataError::NotAnArray(kind)) if kind == "group" => {
+                let members = match Group::open(&store, &path).and_then(|g| g.members()) {
+                    Ok(m) if m.is_empty() => "no members".to_owned(),
+                    Ok(m) => {
+                        let names: Vec<String> = m.into_iter().map(|m| m.name).collect();
+                        format!("members: {}", names.join(", "))
+                    }
+                    Err(e) => format!("members not listed: {}", e.kind()),
+                };
+                Err(MetadataError::NotAnArray(format!("group ({members})")))
+            }
+            other => other,
         }
         .map_err(|e| err(ErrorKind::Metadata(e)))?;
         let outer = meta.chain.outer();
@@ -129,16 +150,53 @@ impl<S: Store> Array<S> {
         }
     }
 
+    /// The data type.
+    pub fn dtype(&self) -> DataType {
+        self.meta.dtype
+    }
+
+    /// The dimension names (v3 `dimension_names`, or xarray's `_ARRAY_DIMENSIONS` attribute in
+    /// v2), `None` if the array has none. A name may be `None` (v3 allows `null`).
+    pub fn dimension_names(&self) -> Option<&[Option<String>]> {
+        self.meta.dimension_names.as_deref()
+    }
+
+    /// The user attributes (v3 `attributes`, v2 `.zattrs`), empty if there are none.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Metadata`] if they could not be read or parsed: attributes are not needed
+    /// to read the data, so a bad `.zattrs` is reported here, not by [`Self::open`].
+    pub fn attributes(&self) -> Result<&serde_json::Map<String, serde_json::Value>, Error> {
+        self.meta.attributes().map_err(|e| {
+            Error::new(
+                &self.path,
+                None,
+                ErrorKind::Metadata(MetadataError::Invalid(format!("attributes: {e}"))),
+            )
+        })
+    }
+
     /// Bytes needed to hold `selection`.
     ///
     /// # Errors
-    /// [`ErrorKind::Layout`] if the size overflows.
+    /// [`ErrorKind::Layout`] if the size overflows; [`ErrorKind::WrongType`] for a
+    /// variable-length data type (read it with [`Self::read_vlen`]).
     pub fn selection_len(&self, selection: &Region) -> Result<usize, Error> {
         let layout = |e| Error::new(&self.path, None, ErrorKind::Layout(e));
+        if self.meta.dtype.is_variable_length() {
+            return Err(Error::new(
+                &self.path,
+                None,
+                ErrorKind::WrongType {
+                    dtype: self.meta.dtype,
+                    read_as: "a flat buffer: its elements vary in length (use Array::read_vlen)",
+                },
+            ));
+        }
         let n = selection
             .num_elements()
             .and_then(|n| {
-                n.checked_mul(self.meta.dtype.size() as u64)
+                n.checked_mul(self.meta.elem_size() as u64)
                     .ok_or(LayoutError::Overflow)
             })
             .map_err(layout)?;
@@ -213,13 +271,68 @@ impl<S: Store> Array<S> {
             &self.path,
             &pieces,
             threads,
-            self.meta.dtype.size(),
+            self.meta.elem_size(),
             selection.shape(),
             out,
             &self.contexts,
             &new_context,
             &job,
         )
+    }
+
+    /// Reads `selection` into `out`, a slice of `T` (`f32`, `i64`, ...) of exactly the
+    /// selection's element count, native byte order (see [`Self::read_into`]). `T` must be
+    /// the data type's element: `i64` for dates and durations, `u8` for `bool`, `[f32; 2]` for
+    /// `complex64`.
+    ///
+    /// ```
+    /// use zinto::{Array, FileStore, Region};
+    ///
+    /// # let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data/temperature.zarr");
+    /// let array = Array::open(FileStore::new(dir), "")?;
+    /// let selection = Region::from_ranges(&[10..200, 5..90])?;
+    /// let mut out = vec![0f32; 190 * 85];
+    /// array.read_into_typed(&selection, &mut out)?;
+    /// assert!(out.iter().all(|t| (-40.0..40.0).contains(t)));
+    /// // The wrong element type is an error, not a reinterpretation.
+    /// assert!(array.read_into_typed(&selection, &mut vec![0f64; 190 * 85]).is_err());
+    /// # Ok::<(), zinto::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::WrongType`] if `T` is not the data type's element; then as
+    /// [`Self::read_into`] ([`ErrorKind::OutputSize`] counts bytes).
+    pub fn read_into_typed<T: Element>(
+        &self,
+        selection: &Region,
+        out: &mut [T],
+    ) -> Result<(), Error> {
+        if !T::matches(self.meta.dtype) {
+            return Err(Error::new(
+                &self.path,
+                None,
+                ErrorKind::WrongType {
+                    dtype: self.meta.dtype,
+                    read_as: T::NAME,
+                },
+            ));
+        }
+        self.read_into(selection, bytemuck::cast_slice_mut(out))
+    }
+
+    /// Reads the variable-length (string or bytes) `selection` as offsets and values; see
+    /// [`VlenData`]. Chunks are decoded twice (lengths, then values), one at a time, so the
+    /// memory is the two exact buffers and one decoded chunk.
+    ///
+    /// # Errors
+    /// [`ErrorKind::WrongType`] for a fixed-size data type (use [`Self::read_into`]);
+    /// [`ErrorKind::Layout`] for a selection outside the array; store and decode errors naming
+    /// the chunk key ([`ErrorKind::Decode`] for a malformed `vlen-*` chunk or a string that is
+    /// not UTF-8; [`ErrorKind::ChunkChanged`] if a chunk was rewritten during the read).
+    pub fn read_vlen(&self, selection: &Region) -> Result<VlenData, Error> {
+        let key = |coords: &[u64]| self.chunk_key(coords);
+        crate::vlen::read(&self.store, &self.meta, &key, selection)
+            .map_err(|(chunk, kind)| Error::new(&self.path, chunk.as_deref(), kind))
     }
 
     /// Reads `selection` into a new vector (see [`Self::read_into`]).
@@ -272,24 +385,4 @@ impl std::fmt::Debug for ReadOptions<'_> {
 pub fn zeroed_buffer(len: usize) -> Option<Vec<u8>> {
     Vec::<u8>::new().try_reserve_exact(len).ok()?;
     Some(vec![0u8; len])
-}
-
-/// Reads a small object whole (metadata), refusing absurd sizes.
-fn read_small<S: Store>(store: &S, key: &str) -> Result<Option<Vec<u8>>, ErrorKind> {
-    let Some(len) = store.size(key).map_err(ErrorKind::Store)? else {
-        return Ok(None);
-    };
-    if len > MAX_METADATA_LEN {
-        return Err(ErrorKind::Metadata(MetadataError::Invalid(format!(
-            "{key} is {len} bytes, more than the {MAX_METADATA_LEN} allowed for metadata"
-        ))));
-    }
-    // At most MAX_METADATA_LEN: fits a usize.
-    let len = usize::try_from(len).map_err(|_| ErrorKind::OutOfMemory { bytes: len })?;
-    let mut buf = vec![0u8; len];
-    match store.read_into(key, 0, &mut buf) {
-        Ok(()) => Ok(Some(buf)),
-        Err(StoreError::Missing) => Ok(None),
-        Err(e) => Err(ErrorKind::Store(e)),
-    }
 }

@@ -5,6 +5,7 @@ use std::fmt;
 use zinto_core::LayoutError;
 use zinto_core::codec::{ChainError, DecodeError, ShardError};
 
+use crate::metadata::DataType;
 use crate::store::StoreError;
 
 /// Why array metadata was refused.
@@ -15,8 +16,10 @@ pub enum MetadataError {
     Missing,
     /// The JSON does not parse or does not have the expected fields.
     Json(serde_json::Error),
-    /// The node is not an array (for example a group).
+    /// The node is not an array (for example a group): what it is.
     NotAnArray(String),
+    /// The node is an array, opened as a group.
+    NotAGroup,
     /// A field has a value the spec does not allow.
     Invalid(String),
     /// Something valid that zinto does not read (data type, grid, codec, transformer...).
@@ -34,9 +37,10 @@ pub enum MetadataError {
 impl fmt::Display for MetadataError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Missing => f.write_str("no zarr.json or .zarray found"),
+            Self::Missing => f.write_str("no zarr.json, .zarray or .zgroup found"),
             Self::Json(e) => write!(f, "malformed metadata JSON: {e}"),
             Self::NotAnArray(kind) => write!(f, "node is a {kind}, not an array"),
+            Self::NotAGroup => f.write_str("node is an array, not a group"),
             Self::Invalid(what) => write!(f, "invalid metadata: {what}"),
             Self::Unsupported(what) => write!(f, "unsupported: {what}"),
             Self::UnknownCodec(name) => write!(f, "unknown codec {name:?}"),
@@ -93,6 +97,17 @@ pub enum ErrorKind {
         /// Which invariant, in a few words.
         what: &'static str,
     },
+    /// The array's data type cannot be read the way asked (a string array into a flat
+    /// buffer, numbers as variable-length values, `f64` from an `int32` array).
+    WrongType {
+        /// The array's data type.
+        dtype: DataType,
+        /// What it was asked to be read as.
+        read_as: &'static str,
+    },
+    /// A chunk read twice in one read (variable-length data: lengths, then values) was not
+    /// the same both times: it was rewritten during the read.
+    ChunkChanged,
     /// The output buffer is not the size of the selection.
     OutputSize {
         /// Bytes the selection needs.
@@ -116,6 +131,12 @@ impl fmt::Display for ErrorKind {
             ),
             Self::OutOfMemory { bytes } => write!(f, "cannot allocate {bytes} bytes"),
             Self::Internal { what } => write!(f, "internal error (a bug in zinto): {what}"),
+            Self::WrongType { dtype, read_as } => {
+                write!(f, "data type {dtype} cannot be read as {read_as}")
+            }
+            Self::ChunkChanged => {
+                f.write_str("the chunk changed between the two passes of a variable-length read")
+            }
             Self::OutputSize { expected, got } => write!(
                 f,
                 "output buffer holds {got} bytes, the selection needs {expected}"
@@ -124,13 +145,44 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// An error with its context: the array's path and, for chunk errors, the chunk's key.
+/// An error with its context: the array's (or group's) path and, for chunk errors, the
+/// chunk's key.
+///
+/// The one error type of the public read API: `?` works across [`Region`](crate::Region)
+/// construction (a [`LayoutError`] converts), opening, and reading.
+///
+/// ```
+/// use zinto::{Array, Error, FileStore, Region};
+///
+/// fn first_rows(dir: &str) -> Result<Vec<u8>, Error> {
+///     let array = Array::open(FileStore::new(dir), "")?;
+///     let selection = Region::from_ranges(&[0..2, 0..100])?; // a LayoutError, converted
+///     array.read_to_vec(&selection)
+/// }
+/// # let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/data/temperature.zarr");
+/// assert_eq!(first_rows(dir)?.len(), 2 * 100 * 4);
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Error {
     /// `None` for errors outside any array (a key of [`concat_into`](crate::concat_into)).
     path: Option<String>,
     key: Option<String>,
     kind: ErrorKind,
+    /// What the path names, for the message: `"array"` or `"group"` (or `""` for none).
+    node: &'static str,
+}
+
+impl From<LayoutError> for Error {
+    /// A layout error outside any array (building a selection).
+    fn from(e: LayoutError) -> Self {
+        Self {
+            path: None,
+            key: None,
+            kind: ErrorKind::Layout(e),
+            node: "",
+        }
+    }
 }
 
 impl Error {
@@ -139,6 +191,23 @@ impl Error {
             path: Some(path.to_owned()),
             key: key.map(str::to_owned),
             kind,
+            node: "array",
+        }
+    }
+
+    /// An error about the node (array or group) at `path`, before knowing which it is.
+    pub(crate) fn node(path: &str, kind: ErrorKind) -> Self {
+        Self {
+            node: "node",
+            ..Self::new(path, None, kind)
+        }
+    }
+
+    /// An error about the group at `path`.
+    pub(crate) fn group(path: &str, kind: ErrorKind) -> Self {
+        Self {
+            node: "group",
+            ..Self::new(path, None, kind)
         }
     }
 
@@ -148,6 +217,7 @@ impl Error {
             path: None,
             key: key.map(str::to_owned),
             kind,
+            node: "concatenation",
         }
     }
 
@@ -172,13 +242,14 @@ impl fmt::Display for Error {
         match (&self.path, &self.key) {
             (Some(path), key) => {
                 let path = if path.is_empty() { "/" } else { path };
-                write!(f, "array {path}")?;
+                write!(f, "{} {path}", self.node)?;
                 if let Some(key) = key {
                     write!(f, ", chunk {key}")?;
                 }
             }
             (None, Some(key)) => write!(f, "chunk {key}")?,
-            (None, None) => f.write_str("concatenation")?,
+            (None, None) if self.node.is_empty() => return write!(f, "{}", self.kind),
+            (None, None) => f.write_str(self.node)?,
         }
         write!(f, ": {}", self.kind)
     }
@@ -195,7 +266,9 @@ impl std::error::Error for Error {
             ErrorKind::OutputSize { .. }
             | ErrorKind::ChunkTooLarge { .. }
             | ErrorKind::OutOfMemory { .. }
-            | ErrorKind::Internal { .. } => None,
+            | ErrorKind::Internal { .. }
+            | ErrorKind::WrongType { .. }
+            | ErrorKind::ChunkChanged => None,
         }
     }
 }

@@ -30,24 +30,32 @@ mod array;
 pub mod backend;
 mod concat;
 mod disjoint;
+mod element;
 mod error;
+mod group;
 pub mod metadata;
+mod node;
 mod pool;
 mod reader;
 mod records;
 pub mod store;
+mod vlen;
 
 pub use array::{Array, ReadOptions, zeroed_buffer};
 #[cfg(feature = "zstd-c")]
 pub use backend::CZstd;
 pub use concat::{ConcatPiece, ConcatPlan, concat_into, concat_to_vec};
+pub use element::Element;
 pub use error::{Error, ErrorKind, MetadataError};
-pub use metadata::{ArrayMetadata, DataType, FillValue, ZarrFormat};
+pub use group::{Group, Member};
+pub use metadata::{ArrayMetadata, DataType, FillValue, NodeKind, TimeUnit, Unit, ZarrFormat};
+pub use node::Node;
 pub use reader::{BLOCK_LEN, COALESCE_GAP};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
 pub use store::{FileStore, MemoryStore, Store, StoreError};
+pub use vlen::VlenData;
 pub use zinto_core as core;
-pub use zinto_core::Region;
+pub use zinto_core::{LayoutError, Region};
 
 /// The README's Rust examples, run as doctests so they cannot drift from the code.
 #[doc = include_str!("../../README.md")]

@@ -314,7 +314,7 @@ mod tests {
             let shape = array.shape().to_vec();
             let chunk = array.metadata().grid.chunk_shape().to_vec();
             assert!(chunk[1] < shape[1], "{name}: chunks must split the rows");
-            let elem = array.metadata().dtype.size();
+            let elem = array.metadata().elem_size();
             let whole = read_with(&array, &Region::whole(&shape).unwrap(), 2);
             if cfg!(target_endian = "little") {
                 let sha: String = Sha256::digest(&whole)

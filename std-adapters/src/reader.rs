@@ -110,7 +110,7 @@ impl<S: Store> ChunkReader<'_, S> {
 
     /// Writes the fill value over `region` of the output.
     fn fill(&self, region: &Region, out: &mut PieceOut<'_, '_>) -> Result<(), ErrorKind> {
-        let elem = self.meta.dtype.size();
+        let elem = self.meta.elem_size();
         let order = MemoryOrder::c(region.ndim()).map_err(ErrorKind::Layout)?;
         let whole = Region::whole(region.shape()).map_err(ErrorKind::Layout)?;
         let runs = Runs::new(elem, region.shape(), &order, &whole, self.out_shape, region)
@@ -203,7 +203,7 @@ impl<S: Store> ChunkReader<'_, S> {
         in_output: &Region,
         out: &mut PieceOut<'_, '_>,
     ) -> Result<(), ErrorKind> {
-        let elem = self.meta.dtype.size();
+        let elem = self.meta.elem_size();
         let elements = product(&lv.chunk_shape).map_err(ErrorKind::Layout)?;
         let bytes_of = |size: usize| {
             elements

@@ -130,7 +130,7 @@ fn missing_array_is_an_error_in_one_line() {
     let out = zinto(&["info", dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).contains("no zarr.json or .zarray"),
+        text(&out.stderr).contains("no zarr.json, .zarray or .zgroup"),
         "{}",
         text(&out.stderr)
     );

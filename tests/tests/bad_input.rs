@@ -79,9 +79,14 @@ fn unknown_codec_is_named() {
 #[test]
 fn unsupported_data_type_and_grid_are_named() {
     let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| m["data_type"] = "float128".into());
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(e.to_string().contains("data type \"float128\""), "{e}");
+    // A known variable-length type without its codec says which codec it needs.
+    let mut store = load("v3_float32");
     edit_metadata(&mut store, |m| m["data_type"] = "string".into());
     let e = Array::open(&store, "a").unwrap_err();
-    assert!(e.to_string().contains("data type string"), "{e}");
+    assert!(e.to_string().contains("needs vlen-utf8"), "{e}");
 
     let mut store = load("v3_float32");
     edit_metadata(&mut store, |m| {
@@ -655,11 +660,12 @@ fn a_group_is_named_a_group_not_a_malformed_array() {
         .map(|a| a.shape().to_vec())
         .unwrap_err();
     assert!(
-        matches!(e.kind(), ErrorKind::Metadata(MetadataError::NotAnArray(k)) if k == "group"),
+        matches!(e.kind(), ErrorKind::Metadata(MetadataError::NotAnArray(k)) if k.starts_with("group")),
         "{e}"
     );
     assert!(
-        e.to_string().contains("node is a group, not an array"),
+        e.to_string()
+            .contains("node is a group (no members), not an array"),
         "{e}"
     );
     // v2: a directory with .zgroup and no .zarray.

@@ -308,6 +308,22 @@ impl CodecChain {
         codecs: &[Codec],
         inner: Option<CodecChain>,
     ) -> Result<Self, ChainError> {
+        Self::with_scalar_size(chunk_shape, elem_size, elem_size, codecs, inner)
+    }
+
+    /// [`Self::new`] for elements made of `scalar_size`-byte scalars (a fixed-length byte
+    /// string is `elem_size` one-byte scalars): byte order is asked of the `bytes` codec only
+    /// when the scalars it sees are wider than a byte.
+    ///
+    /// # Errors
+    /// As [`Self::new`].
+    pub fn with_scalar_size(
+        chunk_shape: &[u64],
+        elem_size: usize,
+        scalar_size: usize,
+        codecs: &[Codec],
+        inner: Option<CodecChain>,
+    ) -> Result<Self, ChainError> {
         let ndim = chunk_shape.len();
         let mut b = LevelBuilder {
             order: MemoryOrder::c(ndim)?,
@@ -335,7 +351,8 @@ impl CodecChain {
                             codec: CodecName::Bytes,
                         });
                     }
-                    if endian.is_none() && b.elem > 1 {
+                    let byte_scalars = scalar_size == 1 && b.elem == elem_size;
+                    if endian.is_none() && b.elem > 1 && !byte_scalars {
                         return Err(ChainError::MissingEndian { elem_size: b.elem });
                     }
                     b.a2b = Some(ArrayToBytes::Bytes(*endian));

@@ -12,6 +12,7 @@
 //! - [`ShardLayout`] / [`ShardIndex`]: the `sharding_indexed` index, validated.
 //! - [`FrameHeader`]: a zstd frame's declared sizes, read without decoding.
 //! - [`size_probe`] / [`decoded_len`]: a stored chunk's decoded size from a few of its bytes.
+//! - [`VlenItems`]: the items of a decoded `vlen-utf8` / `vlen-bytes` chunk, bounds-checked.
 //!
 //! `transpose` has no decoder: it is the chunk's [`MemoryOrder`](crate::MemoryOrder), which the
 //! byte runs follow.
@@ -36,6 +37,7 @@ mod progress;
 mod shard;
 pub mod shuffle;
 mod stream;
+mod vlen;
 #[cfg(feature = "alloc")]
 mod zstd;
 mod zstd_blocks;
@@ -61,6 +63,7 @@ pub use name::CodecName;
 pub use progress::{Progress, Status};
 pub use shard::{ByteRange, IndexLocation, ShardError, ShardIndex, ShardLayout};
 pub use stream::{ChunkDecoder, crc32c};
+pub use vlen::VlenItems;
 #[cfg(feature = "alloc")]
 pub use zstd::{LITERAL_STREAMS, MAX_WINDOW_CAP, OTHER_THAN_DECLARED, ZstdDecoder};
 pub use zstd_blocks::{BlockWalker, MAX_BLOCK_SIZE, literals_size, sequence_modes};

@@ -52,11 +52,16 @@ pub enum CodecName {
     Shuffle,
     /// v2 `order`: the memory order of an uncompressed chunk (C or F).
     Order,
+    /// numcodecs `vlen-utf8`: variable-length UTF-8 strings as length-prefixed items
+    /// ([`VlenItems`](super::VlenItems)).
+    VlenUtf8,
+    /// numcodecs `vlen-bytes`: variable-length byte strings, the same layout.
+    VlenBytes,
 }
 
 /// Each codec, the names metadata gives it (the first is the one errors use), and its Zarr v2
 /// (numcodecs) `id`, if it has one.
-const TABLE: [(CodecName, &[&str], Option<&str>); 21] = [
+const TABLE: [(CodecName, &[&str], Option<&str>); 23] = [
     (CodecName::Bytes, &["bytes"], None),
     (CodecName::Transpose, &["transpose"], None),
     (CodecName::ShardingIndexed, &["sharding_indexed"], None),
@@ -102,6 +107,8 @@ const TABLE: [(CodecName, &[&str], Option<&str>); 21] = [
     ),
     (CodecName::Shuffle, &["numcodecs.shuffle"], Some("shuffle")),
     (CodecName::Order, &["order"], None),
+    (CodecName::VlenUtf8, &["vlen-utf8"], Some("vlen-utf8")),
+    (CodecName::VlenBytes, &["vlen-bytes"], Some("vlen-bytes")),
 ];
 
 impl CodecName {

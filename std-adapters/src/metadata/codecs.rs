@@ -34,11 +34,13 @@ impl Config for JsonConfig<'_> {
 pub(crate) fn filter_elem(dtype: DataType, endian: Option<Endian>) -> Option<Elem> {
     let kind = match dtype {
         DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => 'i',
+        // Counts of a unit, stored as int64.
+        DataType::DateTime64(_) | DataType::TimeDelta64(_) => 'i',
         DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => 'u',
         DataType::Float32 | DataType::Float64 => 'f',
         _ => return None,
     };
-    numeric_elem(kind, dtype.size(), endian.unwrap_or(Endian::NATIVE))
+    numeric_elem(kind, dtype.fixed_size()?, endian.unwrap_or(Endian::NATIVE))
 }
 
 /// The codec `name` configured by `config`: a compressor, a checksum or a filter. `decoded` is

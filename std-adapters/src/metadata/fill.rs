@@ -6,7 +6,8 @@ use serde_json::Value;
 
 use super::DataType;
 
-/// The bytes of one element, native byte order: exactly the data type's size.
+/// The bytes of one element, native byte order: exactly the data type's size, or for the
+/// variable-length types the value's own bytes (UTF-8 for strings).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FillValue {
     bytes: Vec<u8>,
@@ -21,10 +22,11 @@ macro_rules! ne_int {
 }
 
 impl FillValue {
-    /// Zero bytes of `dtype`'s size (the v2 `null` fill value).
+    /// Zero bytes of `dtype`'s size (the v2 `null` fill value); empty for the
+    /// variable-length types (the empty string).
     pub fn zero(dtype: DataType) -> Self {
         Self {
-            bytes: vec![0; dtype.size()],
+            bytes: vec![0; dtype.fixed_size().unwrap_or(0)],
         }
     }
 
@@ -35,7 +37,10 @@ impl FillValue {
 
     /// Parses a JSON fill value for `dtype`: numbers, booleans, `"NaN"`, `"Infinity"`,
     /// `"-Infinity"`, hex bit patterns (`"0x7fc00000"`), `[re, im]` for complex, and `null`
-    /// (zero, as zarr-python reads v2 arrays without a fill value).
+    /// (zero, as zarr-python reads v2 arrays without a fill value). Dates and durations take
+    /// an integer count of their unit or `"NaT"`; strings take a string (UTF-32 encoded and
+    /// zero-padded for `fixed_length_utf32`); byte strings take base64 text (`"YWI="`), as
+    /// both specs write them.
     ///
     /// # Errors
     /// A description of what does not fit the type.
@@ -65,15 +70,31 @@ impl FillValue {
             T::Float64 => f64_bytes(v),
             T::Complex64 => complex(v, f32_bytes),
             T::Complex128 => complex(v, f64_bytes),
+            T::DateTime64(_) | T::TimeDelta64(_) => match v {
+                Value::String(s) if s == "NaT" => Some(i64::MIN.to_ne_bytes().to_vec()),
+                _ => int(v).and_then(|i| ne_int!(i64, i)),
+            },
+            T::FixedUtf32 { chars } => v.as_str().and_then(|s| utf32_padded(s, chars)),
+            T::FixedBytes { len } => v
+                .as_str()
+                .and_then(base64_decode)
+                .filter(|b| b.len() <= len as usize)
+                .map(|mut b| {
+                    b.resize(len as usize, 0);
+                    b
+                }),
+            T::String => v.as_str().map(|s| s.as_bytes().to_vec()),
+            T::Bytes => v.as_str().and_then(base64_decode),
         }
         .ok_or_else(|| format!("fill value {v} does not fit {dtype}"))?;
         // Each arm above builds exactly its type's bytes; a mismatch means the type table
         // and this parser disagree, which is ours to fix, not the metadata's.
-        if bytes.len() != dtype.size() {
+        if let Some(size) = dtype.fixed_size()
+            && bytes.len() != size
+        {
             return Err(format!(
-                "fill value {v} parsed to {} bytes but {dtype} elements are {} bytes; a bug in zinto",
+                "fill value {v} parsed to {} bytes but {dtype} elements are {size} bytes; a bug in zinto",
                 bytes.len(),
-                dtype.size()
             ));
         }
         Ok(Self { bytes })
@@ -114,6 +135,53 @@ fn complex(v: &Value, part: fn(&Value) -> Option<Vec<u8>>) -> Option<Vec<u8>> {
     };
     let mut out = part(re)?;
     out.extend(part(im)?);
+    Some(out)
+}
+
+/// `s` as `chars` UTF-32 code units in native byte order, zero-padded; `None` if longer.
+fn utf32_padded(s: &str, chars: u32) -> Option<Vec<u8>> {
+    if s.chars().count() > chars as usize {
+        return None;
+    }
+    let mut out = Vec::with_capacity(chars as usize * 4);
+    for c in s.chars() {
+        out.extend(u32::from(c).to_ne_bytes());
+    }
+    out.resize(chars as usize * 4, 0);
+    Some(out)
+}
+
+/// Standard base64 (RFC 4648, `+/`, `=` padding required to a multiple of 4).
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let s = s.as_bytes();
+    if !s.len().is_multiple_of(4) {
+        return None;
+    }
+    let value = |c: u8| -> Option<u32> {
+        Some(u32::from(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        }))
+    };
+    let mut out = Vec::with_capacity(s.len() / 4 * 3);
+    for (i, quad) in s.chunks_exact(4).enumerate() {
+        let last = i + 1 == s.len() / 4;
+        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
+        if pad > 2 || (pad > 0 && !last) {
+            return None;
+        }
+        let mut n = 0u32;
+        for &c in &quad[..4 - pad] {
+            n = (n << 6) | value(c)?;
+        }
+        n <<= 6 * pad as u32;
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..4 - pad]);
+    }
     Some(out)
 }
 
@@ -210,12 +278,54 @@ mod tests {
                 _ => json!(1),
             };
             let fill = FillValue::parse(dtype, &v).unwrap();
-            assert_eq!(fill.as_bytes().len(), dtype.size(), "{dtype}");
+            assert_eq!(Some(fill.as_bytes().len()), dtype.fixed_size(), "{dtype}");
             assert_eq!(
-                FillValue::zero(dtype).as_bytes().len(),
-                dtype.size(),
+                Some(FillValue::zero(dtype).as_bytes().len()),
+                dtype.fixed_size(),
                 "{dtype}"
             );
+        }
+    }
+
+    #[test]
+    fn dates_strings_and_bytes() {
+        use crate::metadata::dtype::{TimeUnit, Unit};
+        let ns = DataType::DateTime64(TimeUnit {
+            unit: Unit::Nanosecond,
+            scale: 1,
+        });
+        let parse = |dtype, v: Value| FillValue::parse(dtype, &v).map(|f| f.as_bytes().to_vec());
+        assert_eq!(parse(ns, json!("NaT")).unwrap(), i64::MIN.to_ne_bytes());
+        assert_eq!(parse(ns, json!(-5)).unwrap(), (-5i64).to_ne_bytes());
+        let u2 = DataType::FixedUtf32 { chars: 2 };
+        let mut expected = u32::from('é').to_ne_bytes().to_vec();
+        expected.extend([0; 4]);
+        assert_eq!(parse(u2, json!("é")).unwrap(), expected);
+        assert!(parse(u2, json!("abc")).is_err());
+        let s4 = DataType::FixedBytes { len: 4 };
+        assert_eq!(parse(s4, json!("YWI=")).unwrap(), b"ab\0\0");
+        assert!(parse(s4, json!("YWJjZGU=")).is_err(), "5 bytes into 4");
+        assert!(parse(s4, json!("YWI")).is_err(), "unpadded");
+        assert_eq!(parse(DataType::String, json!("ø")).unwrap(), "ø".as_bytes());
+        assert_eq!(parse(DataType::Bytes, json!("AAE=")).unwrap(), [0, 1]);
+        assert_eq!(parse(DataType::String, json!(null)).unwrap(), b"");
+    }
+
+    #[test]
+    fn base64_matches_the_rfc_vectors() {
+        for (text, raw) in [
+            ("", ""),
+            ("Zg==", "f"),
+            ("Zm8=", "fo"),
+            ("Zm9v", "foo"),
+            ("Zm9vYg==", "foob"),
+            ("Zm9vYmE=", "fooba"),
+            ("Zm9vYmFy", "foobar"),
+        ] {
+            assert_eq!(base64_decode(text).unwrap(), raw.as_bytes(), "{text}");
+        }
+        for bad in ["Zg=", "Z===", "Zg==Zg==", "Zm9v!A==", "=Zg="] {
+            assert_eq!(base64_decode(bad), None, "{bad}");
         }
     }
 

@@ -3,11 +3,13 @@
 mod codecs;
 mod dtype;
 mod fill;
+pub(crate) mod group;
 mod v2;
 mod v3;
 
-pub use dtype::DataType;
+pub use dtype::{DataType, TimeUnit, Unit};
 pub use fill::FillValue;
+pub use group::NodeKind;
 
 use std::sync::Arc;
 
@@ -86,11 +88,19 @@ pub struct ArrayMetadata {
     pub key_encoding: ChunkKeyEncoding,
     /// The codecs as metadata lists them, for display.
     pub codec_names: Vec<String>,
+    /// v3 `dimension_names`, or v2 xarray's `_ARRAY_DIMENSIONS` attribute; `None` if absent.
+    pub dimension_names: Option<Vec<Option<String>>>,
     /// User attributes, or why they could not be read: see [`Self::attributes`].
     attributes: Result<serde_json::Map<String, serde_json::Value>, Arc<MetadataError>>,
 }
 
 impl ArrayMetadata {
+    /// Bytes per element as the codec chain sees them: the data type's size, or 1 for the
+    /// variable-length types (whose chain works on the bytes of the `vlen-*` encoding).
+    pub(crate) fn elem_size(&self) -> usize {
+        self.dtype.fixed_size().unwrap_or(1)
+    }
+
     /// User attributes (`attributes` in v3, `.zattrs` in v2); empty if there are none.
     ///
     /// Attributes are not needed to read the data, so bad ones do not stop

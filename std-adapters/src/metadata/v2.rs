@@ -52,18 +52,46 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
     if m.zarr_format != 2 {
         return Err(unsupported(format!("zarr_format {}", m.zarr_format)));
     }
+    // An object array's first filter says what its objects are (and encodes them to bytes).
+    let filters: &[Value] = m.filters.as_deref().unwrap_or_default();
+    let (object, filters) = match (&m.dtype, filters.split_first()) {
+        (Value::String(s), first) if s == "|O" => {
+            let id = first.map(|(f, _)| numcodecs_id(f, "filter")).transpose()?;
+            match id.map(|(id, _)| id) {
+                Some("vlen-utf8") => (Some(DataType::String), &filters[1..]),
+                Some("vlen-bytes") => (Some(DataType::Bytes), &filters[1..]),
+                Some(other) => {
+                    return Err(unsupported(format!(
+                        "object array with filter {other:?} (only vlen-utf8 and vlen-bytes)"
+                    )));
+                }
+                None => {
+                    return Err(MetadataError::Invalid(
+                        "object array (|O) without an object codec filter".into(),
+                    ));
+                }
+            }
+        }
+        _ => (None, filters),
+    };
     // Codecs first: a filter zinto does not know is named even on a type it does not read.
-    for f in m.filters.iter().flatten() {
+    for f in filters {
         let (id, _) = numcodecs_id(f, "filter")?;
         if CodecName::from_v2_id(id).is_none() {
             return Err(unsupported(format!("v2 filter {id:?}")));
         }
     }
-    let (dtype, endian) = match &m.dtype {
-        Value::String(s) => {
+    if object.is_some() && !filters.is_empty() {
+        return Err(unsupported(
+            "filters after an object codec (vlen-utf8, vlen-bytes)",
+        ));
+    }
+    let (dtype, endian) = match (object, &m.dtype) {
+        (Some(t), _) => (t, None),
+        (None, Value::String(s)) => {
             DataType::from_v2_str(s).ok_or_else(|| unsupported(format!("data type {s}")))?
         }
-        other => return Err(unsupported(format!("structured data type {other}"))),
+        (None, other) => return Err(unsupported(format!("structured data type {other}"))),
     };
     let grid = ChunkGrid::new(&m.shape, &m.chunks).map_err(MetadataError::Layout)?;
     let separator = match m.dimension_separator.as_deref() {
@@ -81,8 +109,11 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
         other => return Err(MetadataError::Invalid(format!("order {other:?}"))),
     }
     let mut names = vec![];
+    if object.is_some() {
+        names.push(dtype_codec(dtype).to_owned());
+    }
     let mut elem = filter_elem(dtype, endian);
-    for f in m.filters.iter().flatten() {
+    for f in filters {
         let (id, config) = numcodecs_id(f, "filter")?;
         let name =
             CodecName::from_v2_id(id).ok_or_else(|| unsupported(format!("v2 filter {id:?}")))?;
@@ -114,14 +145,34 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
         }
         names.push(id.to_owned());
     }
-    let chain =
-        CodecChain::new(&m.chunks, dtype.size(), &codecs, None).map_err(MetadataError::Chain)?;
+    let chain = CodecChain::with_scalar_size(
+        &m.chunks,
+        dtype.fixed_size().unwrap_or(1),
+        dtype.scalar_size(),
+        &codecs,
+        None,
+    )
+    .map_err(MetadataError::Chain)?;
     let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
     // Not needed to read the data: an error is kept for when the attributes are asked for.
-    let attributes = match attrs {
+    let attributes: Result<serde_json::Map<String, Value>, _> = match attrs {
         Some(a) => serde_json::from_slice(a).map_err(|e| Arc::new(MetadataError::Json(e))),
         None => Ok(serde_json::Map::new()),
     };
+    // xarray's convention: the dimension names as an attribute. Ignored unless it is a list
+    // of one string per dimension.
+    let dimension_names = attributes
+        .as_ref()
+        .ok()
+        .and_then(|a| a.get("_ARRAY_DIMENSIONS"))
+        .and_then(Value::as_array)
+        .filter(|names| names.len() == ndim)
+        .and_then(|names| {
+            names
+                .iter()
+                .map(|n| n.as_str().map(|s| Some(s.to_owned())))
+                .collect::<Option<Vec<_>>>()
+        });
     Ok(ArrayMetadata {
         format: ZarrFormat::V2,
         dtype,
@@ -130,8 +181,18 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
         fill_value,
         key_encoding: ChunkKeyEncoding::V2 { separator },
         codec_names: names,
+        dimension_names,
         attributes,
     })
+}
+
+/// The object codec filter of a variable-length type.
+fn dtype_codec(dtype: DataType) -> &'static str {
+    if dtype == DataType::String {
+        "vlen-utf8"
+    } else {
+        "vlen-bytes"
+    }
 }
 
 /// A numcodecs object's `id` and the object itself.

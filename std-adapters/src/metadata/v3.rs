@@ -41,6 +41,9 @@ struct V3 {
     /// Optional: none if absent.
     #[serde(default)]
     storage_transformers: Vec<Value>,
+    /// Optional: `None` if absent. A name per dimension, each a string or `null`.
+    #[serde(default)]
+    dimension_names: Option<Vec<Option<String>>>,
 }
 
 /// A field that is present, whatever its value (`null` included, unlike a plain `Option`).
@@ -74,12 +77,16 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
     if !m.storage_transformers.is_empty() {
         return Err(unsupported("storage transformers"));
     }
-    let dtype = match &m.data_type {
-        Value::String(s) => {
-            DataType::from_v3_name(s).ok_or_else(|| unsupported(format!("data type {s}")))?
-        }
-        other => return Err(unsupported(format!("data type {other}"))),
-    };
+    let dtype = DataType::from_v3(&m.data_type).map_err(type_error)?;
+    if let Some(names) = &m.dimension_names
+        && names.len() != m.shape.len()
+    {
+        return Err(MetadataError::Invalid(format!(
+            "{} dimension_names for {} dimensions",
+            names.len(),
+            m.shape.len()
+        )));
+    }
     if m.chunk_grid.name != "regular" {
         return Err(unsupported(format!("chunk grid {}", m.chunk_grid.name)));
     }
@@ -102,14 +109,18 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
         },
         other => return Err(unsupported(format!("chunk key encoding {other}"))),
     };
-    let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
     // Filters' byte order is set by the chain from the `bytes` codec.
-    let chain = chain(
-        &m.codecs,
-        &chunk_shape,
-        dtype.size(),
-        filter_elem(dtype, None),
-    )?;
+    let chain = match dtype.fixed_size() {
+        Some(size) => chain(
+            &m.codecs,
+            &chunk_shape,
+            (size, dtype.scalar_size()),
+            filter_elem(dtype, None),
+        )?,
+        None => vlen_chain(dtype, &m.codecs, &chunk_shape)?,
+    };
+    // After the chain: a type used without its codec is named for that first.
+    let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
     Ok(ArrayMetadata {
         format: ZarrFormat::V3,
         dtype,
@@ -118,6 +129,7 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
         fill_value,
         key_encoding,
         codec_names: m.codecs.iter().map(|c| c.name.clone()).collect(),
+        dimension_names: m.dimension_names,
         attributes: match m.attributes {
             None => Ok(serde_json::Map::new()),
             Some(Value::Object(map)) => Ok(map),
@@ -127,6 +139,60 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
             )))),
         },
     })
+}
+
+/// A data type error as a metadata error.
+pub(crate) fn type_error(e: super::dtype::TypeError) -> MetadataError {
+    match e {
+        super::dtype::TypeError::Unsupported(what) => MetadataError::Unsupported(what),
+        super::dtype::TypeError::Invalid(what) => MetadataError::Invalid(what),
+    }
+}
+
+/// The chain of a variable-length type: its `vlen-*` codec first (array to bytes), then
+/// bytes-to-bytes codecs only. The chain proper sees the `vlen-*` encoding as bytes (elements
+/// of one byte); the reader decodes the encoding itself.
+fn vlen_chain(
+    dtype: DataType,
+    codecs: &[Named],
+    shape: &[u64],
+) -> Result<CodecChain, MetadataError> {
+    let expected = if dtype == DataType::String {
+        "vlen-utf8"
+    } else {
+        "vlen-bytes"
+    };
+    match codecs.split_first() {
+        Some((first, rest)) if first.name == expected => {
+            let mut list = vec![Named {
+                name: "bytes".to_owned(),
+                configuration: serde_json::Map::new(),
+            }];
+            for c in rest {
+                if matches!(
+                    v3_codec(&c.name),
+                    Some(CodecName::Transpose | CodecName::ShardingIndexed | CodecName::Bytes)
+                ) {
+                    return Err(unsupported(format!(
+                        "codec {} after {expected} (only bytes-to-bytes codecs may follow it)",
+                        c.name
+                    )));
+                }
+                list.push(Named {
+                    name: c.name.clone(),
+                    configuration: c.configuration.clone(),
+                });
+            }
+            chain(&list, shape, (1, 1), None)
+        }
+        Some((first, _)) if v3_codec(&first.name) == Some(CodecName::ShardingIndexed) => Err(
+            unsupported(format!("data type {dtype} inside sharding_indexed")),
+        ),
+        _ => Err(MetadataError::Invalid(format!(
+            "data type {dtype} needs {expected} as its first codec, not {:?}",
+            codecs.first().map(|c| c.name.as_str())
+        ))),
+    }
 }
 
 /// What kind of JSON value `v` is, for messages that should not echo a large value.
@@ -218,12 +284,13 @@ fn shape_of(v: Option<&Value>, what: &str) -> Result<Vec<u64>, MetadataError> {
         .collect()
 }
 
-/// Builds and validates the codec chain for chunks of `shape` (recursing into sharding).
-/// `elem` is the element type filters see (the array's, if numeric).
+/// Builds and validates the codec chain for chunks of `shape` (recursing into sharding), for
+/// elements of `sizes.0` bytes made of `sizes.1`-byte scalars. `elem` is the element type
+/// filters see (the array's, if numeric).
 fn chain(
     codecs: &[Named],
     shape: &[u64],
-    elem_size: usize,
+    sizes: (usize, usize),
     elem: Option<Elem>,
 ) -> Result<CodecChain, MetadataError> {
     let mut list = Vec::with_capacity(codecs.len());
@@ -261,7 +328,7 @@ fn chain(
                 };
                 let index_crc32c = index_codecs_have_crc(&index_codecs)?;
                 // The inner chunk shape must divide the shard; checked by the core chain too.
-                inner = Some(chain(&inner_codecs, &inner_shape, elem_size, elem)?);
+                inner = Some(chain(&inner_codecs, &inner_shape, sizes, elem)?);
                 Codec::ShardingIndexed {
                     chunk_shape: dims(&inner_shape).map_err(MetadataError::Layout)?,
                     index_location,
@@ -274,7 +341,8 @@ fn chain(
         elem = elem_after(&codec, elem);
         list.push(codec);
     }
-    CodecChain::new(shape, elem_size, &list, inner).map_err(MetadataError::Chain)
+    CodecChain::with_scalar_size(shape, sizes.0, sizes.1, &list, inner)
+        .map_err(MetadataError::Chain)
 }
 
 /// The index codecs must be `bytes` (little endian) optionally followed by `crc32c`.

@@ -88,6 +88,28 @@ impl Store for FileStore {
             Err(e) => Err(failed(key, &path, e)),
         }
     }
+
+    /// The entries of the directory `prefix` (sorted); an empty list if it does not exist.
+    /// Names that are not UTF-8 are skipped: no key can name them.
+    fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        let Some(path) = self.path(prefix) else {
+            return Ok(vec![]);
+        };
+        let entries = match std::fs::read_dir(&path) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(StoreError::Io(e)),
+        };
+        let mut names = vec![];
+        for entry in entries {
+            let entry = entry.map_err(StoreError::Io)?;
+            if let Ok(name) = entry.file_name().into_string() {
+                names.push(name);
+            }
+        }
+        names.sort_unstable();
+        Ok(names)
+    }
 }
 
 #[cfg(unix)]

@@ -65,4 +65,25 @@ impl Store for MemoryStore {
             }),
         }
     }
+
+    fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        let prefix = prefix.trim_matches('/');
+        let mut names: Vec<String> = self
+            .objects
+            .keys()
+            .filter_map(|k| {
+                if prefix.is_empty() {
+                    Some(k.as_str())
+                } else {
+                    k.strip_prefix(prefix)?.strip_prefix('/')
+                }
+            })
+            .filter_map(|rest| rest.split('/').next())
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        Ok(names)
+    }
 }

@@ -29,6 +29,55 @@ pub trait Store: Send + Sync {
     /// other than an object is there, [`StoreError::ShortRead`] if it ends before
     /// `offset + dst.len()`, [`StoreError::Io`] otherwise.
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError>;
+
+    /// The names one level below `prefix` (`""` for the root, else a key prefix without the
+    /// trailing `/`): objects and deeper prefixes alike, sorted, each once. Used to list a
+    /// group's members when it has no consolidated metadata.
+    ///
+    /// # Errors
+    /// [`StoreError::ListingUnsupported`] by default: a store that cannot list (plain HTTP)
+    /// says so rather than answering "nothing here". [`StoreError::Io`] if listing fails.
+    fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        let _ = prefix;
+        Err(StoreError::ListingUnsupported)
+    }
+}
+
+/// Reads the object `key` whole if it exists and is at most `max` bytes (metadata, attributes):
+/// `Ok(None)` if it does not exist, [`SmallReadError::TooLarge`] if it is larger, so that no
+/// buffer is sized by a store's word beyond `max`.
+pub(crate) fn read_small<S: Store + ?Sized>(
+    store: &S,
+    key: &str,
+    max: u64,
+) -> Result<Option<Vec<u8>>, SmallReadError> {
+    let Some(len) = store.size(key).map_err(SmallReadError::Store)? else {
+        return Ok(None);
+    };
+    if len > max {
+        return Err(SmallReadError::TooLarge { len, max });
+    }
+    let len = usize::try_from(len).map_err(|_| SmallReadError::TooLarge { len, max })?;
+    let mut buf = vec![0u8; len];
+    match store.read_into(key, 0, &mut buf) {
+        Ok(()) => Ok(Some(buf)),
+        Err(StoreError::Missing) => Ok(None),
+        Err(e) => Err(SmallReadError::Store(e)),
+    }
+}
+
+/// Why [`read_small`] failed.
+#[derive(Debug)]
+pub(crate) enum SmallReadError {
+    /// The store failed.
+    Store(StoreError),
+    /// The object is larger than allowed.
+    TooLarge {
+        /// Its size.
+        len: u64,
+        /// The bound.
+        max: u64,
+    },
 }
 
 /// Why a store could not serve a read.
@@ -55,6 +104,8 @@ pub enum StoreError {
         /// It is a directory (else another kind of non-regular file).
         directory: bool,
     },
+    /// This store cannot list its keys (a plain HTTP server, for one).
+    ListingUnsupported,
     /// An I/O error.
     Io(std::io::Error),
 }
@@ -79,6 +130,7 @@ impl fmt::Display for StoreError {
                 key,
                 directory: false,
             } => write!(f, "{key:?} is not a regular file"),
+            Self::ListingUnsupported => f.write_str("this store cannot list its keys"),
             Self::Io(e) => write!(f, "I/O error: {e}"),
         }
     }
@@ -100,6 +152,9 @@ impl<S: Store + ?Sized> Store for &S {
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         (**self).read_into(key, offset, dst)
     }
+    fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        (**self).list_dir(prefix)
+    }
 }
 
 impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
@@ -108,5 +163,8 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         (**self).read_into(key, offset, dst)
+    }
+    fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        (**self).list_dir(prefix)
     }
 }

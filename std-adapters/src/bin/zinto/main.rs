@@ -203,7 +203,7 @@ fn info(dir: &std::path::Path) -> Result<(), Failure> {
     let array = open(dir)?;
     let meta = array.metadata();
     let grid = &meta.grid;
-    let elem = meta.dtype.size() as u64;
+    let elem = meta.dtype.fixed_size().unwrap_or(0) as u64;
     let mut present = 0u64;
     // `None` once the sum overflows (it cannot for real files, but sizes are the store's word).
     let mut stored = Some(0u64);

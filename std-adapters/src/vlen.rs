@@ -1,0 +1,336 @@
+//! Variable-length elements (strings, bytes) of a selection as offsets and values, Arrow style.
+//!
+//! A variable-length selection cannot go into one buffer sized up front: its size is the sum
+//! of its elements' lengths, which only the chunks know. So it is read in two passes over the
+//! chunks the selection touches:
+//!
+//! 1. each chunk is decoded into the worker's scratch and the length of every selected
+//!    element is written into `offsets` (one `u64` per element, plus one), which is then
+//!    turned into running sums;
+//! 2. `values` is allocated at exactly the last offset, each chunk is decoded again and every
+//!    selected element copied to its place.
+//!
+//! Each allocation is sized exactly; the chunks are decoded twice (the price of never holding
+//! more than one decoded chunk). A chunk whose lengths differ between the passes (rewritten
+//! during the read) is an error, not a silent mix.
+
+use zinto_core::codec::{BytesCodecs, CodecName, DecodeError, VlenItems, decoded_len, size_probe};
+use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
+
+use crate::error::ErrorKind;
+use crate::metadata::{ArrayMetadata, DataType};
+use crate::reader::{ReadContext, check_plausible, decode_stored, grow};
+use crate::store::{Store, StoreError};
+
+const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
+
+/// Called with (output element index, the element's bytes) for every selected element.
+type Visit<'v> = dyn FnMut(usize, &[u8]) -> Result<(), ErrorKind> + 'v;
+
+/// A selection of variable-length elements, C order: element `i` is
+/// `values[offsets[i]..offsets[i + 1]]`.
+///
+/// ```
+/// use zinto::{Array, MemoryStore, Region};
+///
+/// let mut store = MemoryStore::new();
+/// store.insert("s/zarr.json", br#"{"zarr_format": 3, "node_type": "array",
+///     "shape": [3], "data_type": "string", "fill_value": "?",
+///     "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [2]}},
+///     "chunk_key_encoding": {"name": "default"},
+///     "codecs": [{"name": "vlen-utf8"}]}"#.to_vec());
+/// // Chunk 0 holds ["ab", "ç"]; chunk 1 is missing, so element 2 is the fill value.
+/// store.insert("s/c/0", [&2u32.to_le_bytes()[..], &2u32.to_le_bytes(), b"ab",
+///     &2u32.to_le_bytes(), "ç".as_bytes()].concat());
+///
+/// let array = Array::open(&store, "s")?;
+/// let strings = array.read_vlen(&Region::whole(&[3])?)?;
+/// assert_eq!(strings.offsets(), [0, 2, 4, 5]);
+/// assert_eq!(strings.get_str(1), Some("ç"));
+/// assert_eq!(strings.iter().collect::<Vec<_>>(), [&b"ab"[..], "ç".as_bytes(), b"?"]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VlenData {
+    shape: Vec<u64>,
+    offsets: Vec<u64>,
+    values: Vec<u8>,
+    utf8: bool,
+}
+
+impl VlenData {
+    /// The selection's shape.
+    pub fn shape(&self) -> &[u64] {
+        &self.shape
+    }
+
+    /// How many elements (the product of the shape).
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// Whether the selection holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// One offset per element plus one: element `i` is `values[offsets[i]..offsets[i + 1]]`.
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
+    }
+
+    /// The elements' bytes, end to end.
+    pub fn values(&self) -> &[u8] {
+        &self.values
+    }
+
+    /// Whether the elements are UTF-8 strings (checked as they were read).
+    pub fn is_utf8(&self) -> bool {
+        self.utf8
+    }
+
+    /// The bytes of element `i` (C order), `None` past the end.
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        let start = usize::try_from(*self.offsets.get(i)?).ok()?;
+        let end = usize::try_from(*self.offsets.get(i.checked_add(1)?)?).ok()?;
+        self.values.get(start..end)
+    }
+
+    /// Element `i` as a string: `None` past the end, or if the elements are not strings.
+    pub fn get_str(&self, i: usize) -> Option<&str> {
+        if !self.utf8 {
+            return None;
+        }
+        std::str::from_utf8(self.get(i)?).ok()
+    }
+
+    /// The elements' bytes in C order.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        (0..self.len()).map_while(|i| self.get(i))
+    }
+
+    /// The two buffers: `(offsets, values)`.
+    pub fn into_parts(self) -> (Vec<u64>, Vec<u8>) {
+        (self.offsets, self.values)
+    }
+}
+
+/// Reads the variable-length `selection` of the array `meta` describes (see [`VlenData`]).
+pub(crate) fn read<S: Store>(
+    store: &S,
+    meta: &ArrayMetadata,
+    chunk_key: &dyn Fn(&[u64]) -> String,
+    selection: &Region,
+) -> Result<VlenData, (Option<String>, ErrorKind)> {
+    let at = |kind| (None, kind);
+    let codec = match meta.dtype {
+        DataType::String => CodecName::VlenUtf8,
+        DataType::Bytes => CodecName::VlenBytes,
+        dtype => {
+            return Err(at(ErrorKind::WrongType {
+                dtype,
+                read_as: "variable-length values (use Array::read_into)",
+            }));
+        }
+    };
+    let n = selection
+        .num_elements()
+        .and_then(|n| usize::try_from(n).map_err(|_| LayoutError::Overflow))
+        .map_err(|e| at(ErrorKind::Layout(e)))?;
+    let slots = n.checked_add(1).ok_or(at(OVERFLOW))?;
+    let mut offsets = Vec::new();
+    offsets.try_reserve_exact(slots).map_err(|_| {
+        at(ErrorKind::OutOfMemory {
+            bytes: (slots as u64).saturating_mul(8),
+        })
+    })?;
+    offsets.resize(slots, 0u64);
+    let pieces: Vec<Piece> = meta
+        .grid
+        .pieces(selection)
+        .map_err(|e| at(ErrorKind::Layout(e)))?
+        .collect();
+    let mut ctx = ReadContext::new().map_err(at)?;
+    let mut chunk = ChunkItems::default();
+    let walk = |ctx: &mut ReadContext,
+                chunk: &mut ChunkItems,
+                visit: &mut Visit<'_>|
+     -> Result<(), (Option<String>, ErrorKind)> {
+        for piece in &pieces {
+            let key = chunk_key(&piece.chunk);
+            let with_key = |kind| (Some(key.clone()), kind);
+            visit_piece(
+                store,
+                meta,
+                codec,
+                ctx,
+                chunk,
+                &key,
+                piece,
+                selection.shape(),
+                visit,
+            )
+            .map_err(with_key)?;
+        }
+        Ok(())
+    };
+    // Pass 1: lengths, at offsets[i + 1].
+    walk(&mut ctx, &mut chunk, &mut |i, item| {
+        let slot = offsets.get_mut(i + 1).ok_or(ErrorKind::Internal {
+            what: "a variable-length element outside the selection",
+        })?;
+        *slot = item.len() as u64;
+        Ok(())
+    })?;
+    let mut total = 0u64;
+    for o in offsets.iter_mut() {
+        total = total.checked_add(*o).ok_or(at(OVERFLOW))?;
+        *o = total;
+    }
+    let total = usize::try_from(total).map_err(|_| at(OVERFLOW))?;
+    let mut values = crate::array::zeroed_buffer(total).ok_or(at(ErrorKind::OutOfMemory {
+        bytes: total as u64,
+    }))?;
+    // Pass 2: the bytes, each element checked against the length pass 1 saw.
+    let utf8 = codec == CodecName::VlenUtf8;
+    walk(&mut ctx, &mut chunk, &mut |i, item| {
+        let start = offsets.get(i).copied().unwrap_or(u64::MAX);
+        let end = offsets.get(i + 1).copied().unwrap_or(0);
+        if end.checked_sub(start) != Some(item.len() as u64) {
+            return Err(ErrorKind::ChunkChanged);
+        }
+        if utf8 && std::str::from_utf8(item).is_err() {
+            return Err(ErrorKind::Decode(DecodeError::Corrupt {
+                codec,
+                reason: "a string that is not UTF-8",
+            }));
+        }
+        let dst = usize::try_from(start)
+            .ok()
+            .and_then(|s| values.get_mut(s..s.checked_add(item.len())?))
+            .ok_or(ErrorKind::Internal {
+                what: "a variable-length element past the values buffer",
+            })?;
+        dst.copy_from_slice(item);
+        Ok(())
+    })?;
+    Ok(VlenData {
+        shape: selection.shape().to_vec(),
+        offsets,
+        values,
+        utf8,
+    })
+}
+
+/// One decoded chunk and where each of its items starts (reused from chunk to chunk).
+#[derive(Default)]
+struct ChunkItems {
+    bytes: Vec<u8>,
+    /// `(start, len)` of each item in `bytes`, in storage order.
+    spans: Vec<(usize, usize)>,
+}
+
+/// Calls `visit(output element, bytes)` for every element of `piece`.
+#[allow(clippy::too_many_arguments)]
+fn visit_piece<S: Store>(
+    store: &S,
+    meta: &ArrayMetadata,
+    codec: CodecName,
+    ctx: &mut ReadContext,
+    chunk: &mut ChunkItems,
+    key: &str,
+    piece: &Piece,
+    out_shape: &[u64],
+    visit: &mut Visit<'_>,
+) -> Result<(), ErrorKind> {
+    let level = meta.chain.outer();
+    let stored = store.size(key).map_err(ErrorKind::Store)?;
+    let (order, shape) = match stored {
+        // A missing chunk: every element is the fill value, walked in C order over the piece.
+        None => (
+            MemoryOrder::c(piece.in_output.ndim()).map_err(ErrorKind::Layout)?,
+            piece.in_output.shape().to_vec(),
+        ),
+        Some(_) => (level.order.clone(), level.chunk_shape.to_vec()),
+    };
+    let (in_chunk, in_output) = match stored {
+        None => (
+            Region::whole(piece.in_output.shape()).map_err(ErrorKind::Layout)?,
+            piece.in_output.clone(),
+        ),
+        Some(_) => (piece.in_chunk.clone(), piece.in_output.clone()),
+    };
+    let runs = Runs::new(1, &shape, &order, &in_chunk, out_shape, &in_output)
+        .map_err(ErrorKind::Layout)?;
+    let Some(len) = stored else {
+        let fill = meta.fill_value.as_bytes();
+        for run in runs {
+            for k in 0..run.len {
+                visit(run.dst + k, fill)?;
+            }
+        }
+        return Ok(());
+    };
+    let elements = product(&level.chunk_shape).map_err(ErrorKind::Layout)?;
+    decode_whole(store, ctx, key, len, &level.bytes_codecs, &mut chunk.bytes)?;
+    chunk.spans.clear();
+    let mut items = VlenItems::new(&chunk.bytes, codec, elements).map_err(ErrorKind::Decode)?;
+    while let Some(item) = items.next() {
+        let len = item.map_err(ErrorKind::Decode)?.len();
+        chunk.spans.push((items.consumed() - len, len));
+    }
+    items.finish().map_err(ErrorKind::Decode)?;
+    for run in runs {
+        for k in 0..run.len {
+            let (start, len) =
+                chunk
+                    .spans
+                    .get(run.src + k)
+                    .copied()
+                    .ok_or(ErrorKind::Internal {
+                        what: "a run past the chunk's items",
+                    })?;
+            let item = chunk
+                .bytes
+                .get(start..start + len)
+                .ok_or(ErrorKind::Internal {
+                    what: "an item span past the decoded chunk",
+                })?;
+            visit(run.dst + k, item)?;
+        }
+    }
+    Ok(())
+}
+
+/// Decodes the whole stored chunk `key` (`len` bytes) into `out`, sized from the stored
+/// chunk's own header (zstd content size, gzip ISIZE, Blosc `nbytes`, LZ4's size prefix).
+/// zlib and bz2 streams do not state their size and are refused.
+fn decode_whole<S: Store>(
+    store: &S,
+    ctx: &mut ReadContext,
+    key: &str,
+    len: u64,
+    codecs: &BytesCodecs,
+    out: &mut Vec<u8>,
+) -> Result<(), ErrorKind> {
+    let decoded = if *codecs == BytesCodecs::default() {
+        len
+    } else {
+        let probe = size_probe(codecs, len).map_err(ErrorKind::Decode)?;
+        let mut head = vec![0u8; probe.head_len];
+        let mut tail = vec![0u8; probe.tail_len];
+        for (offset, buf) in [(0, &mut head), (probe.tail_offset, &mut tail)] {
+            if !buf.is_empty() {
+                store.read_into(key, offset, buf).map_err(|e| match e {
+                    StoreError::Missing => ErrorKind::ChunkChanged,
+                    e => ErrorKind::Store(e),
+                })?;
+            }
+        }
+        decoded_len(codecs, len, &head, &tail).map_err(ErrorKind::Decode)?
+    };
+    let decoded = usize::try_from(decoded).map_err(|_| OVERFLOW)?;
+    check_plausible(codecs, len, decoded)?;
+    grow(out, decoded)?;
+    decode_stored(store, ctx, key, 0, len, codecs, out)
+}
