@@ -33,8 +33,7 @@ def write(target, name, data):
 
 
 def chunk_files(array_dir):
-    meta = array_dir / "zarr.json"
-    skip = {"zarr.json", ".zarray", ".zattrs", ".zgroup"}
+    skip = {"zarr.json", ".zarray", ".zattrs", ".zgroup", ".zmetadata"}
     return sorted(p for p in array_dir.rglob("*") if p.is_file() and p.name not in skip)
 
 
@@ -94,10 +93,41 @@ def first_coords(shape, chunks, count):
     return out
 
 
+def node_type(d):
+    """'array', 'group' or None for a directory, by its metadata document."""
+    if (d / "zarr.json").exists():
+        return json.loads((d / "zarr.json").read_bytes()).get("node_type")
+    if (d / ".zarray").exists():
+        return "array"
+    if (d / ".zgroup").exists():
+        return "group"
+    return None
+
+
+def nodes():
+    """Every array and group under DATA (groups' members included), as (name, dir, type)."""
+    out = []
+    for d in sorted(p for p in DATA.rglob("*") if p.is_dir()):
+        kind = node_type(d)
+        if kind is not None:
+            out.append((str(d.relative_to(DATA)).replace("/", "__"), d, kind))
+    return out
+
+
+def group_seeds(name, group_dir):
+    """metadata seeds for a group: v3 zarr.json (flags 2), or v2 .zmetadata (flags 3)."""
+    if (group_dir / "zarr.json").exists():
+        write("metadata", name, bytes([2]) + (group_dir / "zarr.json").read_bytes())
+    elif (group_dir / ".zmetadata").exists():
+        write("metadata", name, bytes([3]) + (group_dir / ".zmetadata").read_bytes())
+
+
 def main():
     shutil.rmtree(SEEDS, ignore_errors=True)
-    for array_dir in sorted(p for p in DATA.iterdir() if p.is_dir()):
-        name = array_dir.name
+    for name, array_dir, kind in nodes():
+        if kind == "group":
+            group_seeds(name, array_dir)
+            continue
         v3 = (array_dir / "zarr.json").exists()
         meta_path = array_dir / ("zarr.json" if v3 else ".zarray")
         meta_bytes = meta_path.read_bytes()

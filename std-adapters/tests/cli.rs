@@ -74,7 +74,7 @@ fn read_with_a_selection_writes_the_selected_bytes() {
         .collect();
     assert_eq!(bytes, expected);
 
-    // A single index keeps its dimension; `-` writes to stdout.
+    // A single index keeps its dimension in raw bytes; `-` writes to stdout.
     let out = zinto(&[
         "read",
         dir.to_str().unwrap(),
@@ -106,7 +106,7 @@ fn json_summary_has_the_documented_keys() {
 #[test]
 fn bad_selection_is_a_usage_error() {
     let dir = example("temperature.zarr");
-    for sel in ["0:400,:", "5:1", "1,2,3", "x"] {
+    for sel in ["400,:", "-361", "1,2,3", "x", "::2", "...,...", "1:2:3:4"] {
         let out = zinto(&["read", dir.to_str().unwrap(), "--select", sel]);
         assert_eq!(out.status.code(), Some(2), "{sel}: {}", text(&out.stderr));
         let err = text(&out.stderr);
@@ -335,4 +335,327 @@ fn info_says_when_the_data_size_overflows_u64() {
         s.contains("stored:       0 bytes for 2^64 bytes or more (overflows u64) of data"),
         "{s}"
     );
+}
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/data")
+        .join(name)
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("zinto-cli-{}-{name}", std::process::id()))
+}
+
+/// A `.npy` file's type string, shape and data (the header parsed strictly).
+fn parse_npy(bytes: &[u8]) -> (String, Vec<u64>, Vec<u8>) {
+    assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00");
+    let len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    assert_eq!((10 + len) % 64, 0, "data aligned to 64 bytes");
+    let header = std::str::from_utf8(&bytes[10..10 + len]).unwrap();
+    assert!(header.ends_with('\n'));
+    assert!(header.contains("'fortran_order': False"), "{header}");
+    let descr = header
+        .split("'descr': '")
+        .nth(1)
+        .unwrap()
+        .split('\'')
+        .next()
+        .unwrap();
+    let shape = header
+        .split("'shape': (")
+        .nth(1)
+        .unwrap()
+        .split(')')
+        .next()
+        .unwrap();
+    let shape = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    (descr.to_owned(), shape, bytes[10 + len..].to_vec())
+}
+
+#[test]
+fn info_on_a_group_prints_its_tree() {
+    let dir = example("weather.zarr");
+    let out = zinto(&["info", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    for expected in [
+        "(group, Zarr v3, consolidated metadata)",
+        "title: \"Hourly weather at six stations (synthetic)\"",
+        "├── lat  float64 [6]",
+        "station  string [6]",
+        "temperature  float32 [48, 6]  chunks [24, 3]",
+        "(time, station)",
+        "units: \"degC\"",
+    ] {
+        assert!(s.contains(expected), "missing {expected:?} in:\n{s}");
+    }
+    // On an array, info shows its dimension names and attributes too.
+    let s = text(&zinto(&["info", dir.join("temperature").to_str().unwrap()]).stdout);
+    assert!(s.contains("dimensions:   time, station"), "{s}");
+    assert!(s.contains("long_name: \"air temperature at 2 m\""), "{s}");
+}
+
+#[test]
+fn info_json_lists_every_array_of_the_xarray_datasets() {
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture("../manifest_datasets.json")).unwrap())
+            .unwrap();
+    for root in [
+        "ds_xarray_v2.zarr",
+        "ds_xarray_v3.zarr",
+        "ds_nested_v3.zarr",
+    ] {
+        let out = zinto(&["info", "--json", fixture(root).to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let tree: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(tree["node_type"], "group");
+        // Every array below the root, by its path, from the nested members.
+        let mut arrays = std::collections::BTreeMap::new();
+        let mut stack = vec![(String::new(), &tree)];
+        while let Some((prefix, node)) = stack.pop() {
+            for m in node["members"].as_array().unwrap() {
+                let path = format!("{prefix}{}", m["name"].as_str().unwrap());
+                if m["node_type"] == "group" {
+                    stack.push((format!("{path}/"), m));
+                } else {
+                    arrays.insert(path, m);
+                }
+            }
+        }
+        let mut checked = 0;
+        for entry in manifest.as_array().unwrap() {
+            let name = entry["name"].as_str().unwrap();
+            let Some(rel) = name.strip_prefix(&format!("{root}/")) else {
+                continue;
+            };
+            if entry["kind"] != "array" {
+                continue;
+            }
+            let got = arrays
+                .get(rel)
+                .unwrap_or_else(|| panic!("{name} not listed"));
+            assert_eq!(got["shape"], entry["shape"], "{name}");
+            assert_eq!(got["attributes"], entry["attributes"], "{name}");
+            assert_eq!(got["dimension_names"], entry["dimension_names"], "{name}");
+            let numpy = entry["numpy_dtype"].as_str().unwrap();
+            let dtype = got["dtype"].as_str().unwrap();
+            let same = match numpy {
+                "StringDType()" => dtype == "string",
+                "bool" => dtype == "bool",
+                _ => dtype == numpy,
+            };
+            assert!(same, "{name}: {dtype} for NumPy's {numpy}");
+            checked += 1;
+        }
+        assert_eq!(
+            checked,
+            arrays.len(),
+            "{root}: every listed array is checked"
+        );
+        assert!(checked >= 4, "{root}");
+    }
+}
+
+#[test]
+fn npy_output_loads_as_numpy_would() {
+    let dir = example("temperature.zarr");
+    let file = temp("part.npy");
+    let out = zinto(&[
+        "read",
+        dir.to_str().unwrap(),
+        "--select",
+        "-10:,3",
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (descr, shape, data) = parse_npy(&std::fs::read(&file).unwrap());
+    std::fs::remove_file(&file).unwrap();
+    let native = if cfg!(target_endian = "little") {
+        "<f4"
+    } else {
+        ">f4"
+    };
+    assert_eq!(descr, native);
+    assert_eq!(shape, [10], "the index dropped its dimension");
+    // The same values as raw bytes of rows 350..360, column 3.
+    let raw = zinto(&[
+        "read",
+        dir.to_str().unwrap(),
+        "--select",
+        "350:,3:4",
+        "--out",
+        "-",
+    ]);
+    assert_eq!(data, raw.stdout);
+
+    // Strings are fixed-width UTF-32, as wide as the longest selected.
+    let file = temp("station.npy");
+    let station = example("weather.zarr/station");
+    let out = zinto(&[
+        "read",
+        station.to_str().unwrap(),
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (descr, shape, data) = parse_npy(&std::fs::read(&file).unwrap());
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(
+        &descr[1..],
+        "U9",
+        "São Paulo and Reykjavík have 9 characters"
+    );
+    assert_eq!(shape, [6]);
+    let first: String = data[..36]
+        .chunks_exact(4)
+        .map(|c| char::from_u32(u32::from_ne_bytes(c.try_into().unwrap())).unwrap())
+        .take_while(|&c| c != '\0')
+        .collect();
+    assert_eq!(first, "Zürich");
+
+    // Dates keep their unit.
+    let file = temp("dates.npy");
+    let dates = fixture("ds_types_v3.zarr/dt_ns");
+    let out = zinto(&[
+        "read",
+        dates.to_str().unwrap(),
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (descr, shape, _) = parse_npy(&std::fs::read(&file).unwrap());
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!((&descr[1..], shape), ("M8[ns]", vec![10]));
+}
+
+#[test]
+fn json_output_gives_nested_lists_with_iso_dates() {
+    let station = example("weather.zarr/station");
+    let out = zinto(&[
+        "read",
+        station.to_str().unwrap(),
+        "--select",
+        "1:3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v, serde_json::json!(["São Paulo", "Tōkyō"]));
+
+    let dates = fixture("ds_types_v3.zarr/dt_s");
+    let out = zinto(&[
+        "read",
+        dates.to_str().unwrap(),
+        "--select",
+        "0,:",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = v.as_array().unwrap();
+    assert_eq!(row.len(), 5, "the index dropped its dimension: {v}");
+    assert!(
+        row.iter()
+            .any(|d| d.as_str().is_some_and(|s| s.len() == 19 && s.contains('T'))),
+        "seconds print as YYYY-MM-DDTHH:MM:SS: {v}"
+    );
+
+    let temperature = example("weather.zarr/temperature");
+    let out = zinto(&[
+        "read",
+        temperature.to_str().unwrap(),
+        "--select",
+        "-1,-2:",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
+    // The summary prints no ratio for a read this small.
+    assert!(
+        !text(&out.stderr).contains("x the output"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn the_output_is_checked_before_the_read_and_never_left_half_written() {
+    let dir = example("temperature.zarr");
+    let missing = temp("no/such/folder/x.npy");
+    let out = zinto(&[
+        "read",
+        dir.to_str().unwrap(),
+        "--out",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("does not exist") && !err.contains("read "),
+        "{err}"
+    );
+
+    // A read that fails leaves neither the file nor a partial one.
+    let corrupt = temp("corrupt");
+    std::fs::create_dir_all(corrupt.join("c/0")).unwrap();
+    std::fs::copy(dir.join("zarr.json"), corrupt.join("zarr.json")).unwrap();
+    std::fs::write(corrupt.join("c/0/0"), b"not zstd").unwrap();
+    let target = temp("out-of-corrupt.npy");
+    let out = zinto(&[
+        "read",
+        corrupt.to_str().unwrap(),
+        "--out",
+        target.to_str().unwrap(),
+    ]);
+    std::fs::remove_dir_all(&corrupt).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!target.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .contains("out-of-corrupt.npy.zinto-partial-")
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn paths_that_are_not_arrays_say_what_they_are() {
+    let weather = example("weather.zarr");
+    let out = zinto(&["read", weather.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("is a group (members: lat, lon, station, temperature, time, wind_speed)"),
+        "{err}"
+    );
+    let file = weather.join("zarr.json");
+    let err = text(&zinto(&["info", file.to_str().unwrap()]).stderr);
+    assert!(err.contains("is a file; pass the directory"), "{err}");
+    let err = text(&zinto(&["info", "s3://bucket/data.zarr"]).stderr);
+    assert!(err.contains("remote stores are not supported yet"), "{err}");
+    let err = text(
+        &zinto(&[
+            "read",
+            weather.join("station").to_str().unwrap(),
+            "--out",
+            temp("s.bin").to_str().unwrap(),
+        ])
+        .stderr,
+    );
+    assert!(err.contains("raw bytes cannot hold"), "{err}");
 }

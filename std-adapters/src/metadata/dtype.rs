@@ -175,6 +175,11 @@ const TABLE: [(DataType, &str, char, usize); 14] = [
     (DataType::Complex128, "complex128", 'c', 16),
 ];
 
+/// The largest element zinto reads: 1 MiB (a 262 144-character `fixed_length_utf32`). The
+/// metadata declares the size, and fill values and scratch are sized from it, so it is bounded
+/// before anything is allocated.
+pub const MAX_ELEMENT_LEN: usize = 1 << 20;
+
 /// Why a data type was not read: the caller wraps it in its metadata error.
 pub(crate) enum TypeError {
     /// Valid, but not read by zinto (or not a type at all): the text names it.
@@ -201,6 +206,15 @@ impl DataType {
         if let Some(t) = TABLE.iter().find(|t| t.1 == name) {
             return Ok(t.0);
         }
+        Self::from_v3_extension(name, config)?.bounded()
+    }
+
+    /// The parameterised and variable-length v3 types.
+    fn from_v3_extension(
+        name: &str,
+        config: Option<&serde_json::Map<String, Value>>,
+    ) -> Result<Self, TypeError> {
+        let unsupported = || TypeError::Unsupported(format!("data type {name:?}"));
         let field = |key: &str| -> Result<&Value, TypeError> {
             config.and_then(|c| c.get(key)).ok_or_else(|| {
                 TypeError::Invalid(format!("data type {name} lacks configuration {key:?}"))
@@ -249,6 +263,17 @@ impl DataType {
                 len: positive("length_bytes")?,
             }),
             _ => Err(unsupported()),
+        }
+    }
+
+    /// `self`, if its elements are at most [`MAX_ELEMENT_LEN`] bytes.
+    pub(crate) fn bounded(self) -> Result<Self, TypeError> {
+        match self.fixed_size() {
+            Some(n) if n <= MAX_ELEMENT_LEN => Ok(self),
+            None if self.is_variable_length() => Ok(self),
+            _ => Err(TypeError::Unsupported(format!(
+                "data type {self}: elements larger than the {MAX_ELEMENT_LEN} bytes zinto reads"
+            ))),
         }
     }
 
@@ -449,6 +474,19 @@ mod tests {
             DataType::from_v3(&json!("float128")),
             Err(TypeError::Unsupported(_))
         ));
+    }
+
+    #[test]
+    fn declared_element_sizes_are_bounded() {
+        let huge = json!({"name": "fixed_length_utf32", "configuration": {"length_bytes": 4_000_000_000u64}});
+        assert!(matches!(
+            DataType::from_v3(&huge),
+            Err(TypeError::Unsupported(_))
+        ));
+        let (t, _) = DataType::from_v2_str("|S4294967295").unwrap();
+        assert!(t.bounded().is_err());
+        let (t, _) = DataType::from_v2_str("<U262144").unwrap();
+        assert!(t.bounded().is_ok(), "exactly 1 MiB");
     }
 
     #[test]

@@ -89,7 +89,9 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
     let (dtype, endian) = match (object, &m.dtype) {
         (Some(t), _) => (t, None),
         (None, Value::String(s)) => {
-            DataType::from_v2_str(s).ok_or_else(|| unsupported(format!("data type {s}")))?
+            let (t, endian) =
+                DataType::from_v2_str(s).ok_or_else(|| unsupported(format!("data type {s}")))?;
+            (t.bounded().map_err(super::v3::type_error)?, endian)
         }
         (None, other) => return Err(unsupported(format!("structured data type {other}"))),
     };

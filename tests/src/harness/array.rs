@@ -2,7 +2,7 @@
 
 use std::num::NonZeroUsize;
 
-use zinto::{Array, BLOCK_LEN, MemoryStore, ReadOptions, Region};
+use zinto::{Array, BLOCK_LEN, MemoryStore, Node, ReadOptions, Region};
 
 use super::input::Input;
 use crate::alloc::with_cap;
@@ -26,13 +26,41 @@ fn open(store: &MemoryStore, meta_len: usize) -> Option<Array<&MemoryStore>> {
 }
 
 /// `[flags, json...]`: `json` as a v3 `zarr.json` (flags bit 0 clear) or a v2 `.zarray`
-/// (set; a `.zattrs` follows a zero byte, if any). Opening never panics and allocates in
-/// proportion to the text only; an opened array answers its questions without panicking.
+/// (set; a `.zattrs` follows a zero byte, if any); with flags bit 1, as a group instead (v3
+/// `zarr.json`, or v2 `.zmetadata` beside a `.zgroup`). Opening never panics and allocates in
+/// proportion to the text only; an opened array or group answers its questions without
+/// panicking.
 pub fn metadata(data: &[u8]) {
     let mut input = Input::new(data);
     let flags = input.u8();
     let text = input.rest();
     let mut store = MemoryStore::new();
+    if flags & 2 != 0 {
+        if flags & 1 == 0 {
+            store.insert("zarr.json", text.to_vec());
+        } else {
+            store.insert(".zgroup", br#"{"zarr_format": 2}"#.to_vec());
+            store.insert(".zmetadata", text.to_vec());
+        }
+        with_cap(metadata_bound(text.len()), || {
+            match Node::open(&store, "") {
+                Ok(Node::Group(g)) => {
+                    let _ = g.attributes();
+                    if let Ok(members) = g.members() {
+                        for m in members.iter().take(4) {
+                            let _ = g.array(&m.name);
+                            let _ = g.group(&m.name);
+                        }
+                    }
+                }
+                Ok(Node::Array(a)) => {
+                    let _ = (a.attributes(), a.dimension_names());
+                }
+                Err(_) => {}
+            }
+        });
+        return;
+    }
     if flags & 1 == 0 {
         store.insert("zarr.json", text.to_vec());
     } else {
@@ -47,6 +75,7 @@ pub fn metadata(data: &[u8]) {
         return;
     };
     let grid = &array.metadata().grid;
+    let _ = (array.attributes(), array.dimension_names());
     if let Ok(whole) = Region::whole(array.shape()) {
         let _ = array.selection_len(&whole);
     }
@@ -108,6 +137,10 @@ pub fn array_read(data: &[u8]) {
     let Ok(selection) = Region::new(&start, &len) else {
         return;
     };
+    if array.dtype().is_variable_length() {
+        read_vlen(&array, &selection, largest, chunks_read(count), meta.len());
+        return;
+    }
     let Ok(out_len) = array.selection_len(&selection) else {
         return;
     };
@@ -127,4 +160,38 @@ pub fn array_read(data: &[u8]) {
         array.read_into_with(&selection, out.dst(), &options)
     });
     out.check();
+}
+
+/// How many chunks the harness wrote (for the bound on variable-length values).
+fn chunks_read(count: u64) -> usize {
+    usize::try_from(count).unwrap_or(usize::MAX)
+}
+
+/// A variable-length read: the heap stays within one worker's chunk scratch (the decoded chunk
+/// and where its items start, at most 5 times it), the offsets, and the values, which are at
+/// most the fill value once per element plus every decoded chunk once.
+fn read_vlen(
+    array: &Array<&MemoryStore>,
+    selection: &Region,
+    largest: usize,
+    chunks: usize,
+    meta_len: usize,
+) {
+    let Ok(n) = selection.num_elements() else {
+        return;
+    };
+    let Ok(n) = usize::try_from(n) else { return };
+    if n > MAX_OUTPUT / 8 {
+        return;
+    }
+    let fill = array.metadata().fill_value.as_bytes().len();
+    let decoded = largest.saturating_mul(MAX_RATIO);
+    let bound = (n + 1) * 8
+        + n.saturating_mul(fill)
+        + chunks.saturating_mul(decoded)
+        + BLOCK_LEN
+        + decoded.saturating_mul(10)
+        + (256 << 10)
+        + metadata_bound(meta_len);
+    let _ = with_cap(bound, || array.read_vlen(selection));
 }

@@ -3,17 +3,25 @@
 use zinto::core::codec::{ArrayToBytes, ChainLevel, CodecChain, Endian, IndexLocation, Location};
 use zinto::{DataType, FillValue};
 
-/// The codec chain as one line, outermost first; nested sharding shows its inner chains.
-pub fn codecs(chain: &CodecChain) -> String {
+/// The codec chain of an array of `dtype` as one line, outermost first; nested sharding shows
+/// its inner chains. A variable-length type's chain starts with its `vlen-*` codec (the chain
+/// proper sees its encoding as bytes).
+pub fn codecs(dtype: DataType, chain: &CodecChain) -> String {
+    let first = match dtype {
+        DataType::String => Some("vlen-utf8"),
+        DataType::Bytes => Some("vlen-bytes"),
+        _ => None,
+    };
     chain
         .levels()
         .iter()
-        .map(level)
+        .map(|l| level(l, first))
         .collect::<Vec<_>>()
         .join(" | inner: ")
 }
 
-fn level(l: &ChainLevel) -> String {
+/// One level of the chain; `array_to_bytes` names its array-to-bytes codec instead of `bytes`.
+fn level(l: &ChainLevel, array_to_bytes: Option<&str>) -> String {
     let mut parts = vec![];
     if !l.order.is_c() {
         parts.push(format!("transpose{:?}", l.order.axes().collect::<Vec<_>>()));
@@ -22,6 +30,9 @@ fn level(l: &ChainLevel) -> String {
         parts.push(f.to_string());
     }
     parts.push(match &l.array_to_bytes {
+        ArrayToBytes::Bytes(_) if array_to_bytes.is_some() => {
+            array_to_bytes.unwrap_or("bytes").to_owned()
+        }
         ArrayToBytes::Bytes(None) => "bytes".to_owned(),
         ArrayToBytes::Bytes(Some(Endian::Little)) => "bytes(little)".to_owned(),
         ArrayToBytes::Bytes(Some(Endian::Big)) => "bytes(big)".to_owned(),
@@ -84,6 +95,31 @@ pub fn fill_value(dtype: DataType, fill: &FillValue) -> String {
                 f64::from_ne_bytes(ne(im)?)
             ))
         }),
+        DataType::DateTime64(unit) => ne(b).map(|a| {
+            crate::dates::datetime_iso(i64::from_ne_bytes(a), unit)
+                .unwrap_or_else(|| "NaT".to_owned())
+        }),
+        DataType::TimeDelta64(unit) => ne(b).map(|a| match i64::from_ne_bytes(a) {
+            i64::MIN => "NaT".to_owned(),
+            n => format!("{n} x {unit}"),
+        }),
+        DataType::FixedUtf32 { .. } => {
+            let s: Option<String> = b
+                .chunks_exact(4)
+                .map(|c| ne::<4>(c).map(u32::from_ne_bytes))
+                .take_while(|c| *c != Some(0))
+                .map(|c| c.and_then(char::from_u32))
+                .collect();
+            s.map(|s| format!("{s:?}"))
+        }
+        DataType::String => std::str::from_utf8(b).ok().map(|s| format!("{s:?}")),
+        // Fixed-width bytes are NUL-padded (NumPy strips the padding); variable-length bytes
+        // are exactly themselves.
+        DataType::FixedBytes { .. } => {
+            let end = b.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1);
+            Some(format!("b\"{}\"", b[..end].escape_ascii()))
+        }
+        DataType::Bytes => Some(format!("b\"{}\"", b.escape_ascii())),
         _ => None,
     };
     shown.unwrap_or_else(|| format!("{b:02x?}"))

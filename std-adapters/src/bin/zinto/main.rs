@@ -2,19 +2,26 @@
 //!
 //! Exit codes: 0 success, 2 usage error (bad arguments or selection), 1 any other error.
 
+mod dates;
 mod describe;
+mod info;
+mod json_values;
 mod merge;
+mod npy;
+mod output;
 mod rss;
 mod selection;
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use zinto::{Array, FileStore, ReadOptions, Store};
+use zinto::{Array, FileStore, Node, ReadOptions, VlenData};
+
+use crate::output::{Format, Output};
 
 #[derive(Parser)]
 #[command(
@@ -22,9 +29,11 @@ use zinto::{Array, FileStore, ReadOptions, Store};
     version,
     about = "Read chunked, compressed arrays (Zarr v3 and v2) straight into one buffer",
     long_about = "Read chunked, compressed arrays (Zarr v3 and v2) straight into one buffer.\n\n\
-        ARRAY is the directory of an array: the folder holding zarr.json (v3) or .zarray (v2).",
-    after_help = "Examples:\n  zinto info examples/data/temperature.zarr\n  \
-        zinto read examples/data/temperature.zarr --select 10:200,5:90 --out part.bin\n  \
+        PATH is the directory of an array (the folder holding zarr.json, or .zarray for v2) or \
+        of a group (zarr.json, or .zgroup): `info` shows either, `read` reads an array.",
+    after_help = "Examples:\n  zinto info examples/data/weather.zarr\n  \
+        zinto read examples/data/temperature.zarr --select 10:200,5:90 --out part.npy\n  \
+        zinto read examples/data/weather.zarr/station --format json\n  \
         zinto read examples/data/temperature.zarr --threads 1 --json\n  \
         zinto merge --record-size 24 --key f64@8 --out merged.bin spectra/*.zst"
 )]
@@ -35,36 +44,62 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Show an array's format, shape, type, chunking, codecs, fill value and storage.
-    #[command(after_help = "Example:\n  zinto info examples/data/temperature.zarr")]
+    /// Show an array (format, shape, type, chunking, codecs, fill value, storage, dimension
+    /// names, attributes), or the tree of a group's hierarchy with each array's summary.
+    #[command(
+        after_help = "Examples:\n  zinto info examples/data/temperature.zarr\n  \
+        zinto info examples/data/weather.zarr\n  zinto info --json examples/data/weather.zarr"
+    )]
     Info {
-        /// The array's directory.
-        array: PathBuf,
+        /// The array's or group's directory.
+        path: PathBuf,
+        /// Print one JSON object instead: an array's fields (node_type, name, path,
+        /// zarr_format, shape, dtype, numpy_dtype, chunks, shards, codecs, fill_value,
+        /// dimension_names, attributes), or a group's (node_type, name, path, zarr_format,
+        /// consolidated, attributes, members: the same objects, nested).
+        #[arg(long)]
+        json: bool,
     },
-    /// Read the array (or a selection) into one buffer; write it C-order or discard it.
+    /// Read the array (or a selection) into one buffer; write it as .npy, JSON or raw bytes,
+    /// or discard it.
     #[command(after_help = "Examples:\n  \
         zinto read examples/data/temperature.zarr\n  \
-        zinto read examples/data/temperature.zarr --select 10:200,5:90 --out part.bin\n  \
-        zinto read examples/data/temperature.zarr --select 3,: --out - | od -f | head")]
+        zinto read examples/data/temperature.zarr --select 10:200,5:90 --out part.npy\n  \
+        zinto read examples/data/temperature.zarr --select -1,-10: --format json\n  \
+        zinto read examples/data/temperature.zarr --select 3 --out - | od -f | head")]
     Read {
         /// The array's directory.
         array: PathBuf,
-        /// What to read, numpy-like, one item per dimension separated by commas:
-        /// `start:stop`, `:`, `start:`, `:stop`, or a single index (kept as length 1).
-        /// Missing trailing items select whole dimensions. Example: `--select 10:200,5:90`.
-        #[arg(long, short, value_name = "SEL", default_value = "")]
+        /// What to read, NumPy-like, one item per dimension separated by commas:
+        /// `start:stop`, `:`, `start:`, `:stop`, an index, or `...`. Negative values count
+        /// from the end; stops past the end are clamped; an index drops its dimension from
+        /// .npy and JSON output (raw bytes are the same either way). Steps are not supported.
+        /// Missing trailing items select whole dimensions. Example: `--select 10:200,-5:`.
+        #[arg(
+            long,
+            short,
+            value_name = "SEL",
+            default_value = "",
+            allow_hyphen_values = true
+        )]
         select: String,
         /// Worker threads (default: one per core). Example: `--threads 1`.
         #[arg(long, short, value_name = "N")]
         threads: Option<NonZeroUsize>,
-        /// Write the bytes, C order, native byte order, to FILE (`-` for stdout). Without it,
-        /// the data is read and discarded (useful to time a read). Example: `--out part.bin`.
+        /// Write the data to FILE (`-` for stdout, which must not be a terminal for binary
+        /// formats). Without it, the data is read and discarded (useful to time a read), or
+        /// printed for `--format json`. Example: `--out part.npy`.
         #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// How to write the data: `npy` (NumPy, for `np.load`), `json` (nested lists, for small
+        /// selections), or `raw` (C-order bytes, native byte order). Default: from the --out
+        /// extension (.npy, .json), else raw.
+        #[arg(long, value_enum, value_name = "FORMAT")]
+        format: Option<Format>,
         /// Print the summary as one JSON object on stdout instead of a line on stderr.
-        /// Keys: bytes, seconds, mb_per_s, peak_rss_bytes, peak_over_output, baseline_rss_bytes
-        /// (before the read), extra_over_output ((peak - baseline - bytes) / bytes), threads,
-        /// chunks.
+        /// Keys: bytes, shape, dtype, seconds, mb_per_s, peak_rss_bytes, peak_over_output,
+        /// baseline_rss_bytes (before the read), extra_over_output
+        /// ((peak - baseline - bytes) / bytes), threads, chunks.
         #[arg(long)]
         json: bool,
     },
@@ -107,9 +142,6 @@ enum Command {
     },
 }
 
-/// `info` counts present chunks only up to this many chunks in the grid.
-const MAX_CHUNKS_COUNTED: u64 = 1_000_000;
-
 /// An error and the exit code it deserves.
 enum Failure {
     Usage(String),
@@ -126,14 +158,22 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Info { array } => info(&array),
+        Command::Info { path, json } => info(&path, json),
         Command::Read {
             array,
             select,
             threads,
             out,
+            format,
             json,
-        } => read(&array, &select, threads, out.as_deref(), json),
+        } => read(&ReadArgs {
+            dir: &array,
+            select: &select,
+            threads,
+            out: out.as_deref(),
+            format,
+            json,
+        }),
         Command::Merge {
             files,
             record_size,
@@ -167,19 +207,59 @@ fn main() -> ExitCode {
     }
 }
 
-fn open(dir: &std::path::Path) -> Result<Array<FileStore>, Failure> {
-    if !dir.is_dir() {
+/// Opens what is at `path`: an array or a group, with messages for what it is not.
+fn open_node(path: &Path) -> Result<Node<FileStore>, Failure> {
+    let shown = path.display();
+    if path.to_str().is_some_and(|p| p.contains("://")) {
         return Err(Failure::Other(format!(
-            "{}: no such array directory",
-            dir.display()
+            "{shown}: remote stores are not supported yet; pass a local directory"
         )));
     }
-    Array::open(FileStore::new(dir), "")
-        .map_err(|e| Failure::Other(format!("{}: {}", dir.display(), e.kind())))
+    if path.is_file() {
+        let hint = match (path.file_name().and_then(|n| n.to_str()), path.parent()) {
+            (Some("zarr.json" | ".zarray" | ".zgroup" | ".zattrs"), Some(dir)) => {
+                format!("; pass the directory ({})", dir.display())
+            }
+            _ => "; pass the directory of an array or group".to_owned(),
+        };
+        return Err(Failure::Other(format!("{shown} is a file{hint}")));
+    }
+    if !path.is_dir() {
+        return Err(Failure::Other(format!("{shown}: no such directory")));
+    }
+    Node::open(FileStore::new(path), "")
+        .map_err(|e| Failure::Other(format!("{shown}: {}", e.kind())))
+}
+
+/// Opens the array at `dir`; a group is named with its members.
+fn open(dir: &Path) -> Result<Array<FileStore>, Failure> {
+    match open_node(dir)? {
+        Node::Array(a) => Ok(a),
+        Node::Group(g) => {
+            let names: Vec<String> = match g.members() {
+                Ok(m) => m.into_iter().map(|m| m.name).collect(),
+                Err(e) => {
+                    return Err(Failure::Other(format!(
+                        "{} is a group, not an array (its members could not be listed: {})",
+                        dir.display(),
+                        e.kind()
+                    )));
+                }
+            };
+            let example = names.first().map_or_else(String::new, |first| {
+                format!(", such as {}", dir.join(first).display())
+            });
+            Err(Failure::Other(format!(
+                "{} is a group (members: {}), not an array: pass an array's directory{example}",
+                dir.display(),
+                names.join(", ")
+            )))
+        }
+    }
 }
 
 /// Refuses `--json` with `--out -`: both would print to stdout.
-fn check_output(out: Option<&std::path::Path>, json: bool) -> Result<(), Failure> {
+fn check_output(out: Option<&Path>, json: bool) -> Result<(), Failure> {
     if json && out.is_some_and(|p| p.as_os_str() == "-") {
         return Err(Failure::Usage(
             "--json prints to stdout: it cannot be combined with --out -".into(),
@@ -189,9 +269,10 @@ fn check_output(out: Option<&std::path::Path>, json: bool) -> Result<(), Failure
 }
 
 /// Writes `buf` to the `--out` file, or stdout for `-`; nothing without `--out`.
-fn write_output(out: Option<&std::path::Path>, buf: &[u8]) -> Result<(), Failure> {
+fn write_output(out: Option<&Path>, buf: &[u8]) -> Result<(), Failure> {
     let Some(path) = out else { return Ok(()) };
     let written = if path.as_os_str() == "-" {
+        use std::io::Write;
         std::io::stdout().lock().write_all(buf)
     } else {
         std::fs::write(path, buf)
@@ -199,118 +280,106 @@ fn write_output(out: Option<&std::path::Path>, buf: &[u8]) -> Result<(), Failure
     written.map_err(|e| Failure::Other(format!("writing {}: {e}", path.display())))
 }
 
-fn info(dir: &std::path::Path) -> Result<(), Failure> {
-    let array = open(dir)?;
-    let meta = array.metadata();
-    let grid = &meta.grid;
-    let elem = meta.dtype.fixed_size().unwrap_or(0) as u64;
-    let mut present = 0u64;
-    // `None` once the sum overflows (it cannot for real files, but sizes are the store's word).
-    let mut stored = Some(0u64);
-    // Asking the store about every chunk is one stat each: skip it for huge grids.
-    let counted = grid.num_chunks() <= MAX_CHUNKS_COUNTED;
-    for i in 0..if counted { grid.num_chunks() } else { 0 } {
-        let coords = grid
-            .chunk_coords(i)
-            .map_err(|e| Failure::Other(e.to_string()))?;
-        let key = array.chunk_key(&coords);
-        if let Some(n) = array
-            .store()
-            .size(&key)
-            .map_err(|e| Failure::Other(format!("{key}: {e}")))?
-        {
-            present += 1;
-            stored = stored.and_then(|s| s.checked_add(n));
+fn info(path: &Path, json: bool) -> Result<(), Failure> {
+    let shown = path.display().to_string();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(&shown)
+        .to_owned();
+    match open_node(path)? {
+        Node::Array(array) => {
+            let storage = info::storage(&array).map_err(Failure::Other)?;
+            if json {
+                let mut obj = info::array_json(&array, &name);
+                if let Some(map) = obj.as_object_mut() {
+                    map.insert("chunks_in_all".into(), storage.chunks.into());
+                    if let Some((present, stored)) = storage.counted {
+                        map.insert("chunks_present".into(), present.into());
+                        map.insert("stored_bytes".into(), stored.into());
+                    }
+                }
+                println!("{obj}");
+            } else {
+                println!("{}", info::array_text(&array, &shown, &storage).join("\n"));
+            }
+        }
+        Node::Group(group) => {
+            if json {
+                let obj = info::group_json(&group, &name).map_err(Failure::Other)?;
+                println!("{obj}");
+            } else {
+                let lines = info::group_tree(&group, &shown).map_err(Failure::Other)?;
+                println!("{}", lines.join("\n"));
+            }
         }
     }
-    // The metadata may declare more data than a u64 counts: say so rather than wrap or fail.
-    let decoded = zinto::core::product(grid.array_shape())
-        .ok()
-        .and_then(|n| n.checked_mul(elem));
-    let levels = meta.chain.levels();
-    let sharded = levels.len() > 1;
-    let mut lines = vec![
-        format!("array:        {}", dir.display()),
-        format!(
-            "format:       Zarr {}",
-            match meta.format {
-                zinto::ZarrFormat::V2 => "v2",
-                zinto::ZarrFormat::V3 => "v3",
-            }
-        ),
-        format!("shape:        {:?}", grid.array_shape()),
-        format!("data type:    {} ({} bytes)", meta.dtype, elem),
-    ];
-    if sharded {
-        lines.push(format!("shard shape:  {:?}", grid.chunk_shape()));
-        // A sharded chain has its inner level last (`CodecChain::innermost`).
-        let inner = meta.chain.innermost().chunk_shape.to_vec();
-        lines.push(format!("chunk shape:  {inner:?} (inside shards)"));
-    } else {
-        lines.push(format!("chunk shape:  {:?}", grid.chunk_shape()));
-    }
-    lines.extend([
-        format!("codecs:       {}", describe::codecs(&meta.chain)),
-        format!(
-            "fill value:   {}",
-            describe::fill_value(meta.dtype, &meta.fill_value)
-        ),
-    ]);
-    let kind = if sharded { "shards" } else { "chunks" };
-    if counted {
-        lines.push(format!(
-            "{kind}:  {} in all, {present} present",
-            grid.num_chunks()
-        ));
-        lines.push(format!(
-            "stored:       {} for {} of data{}",
-            bytes(stored),
-            bytes(decoded),
-            match (stored, decoded) {
-                (Some(s), Some(d)) if s > 0 =>
-                    format!(" (compression ratio {:.2})", d as f64 / s as f64),
-                _ => String::new(),
-            }
-        ));
-    } else {
-        lines.push(format!(
-            "{kind}:  {} in all (more than {MAX_CHUNKS_COUNTED}: present ones not counted)",
-            grid.num_chunks()
-        ));
-    }
-    println!("{}", lines.join("\n"));
     Ok(())
 }
 
-/// A byte count, or what is known of one that overflows a `u64`.
-fn bytes(n: Option<u64>) -> String {
-    n.map_or_else(
-        || "2^64 bytes or more (overflows u64)".to_owned(),
-        |n| format!("{n} bytes"),
-    )
+/// The arguments of `zinto read`.
+struct ReadArgs<'a> {
+    dir: &'a Path,
+    select: &'a str,
+    threads: Option<NonZeroUsize>,
+    out: Option<&'a Path>,
+    format: Option<Format>,
+    json: bool,
 }
 
-fn read(
-    dir: &std::path::Path,
-    select: &str,
-    threads: Option<NonZeroUsize>,
-    out_path: Option<&std::path::Path>,
-    json: bool,
-) -> Result<(), Failure> {
-    check_output(out_path, json)?;
-    let array = open(dir)?;
-    let region = selection::parse(select, array.shape()).map_err(Failure::Usage)?;
-    let len = array
-        .selection_len(&region)
-        .map_err(|e| Failure::Other(e.to_string()))?;
+/// What a read produced.
+enum Data {
+    /// Fixed-size elements, C order, native byte order.
+    Fixed(Vec<u8>),
+    /// Variable-length elements.
+    Vlen(VlenData),
+}
+
+/// Outputs at least this large get the peak-memory ratio in the summary line; below it the
+/// process's own memory dwarfs the output and the ratio means nothing.
+const RATIO_MIN_BYTES: usize = 1 << 20;
+
+fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
+    check_output(args.out, args.json)?;
+    let format = Format::choose(args.format, args.out);
+    if args.json && format == Format::Json && args.out.is_none() {
+        return Err(Failure::Usage(
+            "--json and --format json without --out would both print to stdout: add --out FILE"
+                .into(),
+        ));
+    }
+    // Before the read: a missing folder or an unwritable file fails now, not after it.
+    let output = Output::prepare(args.out, format)?;
+    let array = open(args.dir)?;
+    let dtype = array.dtype();
+    if dtype.is_variable_length() && format == Format::Raw && args.out.is_some() {
+        return Err(Failure::Usage(format!(
+            "{} holds variable-length {dtype} values, which raw bytes cannot hold: write .npy or .json",
+            args.dir.display()
+        )));
+    }
+    let sel = selection::parse(args.select, array.shape()).map_err(Failure::Usage)?;
+    let region = &sel.region;
+    let out_shape = sel.output_shape();
+    if format == Format::Json {
+        let n = region
+            .num_elements()
+            .map_err(|e| Failure::Other(e.to_string()))?;
+        if n > json_values::MAX_JSON_ELEMENTS {
+            return Err(Failure::Usage(format!(
+                "--format json is for small selections: this one has {n} elements, more than {}; write .npy instead",
+                json_values::MAX_JSON_ELEMENTS
+            )));
+        }
+    }
     let chunks = array
         .metadata()
         .grid
-        .pieces(&region)
+        .pieces(region)
         .and_then(|p| p.chunk_count())
         .map_err(|e| Failure::Usage(e.to_string()))?;
     let threads = ReadOptions {
-        threads,
+        threads: args.threads,
         progress: None,
     }
     .workers();
@@ -318,40 +387,58 @@ fn read(
         .get()
         .min(usize::try_from(chunks).unwrap_or(usize::MAX))
         .max(1);
-
-    let bar = if std::io::stderr().is_terminal() && !json {
-        let bar = indicatif::ProgressBar::new(chunks);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} {bar:40} {pos}/{len} chunks {elapsed_precise}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    let progress = |done: u64, _total: u64| bar.set_position(done);
-    let options = ReadOptions {
-        threads: Some(threads),
-        progress: Some(&progress),
-    };
+    let shown = args.dir.display();
 
     let baseline = rss::current_rss_bytes();
-    let mut buf = zinto::zeroed_buffer(len).ok_or_else(|| {
-        Failure::Other(format!(
-            "{}: cannot allocate {len} bytes for the selection",
-            dir.display()
-        ))
-    })?;
     let start = Instant::now();
-    array
-        .read_into_with(&region, &mut buf, &options)
-        .map_err(|e| Failure::Other(format!("{}: {e}", dir.display())))?;
+    let data = if dtype.is_variable_length() {
+        Data::Vlen(
+            array
+                .read_vlen(region)
+                .map_err(|e| Failure::Other(format!("{shown}: {e}")))?,
+        )
+    } else {
+        let len = array
+            .selection_len(region)
+            .map_err(|e| Failure::Other(e.to_string()))?;
+        let bar = if std::io::stderr().is_terminal() && !args.json {
+            let bar = indicatif::ProgressBar::new(chunks);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} {bar:40} {pos}/{len} chunks {elapsed_precise}",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let progress = |done: u64, _total: u64| bar.set_position(done);
+        let options = ReadOptions {
+            threads: Some(threads),
+            progress: Some(&progress),
+        };
+        let mut buf = zinto::zeroed_buffer(len).ok_or_else(|| {
+            Failure::Other(format!(
+                "{shown}: cannot allocate {len} bytes for the selection"
+            ))
+        })?;
+        array
+            .read_into_with(region, &mut buf, &options)
+            .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
+        bar.finish_and_clear();
+        Data::Fixed(buf)
+    };
     let seconds = start.elapsed().as_secs_f64();
-    bar.finish_and_clear();
+    let len = match &data {
+        Data::Fixed(buf) => buf.len(),
+        Data::Vlen(v) => v
+            .values()
+            .len()
+            .saturating_add(v.offsets().len().saturating_mul(8)),
+    };
 
-    write_output(out_path, &buf)?;
+    output.write(format, dtype, &data, &out_shape)?;
 
     let peak = rss::peak_rss_bytes();
     let mb_per_s = if seconds > 0.0 {
@@ -365,9 +452,11 @@ fn read(
         (Some(p), Some(b)) if len > 0 => Some((p as f64 - b as f64 - len as f64) / len as f64),
         _ => None,
     };
-    if json {
+    if args.json {
         let summary = serde_json::json!({
             "bytes": len,
+            "shape": out_shape,
+            "dtype": dtype.to_string(),
             "seconds": seconds,
             "mb_per_s": mb_per_s,
             "peak_rss_bytes": peak,
@@ -380,8 +469,10 @@ fn read(
         println!("{summary}");
     } else {
         let rss = match (peak, over) {
-            (Some(p), Some(o)) => format!("peak RSS {:.1} MB ({o:.3}x the output)", p as f64 / 1e6),
-            (Some(p), None) => format!("peak RSS {:.1} MB", p as f64 / 1e6),
+            (Some(p), Some(o)) if len >= RATIO_MIN_BYTES => {
+                format!("peak RSS {:.1} MB ({o:.3}x the output)", p as f64 / 1e6)
+            }
+            (Some(p), _) => format!("peak RSS {:.1} MB", p as f64 / 1e6),
             _ => "peak RSS unknown".to_owned(),
         };
         eprintln!(

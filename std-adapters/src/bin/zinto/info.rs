@@ -1,0 +1,339 @@
+//! `zinto info`: what an array holds, or the tree of a group's hierarchy; as text or one JSON
+//! object.
+
+use serde_json::{Map, Value, json};
+use zinto::{Array, Group, NodeKind, Store, ZarrFormat};
+
+use crate::describe;
+
+/// `info` counts present chunks only up to this many chunks in the grid.
+pub const MAX_CHUNKS_COUNTED: u64 = 1_000_000;
+/// Attributes shown per node in the text tree; the rest are counted.
+const MAX_ATTRS_SHOWN: usize = 8;
+/// An attribute value longer than this (as JSON) is cut in the text tree.
+const MAX_ATTR_CHARS: usize = 60;
+
+fn format_name(f: ZarrFormat) -> &'static str {
+    match f {
+        ZarrFormat::V2 => "v2",
+        ZarrFormat::V3 => "v3",
+    }
+}
+
+fn zarr_format(f: ZarrFormat) -> u8 {
+    match f {
+        ZarrFormat::V2 => 2,
+        ZarrFormat::V3 => 3,
+    }
+}
+
+/// Chunk counts and stored bytes of an array: (chunks in all, present, stored bytes), the
+/// last two `None` for grids too large to stat every chunk; stored `None` also on overflow.
+pub struct Storage {
+    pub chunks: u64,
+    pub counted: Option<(u64, Option<u64>)>,
+}
+
+/// Asks the store about every chunk of `array` (one stat each), up to
+/// [`MAX_CHUNKS_COUNTED`] chunks.
+pub fn storage<S: Store>(array: &Array<S>) -> Result<Storage, String> {
+    let grid = &array.metadata().grid;
+    let chunks = grid.num_chunks();
+    if chunks > MAX_CHUNKS_COUNTED {
+        return Ok(Storage {
+            chunks,
+            counted: None,
+        });
+    }
+    let mut present = 0u64;
+    let mut stored = Some(0u64);
+    for i in 0..chunks {
+        let coords = grid.chunk_coords(i).map_err(|e| e.to_string())?;
+        let key = array.chunk_key(&coords);
+        if let Some(n) = array
+            .store()
+            .size(&key)
+            .map_err(|e| format!("{key}: {e}"))?
+        {
+            present += 1;
+            stored = stored.and_then(|s| s.checked_add(n));
+        }
+    }
+    Ok(Storage {
+        chunks,
+        counted: Some((present, stored)),
+    })
+}
+
+/// The chunk shape and, if sharded, the shard shape.
+fn chunking<S: Store>(array: &Array<S>) -> (Vec<u64>, Option<Vec<u64>>) {
+    let meta = array.metadata();
+    let outer = meta.grid.chunk_shape().to_vec();
+    if meta.chain.levels().len() > 1 {
+        (meta.chain.innermost().chunk_shape.to_vec(), Some(outer))
+    } else {
+        (outer, None)
+    }
+}
+
+/// The decoded size of the whole array in bytes, `None` if it overflows a `u64` (or the type
+/// has no fixed size).
+fn decoded_bytes<S: Store>(array: &Array<S>) -> Option<u64> {
+    let elem = array.dtype().fixed_size()? as u64;
+    zinto::core::product(array.shape())
+        .ok()
+        .and_then(|n| n.checked_mul(elem))
+}
+
+/// An array as a JSON object.
+pub fn array_json<S: Store>(array: &Array<S>, name: &str) -> Value {
+    let meta = array.metadata();
+    let (chunks, shards) = chunking(array);
+    json!({
+        "node_type": "array",
+        "name": name,
+        "path": array.path(),
+        "zarr_format": zarr_format(meta.format),
+        "shape": array.shape(),
+        "dtype": array.dtype().to_string(),
+        "numpy_dtype": array.dtype().numpy_str(),
+        "chunks": chunks,
+        "shards": shards,
+        "codecs": describe::codecs(meta.dtype, &meta.chain),
+        "fill_value": describe::fill_value(meta.dtype, &meta.fill_value),
+        "dimension_names": array.dimension_names(),
+        "attributes": attributes_json(array.attributes().map_err(|e| e.to_string())),
+    })
+}
+
+/// Attributes, or `{"error": why}` when they could not be read: `info` still shows the node.
+fn attributes_json(attrs: Result<&Map<String, Value>, String>) -> Value {
+    match attrs {
+        Ok(map) => Value::Object(map.clone()),
+        Err(e) => json!({ "error": e }),
+    }
+}
+
+/// A group and everything below it as one JSON object.
+pub fn group_json<S: Store + Clone>(group: &Group<S>, name: &str) -> Result<Value, String> {
+    let mut members = vec![];
+    for m in group.members().map_err(|e| e.to_string())? {
+        members.push(match m.kind {
+            NodeKind::Array => match group.array(&m.name) {
+                Ok(a) => array_json(&a, &m.name),
+                Err(e) => json!({"node_type": "array", "name": m.name, "error": e.to_string()}),
+            },
+            NodeKind::Group => match group.group(&m.name) {
+                Ok(g) => group_json(&g, &m.name)?,
+                Err(e) => json!({"node_type": "group", "name": m.name, "error": e.to_string()}),
+            },
+        });
+    }
+    Ok(json!({
+        "node_type": "group",
+        "name": name,
+        "path": group.path(),
+        "zarr_format": zarr_format(group.format()),
+        "consolidated": group.is_consolidated(),
+        "attributes": attributes_json(group.attributes().map_err(|e| e.to_string())),
+        "members": members,
+    }))
+}
+
+/// `info` on an array as text lines.
+pub fn array_text<S: Store>(array: &Array<S>, shown: &str, storage: &Storage) -> Vec<String> {
+    let meta = array.metadata();
+    let (chunks, shards) = chunking(array);
+    let size = meta
+        .dtype
+        .fixed_size()
+        .map_or_else(|| "variable length".to_owned(), |n| format!("{n} bytes"));
+    let mut lines = vec![
+        format!("array:        {shown}"),
+        format!("format:       Zarr {}", format_name(meta.format)),
+        format!("shape:        {:?}", array.shape()),
+        format!("data type:    {} ({size})", meta.dtype),
+    ];
+    if let Some(dims) = array.dimension_names() {
+        lines.push(format!("dimensions:   {}", dim_names(dims)));
+    }
+    match shards {
+        Some(shards) => {
+            lines.push(format!("shard shape:  {shards:?}"));
+            lines.push(format!("chunk shape:  {chunks:?} (inside shards)"));
+        }
+        None => lines.push(format!("chunk shape:  {chunks:?}")),
+    }
+    lines.extend([
+        format!(
+            "codecs:       {}",
+            describe::codecs(meta.dtype, &meta.chain)
+        ),
+        format!(
+            "fill value:   {}",
+            describe::fill_value(meta.dtype, &meta.fill_value)
+        ),
+    ]);
+    let kind = if meta.chain.levels().len() > 1 {
+        "shards"
+    } else {
+        "chunks"
+    };
+    match storage.counted {
+        Some((present, stored)) => {
+            lines.push(format!(
+                "{kind}:  {} in all, {present} present",
+                storage.chunks
+            ));
+            let decoded = decoded_bytes(array);
+            let data = if meta.dtype.is_variable_length() {
+                "variable-length data".to_owned()
+            } else {
+                format!("{} of data", bytes(decoded))
+            };
+            lines.push(format!(
+                "stored:       {} for {data}{}",
+                bytes(stored),
+                match (stored, decoded) {
+                    (Some(s), Some(d)) if s > 0 =>
+                        format!(" (compression ratio {:.2})", d as f64 / s as f64),
+                    _ => String::new(),
+                }
+            ));
+        }
+        None => lines.push(format!(
+            "{kind}:  {} in all (more than {MAX_CHUNKS_COUNTED}: present ones not counted)",
+            storage.chunks
+        )),
+    }
+    match array.attributes() {
+        Ok(attrs) if attrs.is_empty() => {}
+        Ok(attrs) => {
+            lines.push("attributes:".to_owned());
+            lines.extend(attribute_lines(attrs, "  "));
+        }
+        Err(e) => lines.push(format!("attributes:   unreadable ({})", e.kind())),
+    }
+    lines
+}
+
+/// A byte count, or what is known of one that overflows a `u64`.
+pub fn bytes(n: Option<u64>) -> String {
+    n.map_or_else(
+        || "2^64 bytes or more (overflows u64)".to_owned(),
+        |n| format!("{n} bytes"),
+    )
+}
+
+fn dim_names(dims: &[Option<String>]) -> String {
+    dims.iter()
+        .map(|d| d.as_deref().unwrap_or("-"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Attributes as `key: value` lines, values as JSON cut to [`MAX_ATTR_CHARS`], at most
+/// [`MAX_ATTRS_SHOWN`] of them.
+fn attribute_lines(attrs: &Map<String, Value>, indent: &str) -> Vec<String> {
+    let mut lines: Vec<String> = attrs
+        .iter()
+        .take(MAX_ATTRS_SHOWN)
+        .map(|(k, v)| {
+            let text = v.to_string();
+            let shown = if text.chars().count() > MAX_ATTR_CHARS {
+                let cut: String = text.chars().take(MAX_ATTR_CHARS - 1).collect();
+                format!("{cut}…")
+            } else {
+                text
+            };
+            format!("{indent}{k}: {shown}")
+        })
+        .collect();
+    if attrs.len() > MAX_ATTRS_SHOWN {
+        lines.push(format!(
+            "{indent}… and {} more",
+            attrs.len() - MAX_ATTRS_SHOWN
+        ));
+    }
+    lines
+}
+
+/// One line about an array in a tree: type, shape, chunks, codecs, dimension names.
+fn array_summary<S: Store>(array: &Array<S>) -> String {
+    let (chunks, shards) = chunking(array);
+    let mut s = format!("{} {:?}  chunks {chunks:?}", array.dtype(), array.shape());
+    if let Some(shards) = shards {
+        s.push_str(&format!(" in shards {shards:?}"));
+    }
+    s.push_str(&format!(
+        "  {}",
+        describe::codecs(array.dtype(), &array.metadata().chain)
+    ));
+    if let Some(dims) = array.dimension_names() {
+        s.push_str(&format!("  ({})", dim_names(dims)));
+    }
+    s
+}
+
+/// The tree of `group`'s hierarchy as text lines, members sorted, arrays with their attributes.
+pub fn group_tree<S: Store + Clone>(group: &Group<S>, shown: &str) -> Result<Vec<String>, String> {
+    let mut lines = vec![format!(
+        "{shown}  (group, Zarr {}{})",
+        format_name(group.format()),
+        if group.is_consolidated() {
+            ", consolidated metadata"
+        } else {
+            ""
+        }
+    )];
+    match group.attributes() {
+        Ok(attrs) => lines.extend(attribute_lines(attrs, "│ ")),
+        Err(e) => lines.push(format!("│ attributes unreadable ({})", e.kind())),
+    }
+    tree_members(group, "", &mut lines)?;
+    Ok(lines)
+}
+
+fn tree_members<S: Store + Clone>(
+    group: &Group<S>,
+    prefix: &str,
+    lines: &mut Vec<String>,
+) -> Result<(), String> {
+    let members = group.members().map_err(|e| e.to_string())?;
+    let count = members.len();
+    for (i, m) in members.into_iter().enumerate() {
+        let last = i + 1 == count;
+        let (branch, below) = if last {
+            ("└── ", "    ")
+        } else {
+            ("├── ", "│   ")
+        };
+        let inner = format!("{prefix}{below}");
+        match m.kind {
+            NodeKind::Array => match group.array(&m.name) {
+                Ok(a) => {
+                    lines.push(format!("{prefix}{branch}{}  {}", m.name, array_summary(&a)));
+                    if let Ok(attrs) = a.attributes() {
+                        lines.extend(attribute_lines(attrs, &format!("{inner}  ")));
+                    }
+                }
+                Err(e) => lines.push(format!("{prefix}{branch}{}  (error: {})", m.name, e.kind())),
+            },
+            NodeKind::Group => match group.group(&m.name) {
+                Ok(g) => {
+                    lines.push(format!("{prefix}{branch}{}/", m.name));
+                    if let Ok(attrs) = g.attributes() {
+                        lines.extend(attribute_lines(attrs, &format!("{inner}  ")));
+                    }
+                    tree_members(&g, &inner, lines)?;
+                }
+                Err(e) => lines.push(format!(
+                    "{prefix}{branch}{}/  (error: {})",
+                    m.name,
+                    e.kind()
+                )),
+            },
+        }
+    }
+    Ok(())
+}
