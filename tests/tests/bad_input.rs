@@ -688,3 +688,93 @@ fn a_group_is_named_a_group_not_a_malformed_array() {
         "{e}"
     );
 }
+
+#[test]
+fn unreadable_group_attributes_do_not_stop_listing_or_reading() {
+    // v2: a .zattrs that is not JSON, beside a .zgroup and a member array.
+    let mut store = load("ds_nested_v2.zarr");
+    store.insert("a/.zattrs", b"{not json".to_vec());
+    store.insert("a/a/.zattrs", vec![b' '; 17 << 20]); // over the 16 MiB bound
+    let group = zinto::Group::open(&store, "a").unwrap();
+    let e = group.attributes().unwrap_err();
+    assert!(e.to_string().contains("attributes"), "{e}");
+    let names: Vec<String> = group.members().unwrap().into_iter().map(|m| m.name).collect();
+    assert_eq!(names, ["a", "x"]);
+    let sub = group.group("a").unwrap();
+    let e = sub.attributes().unwrap_err().to_string();
+    assert!(e.contains("more than the 16777216 allowed"), "{e}");
+    let x = group.array("x").unwrap();
+    x.read_to_vec(&Region::whole(x.shape()).unwrap()).unwrap();
+}
+
+#[test]
+fn hostile_consolidated_metadata_is_refused_by_name() {
+    let group = |consolidated: serde_json::Value| {
+        let mut store = MemoryStore::new();
+        store.insert(
+            "g/zarr.json",
+            serde_json::to_vec(&json!({"zarr_format": 3, "node_type": "group",
+                "consolidated_metadata": consolidated}))
+            .unwrap(),
+        );
+        zinto::Group::open(&store, "g").map(|_| ())
+    };
+    for (bad, says) in [
+        (json!({"kind": "inline", "metadata": {"../../etc": {"node_type": "array"}}}), "../../etc"),
+        (json!({"kind": "inline", "metadata": {"a": {"node_type": "table"}}}), "node_type \"table\""),
+        (json!({"kind": "inline", "metadata": {"a": 5}}), "is not an object"),
+        (json!({"kind": "remote", "metadata": {}}), "kind \"remote\""),
+        (json!({"kind": "inline"}), "without a metadata object"),
+    ] {
+        let e = group(bad.clone()).unwrap_err();
+        assert!(e.to_string().contains(says), "{bad}: {e}");
+        assert!(e.to_string().starts_with("group g:"), "{e}");
+    }
+}
+
+/// A v3 `string` array of 4 elements in one chunk of 4, uncompressed, with `chunk` as its bytes.
+fn strings_with_chunk(chunk: Vec<u8>) -> Result<zinto::VlenData, zinto::Error> {
+    let mut store = MemoryStore::new();
+    store.insert(
+        "s/zarr.json",
+        serde_json::to_vec(&json!({"zarr_format": 3, "node_type": "array", "shape": [4],
+            "data_type": "string", "fill_value": "",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+            "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "vlen-utf8"}]}))
+        .unwrap(),
+    );
+    store.insert("s/c/0", chunk);
+    let array = Array::open(&store, "s")?;
+    array.read_vlen(&Region::whole(&[4]).unwrap())
+}
+
+fn vlen_chunk(count: u32, items: &[&[u8]]) -> Vec<u8> {
+    let mut out = count.to_le_bytes().to_vec();
+    for item in items {
+        out.extend((item.len() as u32).to_le_bytes());
+        out.extend(*item);
+    }
+    out
+}
+
+#[test]
+fn corrupt_variable_length_chunks_are_named_errors() {
+    let good = vlen_chunk(4, &[b"a", b"", b"bc", b"d"]);
+    assert_eq!(strings_with_chunk(good.clone()).unwrap().get_str(2), Some("bc"));
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (vec![4, 0], "input ends before"),
+        (vlen_chunk(3, &[b"a", b"", b"bc"]), "expected 4"),
+        (vlen_chunk(4_000_000_000, &[b"a"]), "expected 4"),
+        (good[..good.len() - 1].to_vec(), "input ends before"),
+        ([&good[..], b"x"].concat(), "1"),
+        (vlen_chunk(4, &[b"a", b"\xff\xfe", b"", b""]), "not utf-8"),
+        // A length of u32::MAX: refused, never allocated or sliced.
+        ([&4u32.to_le_bytes()[..], &u32::MAX.to_le_bytes(), b"ab"].concat(), "input ends before"),
+    ];
+    for (chunk, says) in cases {
+        let e = strings_with_chunk(chunk.clone()).unwrap_err();
+        let msg = e.to_string();
+        assert_eq!(e.key(), Some("s/c/0"), "{msg}");
+        assert!(msg.to_lowercase().contains(says), "{chunk:?}: {msg}");
+    }
+}
