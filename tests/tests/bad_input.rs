@@ -698,7 +698,12 @@ fn unreadable_group_attributes_do_not_stop_listing_or_reading() {
     let group = zinto::Group::open(&store, "a").unwrap();
     let e = group.attributes().unwrap_err();
     assert!(e.to_string().contains("attributes"), "{e}");
-    let names: Vec<String> = group.members().unwrap().into_iter().map(|m| m.name).collect();
+    let names: Vec<String> = group
+        .members()
+        .unwrap()
+        .into_iter()
+        .map(|m| m.name)
+        .collect();
     assert_eq!(names, ["a", "x"]);
     let sub = group.group("a").unwrap();
     let e = sub.attributes().unwrap_err().to_string();
@@ -720,9 +725,18 @@ fn hostile_consolidated_metadata_is_refused_by_name() {
         zinto::Group::open(&store, "g").map(|_| ())
     };
     for (bad, says) in [
-        (json!({"kind": "inline", "metadata": {"../../etc": {"node_type": "array"}}}), "../../etc"),
-        (json!({"kind": "inline", "metadata": {"a": {"node_type": "table"}}}), "node_type \"table\""),
-        (json!({"kind": "inline", "metadata": {"a": 5}}), "is not an object"),
+        (
+            json!({"kind": "inline", "metadata": {"../../etc": {"node_type": "array"}}}),
+            "../../etc",
+        ),
+        (
+            json!({"kind": "inline", "metadata": {"a": {"node_type": "table"}}}),
+            "node_type \"table\"",
+        ),
+        (
+            json!({"kind": "inline", "metadata": {"a": 5}}),
+            "is not an object",
+        ),
         (json!({"kind": "remote", "metadata": {}}), "kind \"remote\""),
         (json!({"kind": "inline"}), "without a metadata object"),
     ] {
@@ -737,10 +751,12 @@ fn strings_with_chunk(chunk: Vec<u8>) -> Result<zinto::VlenData, zinto::Error> {
     let mut store = MemoryStore::new();
     store.insert(
         "s/zarr.json",
-        serde_json::to_vec(&json!({"zarr_format": 3, "node_type": "array", "shape": [4],
+        serde_json::to_vec(
+            &json!({"zarr_format": 3, "node_type": "array", "shape": [4],
             "data_type": "string", "fill_value": "",
             "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
-            "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "vlen-utf8"}]}))
+            "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "vlen-utf8"}]}),
+        )
         .unwrap(),
     );
     store.insert("s/c/0", chunk);
@@ -760,7 +776,10 @@ fn vlen_chunk(count: u32, items: &[&[u8]]) -> Vec<u8> {
 #[test]
 fn corrupt_variable_length_chunks_are_named_errors() {
     let good = vlen_chunk(4, &[b"a", b"", b"bc", b"d"]);
-    assert_eq!(strings_with_chunk(good.clone()).unwrap().get_str(2), Some("bc"));
+    assert_eq!(
+        strings_with_chunk(good.clone()).unwrap().get_str(2),
+        Some("bc")
+    );
     let cases: Vec<(Vec<u8>, &str)> = vec![
         (vec![4, 0], "input ends before"),
         (vlen_chunk(3, &[b"a", b"", b"bc"]), "expected 4"),
@@ -769,7 +788,10 @@ fn corrupt_variable_length_chunks_are_named_errors() {
         ([&good[..], b"x"].concat(), "1"),
         (vlen_chunk(4, &[b"a", b"\xff\xfe", b"", b""]), "not utf-8"),
         // A length of u32::MAX: refused, never allocated or sliced.
-        ([&4u32.to_le_bytes()[..], &u32::MAX.to_le_bytes(), b"ab"].concat(), "input ends before"),
+        (
+            [&4u32.to_le_bytes()[..], &u32::MAX.to_le_bytes(), b"ab"].concat(),
+            "input ends before",
+        ),
     ];
     for (chunk, says) in cases {
         let e = strings_with_chunk(chunk.clone()).unwrap_err();

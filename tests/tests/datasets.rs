@@ -44,7 +44,7 @@ fn flatten(v: &Value, out: &mut Vec<Value>) {
 
 /// The values an array holds, as the manifest writes them: strings for text, hex for bytes
 /// (NumPy strips trailing NULs of fixed-width values), integers for dates.
-fn values_as_json(array: &Array<&FileStore>) -> Vec<Value> {
+fn values_as_json<S: Store>(array: &Array<S>) -> Vec<Value> {
     let whole = Region::whole(array.shape()).unwrap();
     match array.dtype() {
         DataType::String => {
@@ -268,6 +268,14 @@ fn a_members_own_metadata_wins_over_stale_consolidated_metadata() {
             own["attributes"],
             "{name}"
         );
+        if array.dtype() == DataType::Int32 {
+            // All the values the array holds: the consolidated copy would cut them short.
+            assert_eq!(
+                Value::Array(values_as_json(&array)),
+                own["values"],
+                "{name}"
+            );
+        }
     }
 }
 

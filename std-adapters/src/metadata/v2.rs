@@ -53,7 +53,11 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
         return Err(unsupported(format!("zarr_format {}", m.zarr_format)));
     }
     // An object array's first filter says what its objects are (and encodes them to bytes).
-    let filters: &[Value] = m.filters.as_deref().unwrap_or_default();
+    // `null` filters are none, by the spec.
+    let filters: &[Value] = match &m.filters {
+        Some(list) => list,
+        None => &[],
+    };
     let (object, filters) = match (&m.dtype, filters.split_first()) {
         (Value::String(s), first) if s == "|O" => {
             let id = first.map(|(f, _)| numcodecs_id(f, "filter")).transpose()?;
