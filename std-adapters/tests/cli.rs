@@ -659,3 +659,34 @@ fn paths_that_are_not_arrays_say_what_they_are() {
     );
     assert!(err.contains("raw bytes cannot hold"), "{err}");
 }
+
+/// `--out -` with stdout on a terminal: binary formats are refused before anything is read,
+/// JSON is printed. The terminal is a pseudo-terminal made by util-linux's `script`.
+#[cfg(target_os = "linux")]
+#[test]
+fn binary_output_to_a_terminal_is_refused() {
+    let run = |args: &str| {
+        let cmd = format!("{} {args}", env!("CARGO_BIN_EXE_zinto"));
+        let out = Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .output()
+            .expect("util-linux `script` makes the terminal for this test");
+        (out.status.code(), text(&out.stdout))
+    };
+    let dir = example("temperature.zarr");
+    let (code, shown) = run(&format!("read {} --select 0,0:3 --out -", dir.display()));
+    assert_eq!(code, Some(2), "{shown}");
+    assert!(shown.contains("would write binary data to the terminal"), "{shown}");
+    let (code, shown) = run(&format!(
+        "read {} --select 0,0:3 --out - --format json",
+        dir.display()
+    ));
+    assert_eq!(code, Some(0), "{shown}");
+    // The terminal also shows stderr (progress bar, summary): find the printed list in it.
+    let list = shown
+        .rfind('[')
+        .and_then(|a| Some(&shown[a..=a + shown[a..].find(']')?]))
+        .unwrap_or_default();
+    let values: Vec<f32> = serde_json::from_str(list).unwrap_or_default();
+    assert_eq!(values.len(), 3, "{shown}");
+}
