@@ -676,7 +676,10 @@ fn binary_output_to_a_terminal_is_refused() {
     let dir = example("temperature.zarr");
     let (code, shown) = run(&format!("read {} --select 0,0:3 --out -", dir.display()));
     assert_eq!(code, Some(2), "{shown}");
-    assert!(shown.contains("would write binary data to the terminal"), "{shown}");
+    assert!(
+        shown.contains("would write binary data to the terminal"),
+        "{shown}"
+    );
     let (code, shown) = run(&format!(
         "read {} --select 0,0:3 --out - --format json",
         dir.display()
