@@ -1,7 +1,7 @@
 //! An array in a store: open it, read a selection into a buffer you own.
 
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use zinto_core::codec::{ArrayToBytes, BytesCodecs};
 use zinto_core::{LayoutError, Piece, Region};
@@ -9,7 +9,7 @@ use zinto_core::{LayoutError, Piece, Region};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, MetadataError};
 use crate::group::{Group, MAX_CONSOLIDATED_LEN, MAX_METADATA_LEN, read_doc};
-use crate::metadata::{ArrayMetadata, DataType, parse_v2, parse_v3};
+use crate::metadata::{ArrayMetadata, DataType, ZarrFormat, parse_v2, parse_v3};
 use crate::pool::{ContextPool, for_each_piece};
 use crate::reader::{ChunkReader, PieceOut, ReadContext};
 use crate::store::Store;
@@ -104,13 +104,45 @@ impl<S: Store> Array<S> {
             other => other,
         }
         .map_err(|e| err(ErrorKind::Metadata(e)))?;
+        Self::with_metadata(store, path, meta)
+    }
+
+    /// An array at `path` in `store` described by metadata the caller already holds: a v3
+    /// `zarr.json` document, or a v2 `.zarray` (with its `.zattrs`, if any). For a caller that
+    /// has parsed the metadata itself (zarr-python's codec pipeline hands it over) and should
+    /// not read it again.
+    ///
+    /// # Errors
+    /// As [`Self::open`], for the metadata given.
+    pub fn from_metadata(
+        store: S,
+        path: &str,
+        format: ZarrFormat,
+        json: &[u8],
+        attributes: Option<&[u8]>,
+    ) -> Result<Self, Error> {
+        let path = path.trim_matches('/').to_owned();
+        let meta = match format {
+            ZarrFormat::V3 => parse_v3(json),
+            ZarrFormat::V2 => parse_v2(json, attributes),
+        }
+        .map_err(|e| Error::new(&path, None, ErrorKind::Metadata(e)))?;
+        Self::with_metadata(store, path, meta)
+    }
+
+    /// The array over validated metadata; refuses what the read paths do not take.
+    fn with_metadata(store: S, path: String, meta: ArrayMetadata) -> Result<Self, Error> {
         let outer = meta.chain.outer();
         if matches!(outer.array_to_bytes, ArrayToBytes::Sharding(_))
             && outer.bytes_codecs != BytesCodecs::default()
         {
-            return Err(err(ErrorKind::Metadata(MetadataError::Unsupported(
-                "bytes-to-bytes codecs around sharding_indexed".into(),
-            ))));
+            return Err(Error::new(
+                &path,
+                None,
+                ErrorKind::Metadata(MetadataError::Unsupported(
+                    "bytes-to-bytes codecs around sharding_indexed".into(),
+                )),
+            ));
         }
         Ok(Self {
             store,
@@ -257,6 +289,9 @@ impl<S: Store> Array<S> {
         let threads = options.workers();
         let new_context = || ReadContext::new().map_err(|kind| Error::new(&self.path, None, kind));
         let job = |ctx: &mut ReadContext, piece: &Piece, target: &mut PieceOut<'_, '_>| {
+            if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(Error::new(&self.path, None, ErrorKind::Cancelled));
+            }
             let key = self.chunk_key(&piece.chunk);
             reader
                 .read_piece(ctx, &key, piece, target)
@@ -360,6 +395,11 @@ pub struct ReadOptions<'a> {
     pub threads: Option<NonZeroUsize>,
     /// Called after each chunk with (chunks done, chunks in all), from the worker that did it.
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+    /// Checked by an array read's workers before each chunk: once it is `true`, no further
+    /// chunk is read and the read returns [`ErrorKind::Cancelled`] (the output is then partly
+    /// written). For Ctrl-C in the Python package, or a caller's timeout. (Concatenation does
+    /// not check it yet.)
+    pub cancel: Option<&'a AtomicBool>,
 }
 
 impl ReadOptions<'_> {
@@ -375,6 +415,7 @@ impl std::fmt::Debug for ReadOptions<'_> {
         f.debug_struct("ReadOptions")
             .field("threads", &self.threads)
             .field("progress", &self.progress.is_some())
+            .field("cancel", &self.cancel)
             .finish()
     }
 }

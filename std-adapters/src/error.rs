@@ -105,6 +105,8 @@ pub enum ErrorKind {
         /// What it was asked to be read as.
         read_as: &'static str,
     },
+    /// The read was cancelled through [`ReadOptions::cancel`](crate::ReadOptions::cancel).
+    Cancelled,
     /// A chunk read twice in one read (variable-length data: lengths, then values) was not
     /// the same both times: it was rewritten during the read.
     ChunkChanged,
@@ -134,6 +136,7 @@ impl fmt::Display for ErrorKind {
             Self::WrongType { dtype, read_as } => {
                 write!(f, "data type {dtype} cannot be read as {read_as}")
             }
+            Self::Cancelled => f.write_str("the read was cancelled"),
             Self::ChunkChanged => {
                 f.write_str("the chunk changed between the two passes of a variable-length read")
             }
@@ -268,7 +271,8 @@ impl std::error::Error for Error {
             | ErrorKind::OutOfMemory { .. }
             | ErrorKind::Internal { .. }
             | ErrorKind::WrongType { .. }
-            | ErrorKind::ChunkChanged => None,
+            | ErrorKind::ChunkChanged
+            | ErrorKind::Cancelled => None,
         }
     }
 }

@@ -176,13 +176,16 @@ impl<S: Store> Group<S> {
     }
 
     /// Opens the array `name` (a member, or a deeper path such as `a/b/x`) with its own
-    /// metadata.
+    /// metadata, on a clone of the store (see [`Self::group`]).
     ///
     /// # Errors
     /// As [`Array::open`]; [`ErrorKind::Metadata`] for a name that leaves the group (`..`).
-    pub fn array(&self, name: &str) -> Result<Array<&S>, Error> {
+    pub fn array(&self, name: &str) -> Result<Array<S>, Error>
+    where
+        S: Clone,
+    {
         let path = self.child_path(name)?;
-        Array::open(&self.store, &path)
+        Array::open(self.store.clone(), &path)
     }
 
     /// Opens the group `name` (a member, or a deeper path), on a clone of the store (a path

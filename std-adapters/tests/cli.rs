@@ -273,7 +273,7 @@ fn merge_refuses_bad_keys_and_partial_records() {
         (
             &["--record-size", "24", "--key", "f16@8"][..],
             2,
-            "unknown type \"f16\"",
+            "--key \"f16@8\": unknown key type",
         ),
         (
             &["--record-size", "24", "--key", "f64@20"][..],

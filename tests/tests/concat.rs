@@ -78,6 +78,7 @@ fn every_codec_and_thread_count_gives_the_concatenation() {
             let options = ReadOptions {
                 threads: NonZeroUsize::new(threads),
                 progress: None,
+                ..ReadOptions::default()
             };
             let got = plan.read_to_vec(&store, &options).unwrap();
             assert!(got == all, "{c:?} with {threads} threads");
@@ -98,6 +99,7 @@ fn progress_counts_every_chunk() {
     let options = ReadOptions {
         threads: NonZeroUsize::new(2),
         progress: Some(&progress),
+        ..ReadOptions::default()
     };
     ConcatPlan::new(&store, &keys, c)
         .unwrap()

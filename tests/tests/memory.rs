@@ -527,6 +527,7 @@ fn concatenate_and_sort_allocate_nothing_output_sized_but_the_output() {
     let options = ReadOptions {
         threads: Some(threads),
         progress: None,
+        ..ReadOptions::default()
     };
     let (mut out, largest, peak) = measure(|| {
         let plan = ConcatPlan::new(&store, &keys, codecs).unwrap();

@@ -39,6 +39,12 @@ pub enum RecordError {
         /// Size of a record.
         record_size: usize,
     },
+    /// A key given as text (`TYPE@OFFSET`, [`RecordLayout::parse`](super::RecordLayout::parse))
+    /// that does not parse.
+    KeySpec {
+        /// What is wrong with it.
+        reason: &'static str,
+    },
     /// An invariant of the sort did not hold: a bug in zinto, reported instead of a wrong
     /// order. The buffer may be partly sorted and its keys partly rewritten.
     Internal {
@@ -69,6 +75,7 @@ impl fmt::Display for RecordError {
             Self::NotOneRecord { len, record_size } => {
                 write!(f, "a {len}-byte slice is not one {record_size}-byte record")
             }
+            Self::KeySpec { reason } => f.write_str(reason),
             Self::Internal { what } => {
                 write!(f, "an invariant of the sort did not hold: {what}; a bug")
             }

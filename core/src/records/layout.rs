@@ -14,6 +14,37 @@ pub struct RecordLayout {
 }
 
 impl RecordLayout {
+    /// Parses a key as text, `TYPE@OFFSET` with an optional `le`/`be` after the type (little
+    /// endian by default), for records of `record_size` bytes: `f64@8`, `u32be@0`.
+    ///
+    /// ```
+    /// use zinto_core::records::{KeyType, RecordLayout};
+    ///
+    /// let by_mz = RecordLayout::parse("f64@8", 24)?;
+    /// assert_eq!((by_mz.key_offset(), by_mz.key_type()), (8, KeyType::F64));
+    /// assert!(RecordLayout::parse("f64@20", 24).is_err()); // does not fit
+    /// # Ok::<(), zinto_core::records::RecordError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`RecordError::KeySpec`] for text that does not parse; then as [`Self::new`].
+    pub fn parse(spec: &str, record_size: usize) -> Result<Self, RecordError> {
+        let (ty, offset) = spec.split_once('@').ok_or(RecordError::KeySpec {
+            reason: "expected TYPE@OFFSET, for example f64@8",
+        })?;
+        let (ty, endian) = match ty.strip_suffix("be") {
+            Some(t) => (t, Endian::Big),
+            None => (ty.strip_suffix("le").unwrap_or(ty), Endian::Little),
+        };
+        let key_type = KeyType::from_name(ty).ok_or(RecordError::KeySpec {
+            reason: "unknown key type (f32, f64, i32, i64, u32, u64, optionally with le or be)",
+        })?;
+        let offset = offset.parse().map_err(|_| RecordError::KeySpec {
+            reason: "the offset after @ is not a byte count",
+        })?;
+        Self::new(record_size, offset, key_type, endian)
+    }
+
     /// Records of `record_size` bytes keyed by a `key_type` at byte `key_offset`, stored in
     /// `endian` byte order.
     ///

@@ -155,6 +155,7 @@ pub fn array_read(data: &[u8]) {
     let options = ReadOptions {
         threads,
         progress: None,
+        ..ReadOptions::default()
     };
     let _ = with_cap(bound, || {
         array.read_into_with(&selection, out.dst(), &options)

@@ -61,6 +61,7 @@ pub fn concat(data: &[u8]) {
     let options = ReadOptions {
         threads,
         progress: None,
+        ..ReadOptions::default()
     };
     let _ = with_cap(bound, || plan.read_into(&store, out.dst(), &options));
     out.check();

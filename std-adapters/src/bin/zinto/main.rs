@@ -381,6 +381,7 @@ fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
     let threads = ReadOptions {
         threads: args.threads,
         progress: None,
+        ..ReadOptions::default()
     }
     .workers();
     let workers = threads
@@ -417,6 +418,7 @@ fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
         let options = ReadOptions {
             threads: Some(threads),
             progress: Some(&progress),
+            ..ReadOptions::default()
         };
         let mut buf = zinto::zeroed_buffer(len).ok_or_else(|| {
             Failure::Other(format!(

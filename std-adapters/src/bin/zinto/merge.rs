@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use zinto::core::codec::{BytesCodecs, Checksums, Compressor, Endian};
-use zinto::core::records::{KeyType, RecordLayout, prepare_keys, sort_records_by_key_stable};
+use zinto::core::codec::{BytesCodecs, Checksums, Compressor};
+use zinto::core::records::{RecordLayout, prepare_keys, sort_records_by_key_stable};
 use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions};
 
 use crate::{Failure, check_output, rss, write_output};
@@ -42,22 +42,7 @@ pub struct MergeArgs<'a> {
 
 /// Parses `TYPE@OFFSET`, with an optional `le`/`be` after the type: `f64@8`, `u32be@0`.
 pub fn parse_key(spec: &str, record_size: usize) -> Result<RecordLayout, String> {
-    let (ty, offset) = spec
-        .split_once('@')
-        .ok_or_else(|| format!("--key {spec:?}: expected TYPE@OFFSET, for example f64@8"))?;
-    let (ty, endian) = if let Some(t) = ty.strip_suffix("be") {
-        (t, Endian::Big)
-    } else {
-        (ty.strip_suffix("le").unwrap_or(ty), Endian::Little)
-    };
-    let key_type = KeyType::from_name(ty).ok_or_else(|| {
-        format!("--key {spec:?}: unknown type {ty:?} (f32, f64, i32, i64, u32, u64)")
-    })?;
-    let offset: usize = offset
-        .parse()
-        .map_err(|_| format!("--key {spec:?}: offset {offset:?} is not a byte count"))?;
-    RecordLayout::new(record_size, offset, key_type, endian)
-        .map_err(|e| format!("--key {spec:?}: {e}"))
+    RecordLayout::parse(spec, record_size).map_err(|e| format!("--key {spec:?}: {e}"))
 }
 
 fn codec_of(path: &Path) -> CodecArg {
@@ -119,6 +104,7 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
     let threads = ReadOptions {
         threads: args.threads,
         progress: None,
+        ..ReadOptions::default()
     }
     .workers();
 
@@ -137,6 +123,7 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
     let options = ReadOptions {
         threads: Some(threads),
         progress: None,
+        ..ReadOptions::default()
     };
     // For the parallel sort, keys are prepared chunk by chunk as each is decoded, in cache.
     let prepare = layout.filter(|_| !args.stable);

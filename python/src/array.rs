@@ -1,0 +1,192 @@
+//! `RsArray`: an opened array, its metadata, and reads into a NumPy array the caller allocated.
+
+use std::num::NonZeroUsize;
+
+use numpy::{PyArray1, PyReadwriteArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::sync::Arc;
+
+use zinto::{Array, ReadOptions, Region, Store};
+
+use crate::{errors, interruptible};
+
+/// A store of any kind, shared.
+pub type AnyStore = Arc<dyn Store>;
+
+/// An array, as `zinto.open` found it (or as zarr-python's metadata describes it).
+#[pyclass(frozen, module = "zinto._zinto")]
+pub struct RsArray {
+    inner: Array<AnyStore>,
+}
+
+impl RsArray {
+    pub fn new(inner: Array<AnyStore>) -> Self {
+        Self { inner }
+    }
+}
+
+/// The array `path` in the directory `root`, described by the metadata document `json`
+/// (zarr-python's codec pipeline hands it over): v3 `zarr.json` (`zarr_format` 3) or v2
+/// `.zarray` (2).
+#[pyfunction]
+#[pyo3(signature = (root, path, zarr_format, json))]
+pub fn array_in_directory(
+    root: std::path::PathBuf,
+    path: &str,
+    zarr_format: u8,
+    json: &[u8],
+) -> PyResult<RsArray> {
+    let store: AnyStore = Arc::new(zinto::FileStore::new(root));
+    from_metadata(store, path, zarr_format, json)
+}
+
+/// The array described by `json` whose chunks are the given `{key: bytes}` (fetched by
+/// zarr-python from a store zinto does not read itself). Keys are relative to the array.
+#[pyfunction]
+pub fn array_of_chunks(
+    zarr_format: u8,
+    json: &[u8],
+    chunks: std::collections::HashMap<String, Vec<u8>>,
+) -> PyResult<RsArray> {
+    let mut store = zinto::MemoryStore::new();
+    for (key, bytes) in chunks {
+        store.insert(key, bytes);
+    }
+    from_metadata(Arc::new(store), "", zarr_format, json)
+}
+
+fn from_metadata(store: AnyStore, path: &str, zarr_format: u8, json: &[u8]) -> PyResult<RsArray> {
+    let format = match zarr_format {
+        2 => zinto::ZarrFormat::V2,
+        3 => zinto::ZarrFormat::V3,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "zarr_format {other}: 2 or 3"
+            )));
+        }
+    };
+    Array::from_metadata(store, path, format, json, None)
+        .map(RsArray::new)
+        .map_err(errors::to_py)
+}
+
+fn region(start: &[u64], shape: &[u64]) -> PyResult<Region> {
+    Region::new(start, shape).map_err(|e| errors::to_py(e.into()))
+}
+
+#[pymethods]
+impl RsArray {
+    /// The array's shape.
+    #[getter]
+    fn shape(&self) -> Vec<u64> {
+        self.inner.shape().to_vec()
+    }
+
+    /// The NumPy type string in native byte order (`"<f4"`), or `"string"` / `"bytes"` for
+    /// the variable-length types.
+    #[getter]
+    fn dtype(&self) -> String {
+        let t = self.inner.dtype();
+        t.numpy_str().unwrap_or_else(|| t.to_string())
+    }
+
+    /// The chunk shape (inside shards, if sharded).
+    #[getter]
+    fn chunks(&self) -> Vec<u64> {
+        let meta = self.inner.metadata();
+        if meta.chain.levels().len() > 1 {
+            meta.chain.innermost().chunk_shape.to_vec()
+        } else {
+            meta.grid.chunk_shape().to_vec()
+        }
+    }
+
+    /// The shard shape, `None` if not sharded.
+    #[getter]
+    fn shards(&self) -> Option<Vec<u64>> {
+        let meta = self.inner.metadata();
+        (meta.chain.levels().len() > 1).then(|| meta.grid.chunk_shape().to_vec())
+    }
+
+    /// The codecs as the metadata names them.
+    #[getter]
+    fn codecs(&self) -> Vec<String> {
+        self.inner.metadata().codec_names.clone()
+    }
+
+    /// 2 or 3.
+    #[getter]
+    fn zarr_format(&self) -> u8 {
+        match self.inner.metadata().format {
+            zinto::ZarrFormat::V2 => 2,
+            zinto::ZarrFormat::V3 => 3,
+        }
+    }
+
+    /// The dimension names, `None` if the array has none.
+    #[getter]
+    fn dimension_names(&self) -> Option<Vec<Option<String>>> {
+        self.inner.dimension_names().map(<[_]>::to_vec)
+    }
+
+    /// The attributes as JSON text (`zinto.Array.attrs` parses it).
+    fn attrs_json(&self) -> PyResult<String> {
+        let attrs = self.inner.attributes().map_err(errors::to_py)?;
+        serde_json::to_string(attrs)
+            .map_err(|e| errors::ZintoError::new_err(format!("attributes: {e}")))
+    }
+
+    /// Reads the region `start`/`shape` into `out` (the output's bytes, viewed as a flat
+    /// `uint8` array), with the GIL released and Ctrl-C honoured between chunks.
+    #[pyo3(signature = (start, shape, out, threads=None))]
+    fn read_into(
+        &self,
+        py: Python<'_>,
+        start: Vec<u64>,
+        shape: Vec<u64>,
+        mut out: PyReadwriteArray1<'_, u8>,
+        threads: Option<usize>,
+    ) -> PyResult<()> {
+        let selection = region(&start, &shape)?;
+        let out = out
+            .as_slice_mut()
+            .map_err(|_| pyo3::exceptions::PyValueError::new_err("out must be C-contiguous"))?;
+        let threads = threads.map(NonZeroUsize::new).map(|t| {
+            t.ok_or_else(|| pyo3::exceptions::PyValueError::new_err("threads must be at least 1"))
+        });
+        let threads = threads.transpose()?;
+        let array = &self.inner;
+        interruptible::run(py, |cancel| {
+            let options = ReadOptions {
+                threads,
+                cancel: Some(cancel),
+                ..ReadOptions::default()
+            };
+            array
+                .read_into_with(&selection, out, &options)
+                .map_err(errors::to_py)
+        })
+    }
+
+    /// Reads a variable-length region: `(offsets, values)`, a `uint64` array of one offset per
+    /// element plus one, and the elements' bytes end to end.
+    fn read_vlen<'py>(
+        &self,
+        py: Python<'py>,
+        start: Vec<u64>,
+        shape: Vec<u64>,
+    ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyBytes>)> {
+        let selection = region(&start, &shape)?;
+        let array = &self.inner;
+        let data = interruptible::run(py, |_| array.read_vlen(&selection).map_err(errors::to_py))?;
+        let (offsets, values) = data.into_parts();
+        Ok((PyArray1::from_vec(py, offsets), PyBytes::new(py, &values)))
+    }
+
+    /// The array's path in its store.
+    #[getter]
+    fn path(&self) -> String {
+        self.inner.path().to_owned()
+    }
+}

@@ -1,0 +1,65 @@
+//! Running a read without the GIL, interruptible by Ctrl-C.
+//!
+//! The read runs on a scoped thread. The calling thread waits for it in slices of
+//! [`POLL`] with the GIL released, and between slices takes the GIL to check for signals: a
+//! pending KeyboardInterrupt sets the read's cancel flag (checked by the workers between
+//! chunks), the read stops at the next chunk boundary, and the signal's exception is raised.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+
+/// How often signals are checked during a read.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Runs `read(cancel)` on another thread with the GIL released; returns its result, or the
+/// signal's exception if Python raised one while it ran. (`read` builds its exceptions without
+/// the GIL: pyo3 creates them lazily.)
+pub fn run<T: Send>(
+    py: Python<'_>,
+    read: impl FnOnce(&AtomicBool) -> PyResult<T> + Send,
+) -> PyResult<T> {
+    let cancel = AtomicBool::new(false);
+    let mut signal: Option<PyErr> = None;
+    let result = std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel();
+        let cancel = &cancel;
+        s.spawn(move || {
+            // The receiver outlives the thread (both live in this scope).
+            let _ = tx.send(read(cancel));
+        });
+        let mut rx = rx;
+        loop {
+            // The receiver is moved into the GIL-free closure and back: it is Send, not Sync.
+            let (got, back) = py.detach(move || {
+                let got = rx.recv_timeout(POLL);
+                (got, rx)
+            });
+            rx = back;
+            match got {
+                Ok(result) => return Some(result),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if signal.is_none()
+                        && let Err(e) = py.check_signals()
+                    {
+                        signal = Some(e);
+                        cancel.store(true, Ordering::Relaxed);
+                    }
+                }
+                // The thread ended without sending: it panicked (the scope re-raises it).
+                Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            }
+        }
+    });
+    if let Some(e) = signal {
+        return Err(e);
+    }
+    match result {
+        Some(r) => r,
+        None => Err(crate::errors::ZintoError::new_err(
+            "the read's thread ended without a result (a bug in zinto)",
+        )),
+    }
+}

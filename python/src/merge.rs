@@ -1,0 +1,106 @@
+//! `merge`: variable-size chunk files decoded end to end into one NumPy array, allocated once
+//! at its exact size, then sorted by a key field in place (`zinto merge` from Python).
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+use numpy::{PyArray1, PyArrayMethods};
+use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
+use pyo3::prelude::*;
+use zinto::core::codec::{BytesCodecs, Checksums, Compressor};
+use zinto::core::records::{RecordLayout, sort_records_by_key_stable};
+use zinto::{ConcatPlan, FileStore, ReadOptions};
+
+use crate::{errors, interruptible};
+
+/// Scratch for a stable sort: merges whose smaller side fits are one pass.
+const STABLE_SCRATCH_LEN: usize = 16 << 20;
+
+/// Merges `files` (stored `codec`: "raw", "zstd" or "gzip") into one `uint8` array of whole
+/// `record_size`-byte records, sorted by `key` (`TYPE@OFFSET`, as `zinto merge --key`) if
+/// given; `stable` keeps equal keys in file order.
+#[pyfunction]
+#[pyo3(signature = (files, record_size, key=None, codec="raw", stable=false, threads=None))]
+pub fn merge<'py>(
+    py: Python<'py>,
+    files: Vec<PathBuf>,
+    record_size: usize,
+    key: Option<&str>,
+    codec: &str,
+    stable: bool,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyArray1<u8>>> {
+    let layout = key
+        .map(|k| RecordLayout::parse(k, record_size))
+        .transpose()
+        .map_err(|e| PyValueError::new_err(format!("key {key:?}: {e}")))?;
+    if record_size == 0 {
+        return Err(PyValueError::new_err("record_size must be at least 1"));
+    }
+    let compressor = match codec {
+        "raw" => None,
+        "zstd" => Some(Compressor::ZSTD),
+        "gzip" => Some(Compressor::GZIP),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "codec {other:?}: one of raw, zstd, gzip"
+            )));
+        }
+    };
+    let codecs = BytesCodecs {
+        compressor,
+        checksums: Checksums::NONE,
+    };
+    let threads = match threads {
+        None => None,
+        Some(n) => Some(
+            NonZeroUsize::new(n)
+                .ok_or_else(|| PyValueError::new_err("threads must be at least 1"))?,
+        ),
+    };
+    // Keys are absolute paths in a store rooted at `/`, so errors name the file.
+    let mut keys = Vec::with_capacity(files.len());
+    for file in &files {
+        let path = std::fs::canonicalize(file)
+            .map_err(|e| PyFileNotFoundError::new_err(format!("{}: {e}", file.display())))?;
+        let key = path.to_str().ok_or_else(|| {
+            PyValueError::new_err(format!("{}: path is not UTF-8", file.display()))
+        })?;
+        keys.push(key.to_owned());
+    }
+    let store = FileStore::new("/");
+    let plan = ConcatPlan::new(&store, &keys, codecs).map_err(errors::to_py)?;
+    if let Some(piece) = plan.pieces().iter().find(|p| p.len % record_size != 0) {
+        return Err(PyValueError::new_err(format!(
+            "{}: decodes to {} bytes, not a whole number of {record_size}-byte records",
+            piece.key, piece.len
+        )));
+    }
+    let out = PyArray1::<u8>::zeros(py, plan.len(), false);
+    {
+        let mut rw = out.readwrite();
+        let buf = rw
+            .as_slice_mut()
+            .map_err(|_| errors::ZintoError::new_err("a new array is not contiguous (a bug)"))?;
+        interruptible::run(py, |cancel| {
+            let options = ReadOptions {
+                threads,
+                cancel: Some(cancel),
+                ..ReadOptions::default()
+            };
+            plan.read_into(&store, buf, &options)
+                .map_err(errors::to_py)?;
+            let Some(layout) = &layout else {
+                return Ok(());
+            };
+            let sorted = if stable {
+                let mut scratch = vec![0u8; STABLE_SCRATCH_LEN.min(buf.len() / 2)];
+                sort_records_by_key_stable(buf, layout, &mut scratch)
+            } else {
+                zinto::sort_records_parallel(buf, layout, options.workers())
+            };
+            sorted.map_err(|e| PyValueError::new_err(e.to_string()))
+        })?;
+    }
+    Ok(out)
+}

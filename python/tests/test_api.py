@@ -1,0 +1,243 @@
+"""The Python API: every conformance fixture reads as zarr-python reads it, NumPy indexing,
+`out=`, groups, errors, the GIL released during reads, and Ctrl-C stopping a long one."""
+
+import json
+import os
+import signal
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+
+import zinto
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests/fixtures/data"
+EXAMPLES = ROOT / "examples/data"
+warnings.simplefilter("ignore")
+
+
+def fixture_arrays():
+    names = []
+    for manifest in sorted((ROOT / "tests/fixtures").glob("manifest*.json")):
+        for entry in json.loads(manifest.read_text()):
+            if entry.get("kind", "array") == "array":
+                names.append(entry["name"])
+    return names
+
+
+def same(got, want):
+    if want.dtype.kind in "OT":
+        return got.shape == want.shape and got.tolist() == want.tolist()
+    # zinto returns native byte order; zarr-python keeps the stored one.
+    assert got.dtype == want.dtype.newbyteorder("="), (got.dtype, want.dtype)
+    if want.dtype.kind in "mM":
+        return np.array_equal(got.view("i8"), want.view("i8"))
+    return np.array_equal(got, want, equal_nan=want.dtype.kind in "fc")
+
+
+@pytest.mark.parametrize("name", fixture_arrays())
+def test_every_fixture_reads_as_zarr_python_reads_it(name):
+    path = DATA / name
+    z = zarr.open_array(str(path), mode="r")
+    a = zinto.open(path)
+    assert a.shape == z.shape
+    assert same(a[...], np.asarray(z[...])), name
+    if z.ndim and z.shape[0] > 0:
+        assert same(a[-1], np.asarray(z[-1])), name
+    if z.ndim >= 2 and z.shape[-1] > 1:
+        key = (Ellipsis, slice(-2, None))
+        assert same(a[key], np.asarray(z[key])), name
+
+
+def test_fixtures_are_all_there():
+    assert len(fixture_arrays()) >= 230
+
+
+def test_numpy_basic_indexing():
+    a = zinto.open(EXAMPLES / "temperature.zarr")
+    z = zarr.open_array(str(EXAMPLES / "temperature.zarr"), mode="r")
+    full = np.asarray(z[...])
+    for key in [(-1,), (slice(-10, None), 3), (Ellipsis, -5), (5, Ellipsis), (slice(100, 5),),
+                (slice(-1000, 1000), slice(None, -700)), (0, 0), ()]:
+        got = a[key]
+        assert got.shape == full[key].shape, key
+        assert np.array_equal(got, full[key]), key
+    for bad in [(slice(None, None, 2),), (360,), (-361,), (0, 0, 0), (Ellipsis, Ellipsis),
+                (None,), ([1, 2],), (True,)]:
+        with pytest.raises(zinto.SelectionError):
+            a[bad]
+    with pytest.raises(ValueError):
+        a[::2]
+    with pytest.raises(IndexError):
+        a[400]
+
+
+def test_out_is_filled_in_place_and_checked():
+    a = zinto.open(EXAMPLES / "temperature.zarr")
+    full = a[...]
+    out = np.zeros((10, 20), dtype=np.float32)
+    got = a.read((slice(0, 10), slice(0, 20)), out=out)
+    assert got is out and np.array_equal(out, full[:10, :20])
+    buf = bytearray(10 * 4)
+    a.read((3, slice(0, 10)), out=buf)
+    assert np.array_equal(np.frombuffer(buf, dtype=np.float32), full[3, :10])
+    for bad, says in [
+        (np.zeros((10, 21), np.float32), "expected shape (10, 20) and dtype float32"),
+        (np.zeros((10, 20), np.float64), "expected shape (10, 20) and dtype float32"),
+        (np.zeros((20, 10), np.float32).T, "C-contiguous"),
+        (bytearray(7), "buffer of 7 bytes"),
+        (b"\0" * 800, "read-only"),
+    ]:
+        with pytest.raises(ValueError, match=says.replace("(", r"\(").replace(")", r"\)")):
+            a.read((slice(0, 10), slice(0, 20)), out=bad)
+    ro = np.zeros((10, 20), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        a.read((slice(0, 10), slice(0, 20)), out=ro)
+
+
+def test_metadata_properties_and_repr():
+    a = zinto.open(EXAMPLES / "weather.zarr/temperature")
+    assert a.shape == (48, 6) and a.chunks == (24, 3) and a.shards is None
+    assert a.dtype == np.float32 and a.dimension_names == ("time", "station")
+    assert a.attrs["units"] == "degC"
+    assert "zstd" in a.codecs and "shape=(48, 6)" in repr(a)
+    s = zinto.open(EXAMPLES / "sharded.zarr")
+    assert s.shards == (256, 256) and s.chunks == (64, 64)
+
+
+def test_groups_map_names_to_nodes():
+    g = zinto.open(EXAMPLES / "weather.zarr")
+    assert isinstance(g, zinto.Group) and g.consolidated
+    assert list(g) == ["lat", "lon", "station", "temperature", "time", "wind_speed"]
+    assert g.attrs["title"].startswith("Hourly weather")
+    names = g["station"][...]
+    assert names.tolist()[:3] == ["Zürich", "São Paulo", "Tōkyō"]
+    nested = zinto.open(DATA / "ds_nested_v3.zarr")
+    w = nested["a/b/c/w"]
+    assert isinstance(w, zinto.Array) and w.attrs == {"array": "w", "depth": 3}
+    assert "a" in nested and "nothing" not in nested
+    with pytest.raises(KeyError):
+        nested["nothing"]
+
+
+def test_errors_map_to_python_exceptions(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        zinto.open(tmp_path / "missing.zarr")
+    with pytest.raises(FileNotFoundError):
+        zinto.open(tmp_path)  # a directory without metadata
+    src = EXAMPLES / "temperature.zarr"
+    bad = tmp_path / "corrupt.zarr"
+    (bad / "c/0").mkdir(parents=True)
+    (bad / "zarr.json").write_bytes((src / "zarr.json").read_bytes())
+    (bad / "c/0/0").write_bytes(b"not zstd")
+    with pytest.raises(zinto.DecodeError, match="chunk c/0/0") as e:
+        zinto.open(bad)[0:10, 0:10]
+    assert isinstance(e.value, zinto.ZintoError)
+    (bad / "zarr.json").write_text('{"zarr_format": 3, "node_type": "array"}')
+    with pytest.raises(zinto.MetadataError):
+        zinto.open(bad)
+
+
+def big_array(tmp_path, mib=64, rows=8):
+    """A zstd float32 array of `mib` MiB in `rows` chunks (one a row), written by zarr-python."""
+    n = mib * (1 << 20) // 4
+    data = np.sin(np.arange(n, dtype=np.float32) / 1000) + np.arange(n, dtype=np.float32) % 7
+    z = zarr.create_array(str(tmp_path / "big.zarr"), shape=(rows, n // rows),
+                          chunks=(1, n // rows), dtype="float32")
+    z[...] = data.reshape(rows, n // rows)
+    return tmp_path / "big.zarr", data.reshape(rows, n // rows)
+
+
+def test_the_gil_is_released_during_a_read(tmp_path):
+    path, data = big_array(tmp_path)
+    a = zinto.open(path)
+    ticks = 0
+    stop = threading.Event()
+
+    def tick():
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+            time.sleep(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    time.sleep(0.01)
+    before = ticks
+    start = time.perf_counter()
+    out = a.read(threads=1)
+    seconds = time.perf_counter() - start
+    during = ticks - before
+    stop.set()
+    t.join()
+    assert np.array_equal(out, data)
+    # A thread sleeping 1 ms per tick ticks about once a millisecond when the GIL is free;
+    # a read holding the GIL would allow a handful of ticks (at most one per switch interval).
+    assert during >= seconds * 1000 * 0.25, (during, seconds)
+
+
+def test_ctrl_c_stops_a_long_read_between_chunks(tmp_path):
+    path, data = big_array(tmp_path, mib=256, rows=64)
+    a = zinto.open(path)
+    out = np.full(a.shape, np.nan, dtype=np.float32)
+    timer = threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        a.read(out=out, threads=1)
+    timer.cancel()
+    # Stopped inside the read, at a chunk boundary: some rows (chunks) read, some never.
+    read = [not np.isnan(row).any() for row in out]
+    assert not all(read), "the read ran to the end: the signal was not seen during it"
+    for row, done in zip(range(len(out)), read):
+        if done:
+            assert np.array_equal(out[row], data[row])
+
+
+def test_merge_matches_numpy_concatenate_and_stable_argsort():
+    import numcodecs
+
+    files = sorted((EXAMPLES / "spectra").glob("*.zst"))
+    assert len(files) >= 3
+    rows = np.concatenate([
+        np.frombuffer(numcodecs.Zstd().decode(f.read_bytes()), dtype="<f8").reshape(-1, 3)
+        for f in files])
+    want = rows[np.argsort(rows[:, 1], kind="stable")]
+    got = zinto.merge(files, key="f64@8", stable=True, dtype=np.dtype((np.float64, 3)))
+    assert got.shape == want.shape and np.array_equal(got, want)
+    # Unsorted: the files end to end, as uint8 records.
+    raw = zinto.merge(files, record_size=24)
+    assert raw.shape == (len(rows), 24) and np.array_equal(raw.view("<f8").reshape(-1, 3), rows)
+    # The parallel sort gives the same keys in order.
+    fast = zinto.merge(files, key="f64@8", dtype=[("scan", "<f8"), ("mz", "<f8"), ("i", "<f8")])
+    assert np.array_equal(fast["mz"], want[:, 1])
+    with pytest.raises(ValueError, match="not a whole number of 7-byte records"):
+        zinto.merge(files, record_size=7)
+    with pytest.raises(ValueError, match="unknown key type"):
+        zinto.merge(files, record_size=24, key="f16@0")
+    with pytest.raises(FileNotFoundError):
+        zinto.merge([EXAMPLES / "spectra/none.zst"], record_size=24)
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/python.md"])
+def test_the_python_examples_in_the_docs_run(doc, monkeypatch):
+    """Docs that run: every ```python block of the page, in order, from the repository root."""
+    import re
+
+    import zarr
+
+    text = (ROOT / doc).read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert blocks, doc
+    monkeypatch.chdir(ROOT)
+    scope = {}
+    try:
+        for block in blocks:
+            exec(compile(block, f"{doc} (python block)", "exec"), scope)  # noqa: S102
+    finally:
+        zarr.config.reset()

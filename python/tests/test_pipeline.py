@@ -1,0 +1,133 @@
+"""`zinto.ZintoCodecPipeline` in zarr-python: the same results as zarr-python's default
+pipeline on every conformance fixture, through zinto where it can (and the default where it
+cannot), from a LocalStore and from a MemoryStore, and under xarray."""
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import zarr
+import zarr.storage
+
+import zinto
+import zinto.pipeline
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests/fixtures/data"
+EXAMPLES = ROOT / "examples/data"
+warnings.simplefilter("ignore")
+
+
+def fixture_arrays():
+    names = []
+    for manifest in sorted((ROOT / "tests/fixtures").glob("manifest*.json")):
+        for entry in json.loads(manifest.read_text()):
+            if entry.get("kind", "array") == "array":
+                names.append(entry["name"])
+    return names
+
+
+def read(path, key, pipeline):
+    with zarr.config.set({"codec_pipeline.path": pipeline}):
+        return np.asarray(zarr.open_array(str(path), mode="r")[key])
+
+
+DEFAULT = "zarr.core.codec_pipeline.BatchedCodecPipeline"
+ZINTO = "zinto.ZintoCodecPipeline"
+
+
+def equal(a, b):
+    if a.dtype.kind in "OT":
+        return a.tolist() == b.tolist()
+    if a.dtype.kind in "mM":
+        return np.array_equal(a.view("i8"), b.view("i8"))
+    return a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+
+
+@pytest.mark.parametrize("name", fixture_arrays())
+def test_every_fixture_reads_as_the_default_pipeline_reads_it(name):
+    z = zarr.open_array(str(DATA / name), mode="r")
+    keys = [Ellipsis]
+    if z.ndim and z.shape[0] > 1:
+        keys += [(-1,), (slice(1, None),)]
+    for key in keys:
+        assert equal(read(DATA / name, key, ZINTO), read(DATA / name, key, DEFAULT)), (name, key)
+
+
+def test_zinto_reads_what_it_can():
+    """Most fixtures go through zinto, not the fallback: counted by the pipeline."""
+    before = zinto.pipeline.reads_by_zinto
+    names = [n for n in fixture_arrays() if "float32" in n or "int" in n]
+    for name in names:
+        read(DATA / name, Ellipsis, ZINTO)
+    taken = zinto.pipeline.reads_by_zinto - before
+    assert taken >= len(names) * 3 // 4, (taken, len(names))
+
+
+def test_chunks_from_a_memory_store_are_decoded_by_zinto():
+    store = zarr.storage.MemoryStore()
+    data = np.arange(60 * 70, dtype="float32").reshape(60, 70) / 7
+    z = zarr.create_array(store, shape=data.shape, chunks=(16, 32), dtype="float32")
+    z[...] = data
+    z[10:20, 40:50] = -1  # a chunk rewritten
+    expect = data.copy()
+    expect[10:20, 40:50] = -1
+    before = zinto.pipeline.reads_by_zinto
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        z = zarr.open_array(store, mode="r")
+        assert np.array_equal(z[...], expect)
+        assert np.array_equal(z[-5:, 3:69], expect[-5:, 3:69])
+        assert np.array_equal(z[7], expect[7])
+    assert zinto.pipeline.reads_by_zinto - before == 3
+
+
+def test_writes_go_to_the_default_pipeline(tmp_path):
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        z = zarr.create_array(str(tmp_path / "w.zarr"), shape=(10, 10), chunks=(4, 4),
+                              dtype="int16")
+        z[...] = np.arange(100, dtype="int16").reshape(10, 10)
+        assert np.array_equal(z[...], np.arange(100, dtype="int16").reshape(10, 10))
+    assert np.array_equal(read(tmp_path / "w.zarr", Ellipsis, DEFAULT),
+                          np.arange(100, dtype="int16").reshape(10, 10))
+
+
+def test_xarray_open_zarr_gives_the_same_dataset():
+    import xarray as xr
+
+    for path in [EXAMPLES / "weather.zarr", DATA / "ds_xarray_v2.zarr",
+                 DATA / "ds_xarray_v3.zarr"]:
+        with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+            want = xr.open_zarr(path).load()
+        with zarr.config.set({"codec_pipeline.path": ZINTO}):
+            got = xr.open_zarr(path).load()
+        xr.testing.assert_identical(got, want)
+
+
+def _zinto_reads():
+    import zinto.pipeline
+
+    return zinto.pipeline.reads_by_zinto
+
+
+def test_dask_workers_in_other_processes_read_through_zinto(monkeypatch):
+    """xarray + Dask on a LocalCluster of 2 worker processes, the pipeline chosen by the
+    environment (as a user configures workers): the same dataset, read by zinto in the workers."""
+    import xarray as xr
+    from distributed import Client, LocalCluster
+
+    path = EXAMPLES / "weather.zarr"
+    with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        want = xr.open_zarr(path).load()
+    # zarr-python reads its configuration from ZARR_* variables, in every worker process; the
+    # arrays Dask sends them carry the pipeline the client opened them with.
+    monkeypatch.setenv("ZARR_CODEC_PIPELINE__PATH", ZINTO)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client, \
+            zarr.config.set({"codec_pipeline.path": ZINTO}):
+        ds = xr.open_zarr(path, chunks={"time": 12})
+        got = ds.compute()
+        reads = client.run(_zinto_reads)
+    xr.testing.assert_identical(got, want)
+    assert len(reads) == 2 and sum(reads.values()) >= 4, reads

@@ -1,0 +1,321 @@
+"""zinto: read Zarr arrays (v3 and v2) straight into NumPy arrays you own.
+
+    >>> import zinto
+    >>> arr = zinto.open("examples/data/temperature.zarr")
+    >>> part = arr[10:200, 5:90]              # allocated once, filled in place
+    >>> arr.read((slice(0, 10), 3), out=buf)  # or into your own buffer
+
+The output of a read is allocated once (or given with `out=`) and every chunk is decoded
+straight into its part of it, by Rust workers that run without the GIL; Ctrl-C stops a read
+between chunks.
+"""
+
+import json
+import numbers
+import os
+
+import numpy as np
+
+from . import _zinto
+from ._zinto import Cancelled, DecodeError, MetadataError, StoreError, ZintoError
+
+__all__ = [
+    "Array",
+    "ZintoCodecPipeline",
+    "Cancelled",
+    "DecodeError",
+    "Group",
+    "MetadataError",
+    "SelectionError",
+    "StoreError",
+    "ZintoError",
+    "merge",
+    "open",
+]
+
+
+class SelectionError(IndexError, ValueError):
+    """A selection zinto does not take: out of bounds, a step, or not basic indexing.
+
+    Both an IndexError (what NumPy raises for an index out of bounds) and a ValueError.
+    """
+
+
+def open(path):  # noqa: A001 - the package's entry point, as zarr.open
+    """Opens the array or group at `path` (a directory): an `Array` or a `Group`."""
+    node = _zinto.open(os.fspath(path))
+    return _wrap(node)
+
+
+def _wrap(node):
+    if isinstance(node, _zinto.RsArray):
+        return Array(node)
+    return Group(node)
+
+
+def _string_dtype():
+    """NumPy's variable-width string dtype (NumPy 2), else object."""
+    try:
+        return np.dtypes.StringDType()
+    except AttributeError:
+        return np.dtype(object)
+
+
+def _normalize(key, shape):
+    """NumPy basic indexing against `shape`: (start, extent, kept) per dimension.
+
+    Ints (negative ones count from the end) select one element and drop their dimension;
+    slices (negative bounds too, clamped as NumPy clamps) keep it; one Ellipsis stands for the
+    dimensions not named. Steps other than 1 are refused.
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    if sum(k is Ellipsis for k in key) > 1:
+        raise SelectionError("an index can only have a single ellipsis ('...')")
+    named = sum(k is not Ellipsis for k in key)
+    if named > len(shape):
+        raise SelectionError(
+            f"too many indices: the array is {len(shape)}-dimensional, but {named} were indexed")
+    expanded = []
+    for k in key:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (len(shape) - named))
+        else:
+            expanded.append(k)
+    expanded.extend([slice(None)] * (len(shape) - len(expanded)))
+    start, extent, kept = [], [], []
+    for dim, (k, n) in enumerate(zip(expanded, shape)):
+        if isinstance(k, (bool, np.bool_)):
+            raise SelectionError("boolean indices are not basic indexing")
+        if isinstance(k, numbers.Integral):
+            i = int(k)
+            if not -n <= i < n:
+                raise SelectionError(
+                    f"index {i} is out of bounds for axis {dim} with size {n}")
+            start.append(i % n if n else 0)
+            extent.append(1)
+            kept.append(False)
+        elif isinstance(k, slice):
+            a, b, step = k.indices(n)
+            if step != 1:
+                raise SelectionError(
+                    f"slice {k} in axis {dim} has step {step}: steps are not supported")
+            start.append(a)
+            extent.append(max(0, b - a))
+            kept.append(True)
+        elif k is None:
+            raise SelectionError("np.newaxis is not supported: reshape the result instead")
+        else:
+            raise SelectionError(
+                f"{type(k).__name__} index in axis {dim}: only ints, slices and ... (basic indexing)")
+    return start, extent, kept
+
+
+class Array:
+    """A Zarr array. Index it like NumPy (`arr[10:20, -1]`) or `read` it into a buffer."""
+
+    def __init__(self, rs):
+        self._rs = rs
+        self.shape = tuple(rs.shape)
+        self.chunks = tuple(rs.chunks)
+        self.shards = None if rs.shards is None else tuple(rs.shards)
+        kind = rs.dtype
+        self._vlen = kind in ("string", "bytes")
+        if kind == "string":
+            self.dtype = _string_dtype()
+        elif kind == "bytes":
+            self.dtype = np.dtype(object)
+        else:
+            self.dtype = np.dtype(kind)
+        names = rs.dimension_names
+        self.dimension_names = None if names is None else tuple(names)
+        self.codecs = tuple(rs.codecs)
+        self.zarr_format = rs.zarr_format
+        self.path = rs.path
+
+    @property
+    def attrs(self):
+        """The attributes (v3 `attributes`, v2 `.zattrs`) as a dict."""
+        return json.loads(self._rs.attrs_json())
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.shape[0]
+
+    def __repr__(self):
+        dims = "" if self.dimension_names is None else f", dims={self.dimension_names}"
+        shards = "" if self.shards is None else f", shards={self.shards}"
+        return (f"<zinto.Array {self.path or '/'!r} shape={self.shape} dtype={self.dtype} "
+                f"chunks={self.chunks}{shards}{dims} codecs={list(self.codecs)}>")
+
+    def __getitem__(self, key):
+        return self.read(key)
+
+    def read(self, key=Ellipsis, out=None, threads=None):
+        """Reads `self[key]` into `out` (allocated once if not given) and returns it.
+
+        `out` may be a C-contiguous, writable NumPy array of the result's shape and dtype, or
+        any writable buffer of exactly its size in bytes. `threads` sets the worker count
+        (default: one per core).
+        """
+        start, extent, kept = _normalize(key, self.shape)
+        shape = tuple(n for n, k in zip(extent, kept) if k)
+        if self._vlen:
+            if out is not None:
+                raise ValueError("out= is not supported for variable-length strings or bytes")
+            return self._read_vlen(start, extent, shape)
+        if out is None:
+            out = np.empty(shape, dtype=self.dtype)
+            target = out
+        else:
+            target = self._check_out(out, shape)
+        flat = target.reshape(-1).view(np.uint8) if target.size else np.empty(0, np.uint8)
+        if target.size:
+            self._rs.read_into(start, extent, flat, threads)
+        return out
+
+    def _check_out(self, out, shape):
+        """`out` as a writable, C-contiguous array of `shape` and this array's dtype."""
+        want = f"expected shape {shape} and dtype {self.dtype}"
+        if isinstance(out, np.ndarray):
+            if out.dtype != self.dtype or out.shape != shape:
+                raise ValueError(f"out has shape {out.shape} and dtype {out.dtype}, {want}")
+            if not out.flags.c_contiguous:
+                raise ValueError(f"out must be C-contiguous ({want})")
+            if not out.flags.writeable:
+                raise ValueError(f"out is read-only ({want})")
+            return out
+        try:
+            view = memoryview(out)
+        except TypeError as e:
+            raise ValueError(f"out must be a NumPy array or a writable buffer ({want})") from e
+        if view.readonly:
+            raise ValueError(f"out is a read-only buffer ({want})")
+        nbytes = int(np.prod(shape, dtype=np.int64)) * self.dtype.itemsize
+        if view.nbytes != nbytes or not view.c_contiguous:
+            raise ValueError(
+                f"out is a buffer of {view.nbytes} bytes, {want} ({nbytes} contiguous bytes)")
+        return np.frombuffer(view.cast("B"), dtype=self.dtype).reshape(shape)
+
+    def _read_vlen(self, start, extent, shape):
+        offsets, values = self._rs.read_vlen(start, extent)
+        if self.dtype.kind == "O":
+            items = [values[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+        else:
+            text = values
+            items = [text[a:b].decode("utf-8") for a, b in
+                     zip(offsets[:-1].tolist(), offsets[1:].tolist())]
+        out = np.empty(len(items), dtype=self.dtype)
+        out[:] = items
+        return out.reshape(shape)
+
+
+_CODECS_BY_SUFFIX = {".zst": "zstd", ".zstd": "zstd", ".gz": "gzip"}
+
+
+def merge(files, record_size=None, key=None, codec="auto", stable=False, threads=None,
+          dtype=None):
+    """Concatenates variable-size chunk files into one array and sorts its records by a key.
+
+    Each file's decoded size is read from its header (raw: its length; zstd: the frame's
+    content size; gzip: ISIZE), the output is allocated once at the exact total, the files are
+    decoded in parallel straight into their parts of it, and the records are sorted in place
+    by `key` (`"f64@8"`: a little-endian float64 at byte 8; `"u32be@0"`...), if given.
+    `codec` is "auto" (by file suffix: .zst, .gz, else raw), "raw", "zstd" or "gzip".
+    Returns a `uint8` array of shape (records, record_size), or an array of `dtype` (a
+    structured or plain dtype of `record_size` bytes) when given.
+    """
+    files = [os.fspath(f) for f in files]
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        if record_size is None:
+            record_size = dtype.itemsize
+        elif record_size != dtype.itemsize:
+            raise ValueError(f"record_size {record_size} is not dtype {dtype}'s {dtype.itemsize} bytes")
+    if record_size is None:
+        raise ValueError("give record_size, or a dtype to take it from")
+    if codec == "auto":
+        kinds = {_CODECS_BY_SUFFIX.get(os.path.splitext(f)[1], "raw") for f in files}
+        if len(kinds) > 1:
+            raise ValueError(f"files are stored in different ways by their names ({sorted(kinds)}): pass codec=")
+        codec = kinds.pop() if kinds else "raw"
+    out = _zinto.merge(files, record_size, key, codec, stable, threads)
+    records = out.reshape(-1, record_size)
+    if dtype is None:
+        return records
+    if dtype.subdtype is not None:  # (float64, 3): rows of 3 float64
+        base, shape = dtype.subdtype
+        return out.view(base).reshape((-1,) + shape)
+    return out.view(dtype)
+
+
+class Group:
+    """A Zarr group: a mapping of member names to `Array` and `Group` nodes."""
+
+    def __init__(self, rs):
+        self._rs = rs
+        self.path = rs.path
+
+    @property
+    def attrs(self):
+        """The attributes as a dict."""
+        return json.loads(self._rs.attrs_json())
+
+    @property
+    def consolidated(self):
+        """Whether the members come from consolidated metadata."""
+        return self._rs.consolidated
+
+    def members(self):
+        """`(name, "array" | "group")` of each direct member, sorted by name."""
+        return list(self._rs.members())
+
+    def __getitem__(self, name):
+        kinds = dict(self._rs.members())
+        kind = kinds.get(name.split("/")[0])
+        if kind is None:
+            raise KeyError(name)
+        if "/" in name:
+            sub, rest = name.split("/", 1)
+            return Group(self._rs.group(sub))[rest]
+        return Array(self._rs.array(name)) if kind == "array" else Group(self._rs.group(name))
+
+    def __iter__(self):
+        return iter(name for name, _ in self._rs.members())
+
+    def __len__(self):
+        return len(self._rs.members())
+
+    def __contains__(self, name):
+        try:
+            self[name]
+        except KeyError:
+            return False
+        return True
+
+    def keys(self):
+        return list(self)
+
+    def items(self):
+        return [(name, self[name]) for name in self]
+
+    def __repr__(self):
+        return f"<zinto.Group {self.path or '/'!r} members={list(self)}>"
+
+
+def __getattr__(name):
+    # The pipeline needs zarr-python; the rest of the package does not.
+    if name == "ZintoCodecPipeline":
+        from .pipeline import ZintoCodecPipeline
+
+        return ZintoCodecPipeline
+    raise AttributeError(f"module 'zinto' has no attribute {name!r}")
