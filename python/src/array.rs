@@ -179,7 +179,15 @@ impl RsArray {
     ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyBytes>)> {
         let selection = region(&start, &shape)?;
         let array = &self.inner;
-        let data = interruptible::run(py, |_| array.read_vlen(&selection).map_err(errors::to_py))?;
+        let data = interruptible::run(py, |cancel| {
+            let options = ReadOptions {
+                cancel: Some(cancel),
+                ..ReadOptions::default()
+            };
+            array
+                .read_vlen_with(&selection, &options)
+                .map_err(errors::to_py)
+        })?;
         let (offsets, values) = data.into_parts();
         Ok((PyArray1::from_vec(py, offsets), PyBytes::new(py, &values)))
     }

@@ -241,3 +241,18 @@ def test_the_python_examples_in_the_docs_run(doc, monkeypatch):
             exec(compile(block, f"{doc} (python block)", "exec"), scope)  # noqa: S102
     finally:
         zarr.config.reset()
+
+
+def test_groups_tolerate_other_files_and_answer_membership(tmp_path):
+    g = zarr.open_group(str(tmp_path / "g.zarr"), mode="w")
+    g.create_array("a", shape=(3,), dtype="i2")[:] = [1, 2, 3]
+    g.create_group("sub")
+    (tmp_path / "g.zarr" / "notes.txt").write_text("not zarr")
+    z = zinto.open(tmp_path / "g.zarr")
+    assert list(z) == ["a", "sub"]
+    assert np.array_equal(z["a"][...], [1, 2, 3])
+    assert "a" in z and "sub" in z and "a/b" not in z and "nothing" not in z and 3 not in z
+    with pytest.raises(KeyError):
+        z["a/b"]
+    assert np.array_equal(zinto.open(EXAMPLES / "temperature.zarr")[np.array(3), 0:2],
+                          zinto.open(EXAMPLES / "temperature.zarr")[3, 0:2])

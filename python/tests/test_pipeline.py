@@ -131,3 +131,36 @@ def test_dask_workers_in_other_processes_read_through_zinto(monkeypatch):
         reads = client.run(_zinto_reads)
     xr.testing.assert_identical(got, want)
     assert len(reads) == 2 and sum(reads.values()) >= 4, reads
+
+
+def test_resized_and_appended_arrays_still_read(tmp_path):
+    """zarr-python keeps an array's pipeline across resize() and append(): reads of the new
+    extent go to the default pipeline rather than fail on the old shape."""
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        for fmt in (2, 3):
+            a = zarr.create_array(str(tmp_path / f"r{fmt}.zarr"), shape=(10,), chunks=(5,),
+                                  dtype="i4", zarr_format=fmt)
+            a[:] = np.arange(10)
+            a.resize((20,))
+            a[10:] = np.arange(10, 20)
+            assert np.array_equal(a[:], np.arange(20))
+            a.append(np.arange(20, 25))
+            assert np.array_equal(a[:], np.arange(25))
+
+
+def test_nan_fill_payloads_and_nat_fills_match_the_default(tmp_path):
+    path = tmp_path / "nan.zarr"
+    z = zarr.create_array(str(path), shape=(4,), chunks=(2,), dtype="<f4", fill_value=0)
+    doc = json.loads((path / "zarr.json").read_text())
+    doc["fill_value"] = "0x7fc00001"
+    (path / "zarr.json").write_text(json.dumps(doc))
+    got = read(path, Ellipsis, ZINTO).view("<u4")
+    assert np.array_equal(got, read(path, Ellipsis, DEFAULT).view("<u4"))
+    assert got[0] == 0x7FC00001
+    for kind in ("M8[s]", "m8[s]"):
+        p = tmp_path / f"{kind[0]}.zarr"
+        z = zarr.create_array(str(p), shape=(5,), chunks=(2,), dtype=kind, fill_value=None,
+                              zarr_format=2)
+        z[:2] = np.array([1, 1], dtype=kind)
+        assert equal(read(p, Ellipsis, ZINTO), read(p, Ellipsis, DEFAULT)), kind
+        assert equal(zinto.open(p)[...], read(p, Ellipsis, DEFAULT)), kind

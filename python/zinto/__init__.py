@@ -12,6 +12,7 @@ between chunks.
 
 import json
 import numbers
+import operator
 import os
 
 import numpy as np
@@ -87,6 +88,8 @@ def _normalize(key, shape):
     for dim, (k, n) in enumerate(zip(expanded, shape)):
         if isinstance(k, (bool, np.bool_)):
             raise SelectionError("boolean indices are not basic indexing")
+        if isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu":
+            k = operator.index(k)  # a 0-d integer array indexes as its integer, as in NumPy
         if isinstance(k, numbers.Integral):
             i = int(k)
             if not -n <= i < n:
@@ -280,13 +283,15 @@ class Group:
         return list(self._rs.members())
 
     def __getitem__(self, name):
+        if not isinstance(name, str):
+            raise TypeError(f"group members are named by str, not {type(name).__name__}")
         kinds = dict(self._rs.members())
-        kind = kinds.get(name.split("/")[0])
-        if kind is None:
+        first, _, rest = name.partition("/")
+        kind = kinds.get(first)
+        if kind is None or (rest and kind != "group"):
             raise KeyError(name)
-        if "/" in name:
-            sub, rest = name.split("/", 1)
-            return Group(self._rs.group(sub))[rest]
+        if rest:
+            return Group(self._rs.group(first))[rest]
         return Array(self._rs.array(name)) if kind == "array" else Group(self._rs.group(name))
 
     def __iter__(self):
@@ -296,11 +301,18 @@ class Group:
         return len(self._rs.members())
 
     def __contains__(self, name):
-        try:
-            self[name]
-        except KeyError:
+        """Whether `name` (or a deeper path) is listed below this group: by the listing alone,
+        without opening the member (a member listed by stale consolidated metadata is "in" the
+        group; opening it then says what is wrong)."""
+        if not isinstance(name, str):
             return False
-        return True
+        first, _, rest = name.partition("/")
+        kind = dict(self._rs.members()).get(first)
+        if kind is None:
+            return False
+        if not rest:
+            return True
+        return kind == "group" and rest in Group(self._rs.group(first))
 
     def keys(self):
         return list(self)

@@ -43,6 +43,7 @@ class _Meta:
     key_parts: int
     separator: str
     prefix: str  # "c" for v3's default encoding, "" otherwise
+    sharded: bool
 
 
 def _default_pipeline(metadata):
@@ -54,12 +55,28 @@ def _default_pipeline(metadata):
         [V2Codec(filters=metadata.filters, compressor=metadata.compressor)])
 
 
+def _canonical_fill(metadata):
+    """Whether the fill value survives `to_dict` and JSON: a NaN with a payload other than
+    NumPy's own does not (it becomes plain NaN), so such arrays are left to zarr-python."""
+    fill = np.asarray(metadata.fill_value)
+    if fill.dtype.kind in "fc" and np.isnan(fill).any():
+        canonical = np.full(fill.shape, np.nan, dtype=fill.dtype)
+        return fill.tobytes() == canonical.tobytes()
+    return True
+
+
 def _meta(metadata):
     """zinto's view of zarr-python's array metadata, or None if it cannot be taken."""
     try:
+        if not _canonical_fill(metadata):
+            return None
         doc = metadata.to_dict()
         ndim = len(metadata.shape)
+        sharded = False
         if metadata.zarr_format == 3:
+            from zarr.codecs import ShardingCodec
+
+            sharded = any(isinstance(c, ShardingCodec) for c in metadata.codecs)
             chunk_shape = tuple(metadata.chunk_grid.chunk_shape)
             enc = metadata.chunk_key_encoding
             separator = enc.separator
@@ -73,7 +90,7 @@ def _meta(metadata):
         else:
             key_parts = 1
         return _Meta(metadata.zarr_format, json.dumps(doc).encode(), ndim, chunk_shape,
-                     key_parts, separator, prefix)
+                     key_parts, separator, prefix, sharded)
     except Exception:  # noqa: BLE001 - anything zinto cannot take goes to the default pipeline
         return None
 
@@ -248,6 +265,10 @@ class ZintoCodecPipeline(CodecPipeline):
                 or not target.flags.writeable or not target.dtype.isnative \
                 or target.dtype.kind in "OTUSV":
             return False
+        if self._meta.sharded and not isinstance(self._store, LocalStore):
+            # From other stores zinto would get whole shards; zarr-python fetches only the
+            # index and the inner chunks it needs.
+            return False
         region = self._region(batch, target.shape, tuple(drop_axes))
         if region is None:
             return False
@@ -262,7 +283,13 @@ class ZintoCodecPipeline(CodecPipeline):
         except TypeError:  # "string", "bytes": no fixed NumPy type
             return False
         flat = target.reshape(-1).view(np.uint8)
-        rs.read_into(start, extent, flat, None)
+        try:
+            rs.read_into(start, extent, flat, None)
+        except ValueError:
+            # The region is outside the shape zinto knows: the array was resized or appended
+            # to since this pipeline was made (zarr-python keeps the pipeline, with the old
+            # metadata). Nothing was written: the layout is checked before any chunk is read.
+            return False
         global reads_by_zinto
         reads_by_zinto += 1
         return True

@@ -365,8 +365,21 @@ impl<S: Store> Array<S> {
     /// the chunk key ([`ErrorKind::Decode`] for a malformed `vlen-*` chunk or a string that is
     /// not UTF-8; [`ErrorKind::ChunkChanged`] if a chunk was rewritten during the read).
     pub fn read_vlen(&self, selection: &Region) -> Result<VlenData, Error> {
+        self.read_vlen_with(selection, &ReadOptions::default())
+    }
+
+    /// [`Self::read_vlen`] with options: of [`ReadOptions`], only `cancel` applies (checked
+    /// before each chunk of each pass); the read is on one worker.
+    ///
+    /// # Errors
+    /// As [`Self::read_vlen`]; [`ErrorKind::Cancelled`] once `cancel` is set.
+    pub fn read_vlen_with(
+        &self,
+        selection: &Region,
+        options: &ReadOptions<'_>,
+    ) -> Result<VlenData, Error> {
         let key = |coords: &[u64]| self.chunk_key(coords);
-        crate::vlen::read(&self.store, &self.meta, &key, selection)
+        crate::vlen::read(&self.store, &self.meta, &key, selection, options.cancel)
             .map_err(|(chunk, kind)| Error::new(&self.path, chunk.as_deref(), kind))
     }
 

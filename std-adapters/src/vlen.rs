@@ -14,6 +14,8 @@
 //! more than one decoded chunk). A chunk whose lengths differ between the passes (rewritten
 //! during the read) is an error, not a silent mix.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use zinto_core::codec::{BytesCodecs, CodecName, DecodeError, VlenItems, decoded_len, size_probe};
 use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
 
@@ -121,6 +123,7 @@ pub(crate) fn read<S: Store>(
     meta: &ArrayMetadata,
     chunk_key: &dyn Fn(&[u64]) -> String,
     selection: &Region,
+    cancel: Option<&AtomicBool>,
 ) -> Result<VlenData, (Option<String>, ErrorKind)> {
     let at = |kind| (None, kind);
     let codec = match meta.dtype {
@@ -157,6 +160,9 @@ pub(crate) fn read<S: Store>(
                 visit: &mut Visit<'_>|
      -> Result<(), (Option<String>, ErrorKind)> {
         for piece in &pieces {
+            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err((None, ErrorKind::Cancelled));
+            }
             let key = chunk_key(&piece.chunk);
             let with_key = |kind| (Some(key.clone()), kind);
             visit_piece(

@@ -47,6 +47,12 @@ impl FillValue {
     pub fn parse(dtype: DataType, v: &Value) -> Result<Self, String> {
         use DataType as T;
         if v.is_null() {
+            // zarr-python reads a v2 `null` fill as NaT for dates and durations, zero otherwise.
+            if matches!(dtype, T::DateTime64(_) | T::TimeDelta64(_)) {
+                return Ok(Self {
+                    bytes: i64::MIN.to_ne_bytes().to_vec(),
+                });
+            }
             return Ok(Self::zero(dtype));
         }
         let bytes = match dtype {
@@ -296,6 +302,8 @@ mod tests {
         });
         let parse = |dtype, v: Value| FillValue::parse(dtype, &v).map(|f| f.as_bytes().to_vec());
         assert_eq!(parse(ns, json!("NaT")).unwrap(), i64::MIN.to_ne_bytes());
+        // A v2 `null` fill is NaT for dates, as zarr-python reads it (zero for numbers).
+        assert_eq!(parse(ns, json!(null)).unwrap(), i64::MIN.to_ne_bytes());
         assert_eq!(parse(ns, json!(-5)).unwrap(), (-5i64).to_ne_bytes());
         let u2 = DataType::FixedUtf32 { chars: 2 };
         let mut expected = u32::from('é').to_ne_bytes().to_vec();

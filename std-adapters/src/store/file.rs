@@ -50,7 +50,7 @@ fn not_a_file(key: &str, m: &std::fs::Metadata) -> StoreError {
 /// Why `path` (the file of `key`) could not be opened or read: missing, not a file (a directory
 /// opens on Unix but fails to read; on Windows it fails to open), or the I/O error itself.
 fn failed(key: &str, path: &Path, e: std::io::Error) -> StoreError {
-    if e.kind() == ErrorKind::NotFound {
+    if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) {
         return StoreError::Missing;
     }
     match std::fs::metadata(path) {
@@ -67,7 +67,10 @@ impl Store for FileStore {
         match std::fs::metadata(&path) {
             Ok(m) if m.is_file() => Ok(Some(m.len())),
             Ok(m) => Err(not_a_file(key, &m)),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            // A key below a file (`notes.txt/zarr.json`) cannot exist: absent, not an error.
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+                Ok(None)
+            }
             Err(e) => Err(StoreError::Io(e)),
         }
     }
