@@ -9,8 +9,7 @@
 
 use zinto_core::codec::blosc::{BloscCname, BloscShuffle};
 use zinto_core::codec::{
-    BloscConfig, BloscDecoder, BytesCodecs, ChunkDecoder, CodecName, Compressor, DecodeError,
-    InnerDecompress, Status, blosclz, lz4,
+    BloscConfig, BloscDecoder, BytesCodecs, ChunkDecoder, Compressor, DecodeError, LzInner, Status,
 };
 
 fn fixture(array: &str, chunk: &str) -> Vec<u8> {
@@ -207,33 +206,6 @@ fn hostile_headers_are_errors_naming_the_field() {
     }
 }
 
-/// Blosc's inner codecs that need no heap.
-struct Pure;
-
-impl InnerDecompress for Pure {
-    fn decompress(
-        &mut self,
-        codec: CodecName,
-        src: &[u8],
-        dst: &mut [u8],
-    ) -> Result<usize, DecodeError> {
-        match codec {
-            CodecName::Lz4 => lz4::decompress(src, dst).map_err(|_| DecodeError::Corrupt {
-                codec,
-                reason: "lz4",
-            }),
-            CodecName::BloscLz => blosclz::decompress(src, dst).map_err(|_| DecodeError::Corrupt {
-                codec,
-                reason: "blosclz",
-            }),
-            _ => Err(DecodeError::Unsupported {
-                codec,
-                what: "here",
-            }),
-        }
-    }
-}
-
 #[test]
 fn a_chunk_decodes_through_a_window_of_one_block_with_fixed_scratch() {
     let stored = fixture("nc_v2_blosc_bs256_lz4_shuffle", "0");
@@ -252,7 +224,12 @@ fn a_chunk_decodes_through_a_window_of_one_block_with_fixed_scratch() {
     let mut pos = 0;
     loop {
         let p = d
-            .decode(&input[..input.len().min(100)], &mut window, pos, &mut Pure)
+            .decode(
+                &input[..input.len().min(100)],
+                &mut window,
+                pos,
+                &mut LzInner,
+            )
             .unwrap();
         input = &input[p.consumed..];
         pos += p.written;
@@ -275,7 +252,7 @@ fn a_chunk_decodes_through_a_window_of_one_block_with_fixed_scratch() {
     let mut d = BloscDecoder::new(&mut small[..]);
     d.start(stored.len() as u64, len as u64);
     let e = d
-        .decode(&stored, &mut vec![0u8; len], 0, &mut Pure)
+        .decode(&stored, &mut vec![0u8; len], 0, &mut LzInner)
         .unwrap_err();
     assert!(matches!(e, DecodeError::ScratchTooSmall { .. }), "{e:?}");
 }

@@ -70,35 +70,9 @@ fn zstd_is_refused_by_name_without_alloc() {
     );
 }
 
-/// Blosc's inner codecs that need no heap.
-struct NoHeap;
-
-impl zinto_core::codec::InnerDecompress for NoHeap {
-    fn decompress(
-        &mut self,
-        codec: zinto_core::codec::CodecName,
-        src: &[u8],
-        dst: &mut [u8],
-    ) -> Result<usize, DecodeError> {
-        use zinto_core::codec::{CodecName, blosclz, lz4};
-        let corrupt = DecodeError::Corrupt {
-            codec,
-            reason: "inner stream",
-        };
-        match codec {
-            CodecName::Lz4 => lz4::decompress(src, dst).map_err(|_| corrupt),
-            CodecName::BloscLz => blosclz::decompress(src, dst).map_err(|_| corrupt),
-            _ => Err(DecodeError::Unsupported {
-                codec,
-                what: "here",
-            }),
-        }
-    }
-}
-
 #[test]
 fn blosc_decodes_without_a_heap_into_the_callers_scratch() {
-    use zinto_core::codec::BloscDecoder;
+    use zinto_core::codec::{BloscDecoder, LzInner};
     for (array, chunk) in [
         ("nc_v2_blosc_lz4_shuffle", "0.0"),
         ("nc_v2_blosc_blosclz_bitshuffle", "0.0"),
@@ -118,7 +92,7 @@ fn blosc_decodes_without_a_heap_into_the_callers_scratch() {
         let mut status = Status::NeedsInput;
         let mut written = 0;
         for piece in stored.chunks(100) {
-            let p = d.decode(piece, &mut out, written, &mut NoHeap).unwrap();
+            let p = d.decode(piece, &mut out, written, &mut LzInner).unwrap();
             assert_eq!(p.consumed, piece.len(), "{array}");
             written += p.written;
             status = p.status;

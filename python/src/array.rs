@@ -94,19 +94,13 @@ impl RsArray {
     /// The chunk shape (inside shards, if sharded).
     #[getter]
     fn chunks(&self) -> Vec<u64> {
-        let meta = self.inner.metadata();
-        if meta.chain.levels().len() > 1 {
-            meta.chain.innermost().chunk_shape.to_vec()
-        } else {
-            meta.grid.chunk_shape().to_vec()
-        }
+        self.inner.chunk_shape().to_vec()
     }
 
     /// The shard shape, `None` if not sharded.
     #[getter]
     fn shards(&self) -> Option<Vec<u64>> {
-        let meta = self.inner.metadata();
-        (meta.chain.levels().len() > 1).then(|| meta.grid.chunk_shape().to_vec())
+        self.inner.shard_shape().map(<[u64]>::to_vec)
     }
 
     /// The codecs as the metadata names them.

@@ -1,13 +1,11 @@
 """The Python API: every conformance fixture reads as zarr-python reads it, NumPy indexing,
 `out=`, groups, errors, the GIL released during reads, and Ctrl-C stopping a long one."""
 
-import json
 import os
 import signal
 import threading
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,19 +13,9 @@ import zarr
 
 import zinto
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests/fixtures/data"
-EXAMPLES = ROOT / "examples/data"
+from fixtures import DATA, EXAMPLES, ROOT, fixture_arrays
+
 warnings.simplefilter("ignore")
-
-
-def fixture_arrays():
-    names = []
-    for manifest in sorted((ROOT / "tests/fixtures").glob("manifest*.json")):
-        for entry in json.loads(manifest.read_text()):
-            if entry.get("kind", "array") == "array":
-                names.append(entry["name"])
-    return names
 
 
 def same(got, want):

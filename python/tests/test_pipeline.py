@@ -4,7 +4,6 @@ cannot), from a LocalStore and from a MemoryStore, and under xarray."""
 
 import json
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,19 +13,9 @@ import zarr.storage
 import zinto
 import zinto.pipeline
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests/fixtures/data"
-EXAMPLES = ROOT / "examples/data"
+from fixtures import DATA, EXAMPLES, fixture_arrays
+
 warnings.simplefilter("ignore")
-
-
-def fixture_arrays():
-    names = []
-    for manifest in sorted((ROOT / "tests/fixtures").glob("manifest*.json")):
-        for entry in json.loads(manifest.read_text()):
-            if entry.get("kind", "array") == "array":
-                names.append(entry["name"])
-    return names
 
 
 def read(path, key, pipeline):

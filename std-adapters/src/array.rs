@@ -8,7 +8,7 @@ use zinto_core::{LayoutError, Piece, Region};
 
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, MetadataError};
-use crate::group::{Group, MAX_CONSOLIDATED_LEN, MAX_METADATA_LEN, read_doc};
+use crate::group::{Group, MAX_CONSOLIDATED_LEN, MAX_METADATA_LEN, join, read_doc};
 use crate::metadata::{ArrayMetadata, DataType, ZarrFormat, parse_v2, parse_v3};
 use crate::pool::{ContextPool, for_each_piece};
 use crate::reader::{ChunkReader, PieceOut, ReadContext};
@@ -54,13 +54,7 @@ impl<S: Store> Array<S> {
     pub fn open(store: S, path: &str) -> Result<Self, Error> {
         let path = path.trim_matches('/').to_owned();
         let err = |kind| Error::new(&path, None, kind);
-        let key = |name: &str| {
-            if path.is_empty() {
-                name.to_owned()
-            } else {
-                format!("{path}/{name}")
-            }
-        };
+        let key = |name: &str| join(&path, name);
         let meta = if let Some(json) =
             read_doc(&store, &key("zarr.json"), MAX_CONSOLIDATED_LEN).map_err(&err)?
         {
@@ -172,14 +166,22 @@ impl<S: Store> Array<S> {
         &self.path
     }
 
+    /// The chunk shape: the inner chunks' if the array is sharded.
+    pub fn chunk_shape(&self) -> &[u64] {
+        match self.shard_shape() {
+            Some(_) => &self.meta.chain.innermost().chunk_shape,
+            None => self.meta.grid.chunk_shape(),
+        }
+    }
+
+    /// The shard shape (the stored chunk holding inner chunks), `None` if not sharded.
+    pub fn shard_shape(&self) -> Option<&[u64]> {
+        (self.meta.chain.levels().len() > 1).then(|| self.meta.grid.chunk_shape())
+    }
+
     /// The store key of the (outer) chunk at `coords`.
     pub fn chunk_key(&self, coords: &[u64]) -> String {
-        let k = self.meta.key_encoding.key(coords);
-        if self.path.is_empty() {
-            k
-        } else {
-            format!("{}/{k}", self.path)
-        }
+        join(&self.path, &self.meta.key_encoding.key(coords))
     }
 
     /// The data type.

@@ -251,22 +251,20 @@ fn visit_piece<S: Store>(
 ) -> Result<(), ErrorKind> {
     let level = meta.chain.outer();
     let stored = store.size(key).map_err(ErrorKind::Store)?;
-    let (order, shape) = match stored {
-        // A missing chunk: every element is the fill value, walked in C order over the piece.
+    // A missing chunk: every element is the fill value, walked in C order over the piece.
+    let (order, shape, in_chunk) = match stored {
         None => (
             MemoryOrder::c(piece.in_output.ndim()).map_err(ErrorKind::Layout)?,
             piece.in_output.shape().to_vec(),
-        ),
-        Some(_) => (level.order.clone(), level.chunk_shape.to_vec()),
-    };
-    let (in_chunk, in_output) = match stored {
-        None => (
             Region::whole(piece.in_output.shape()).map_err(ErrorKind::Layout)?,
-            piece.in_output.clone(),
         ),
-        Some(_) => (piece.in_chunk.clone(), piece.in_output.clone()),
+        Some(_) => (
+            level.order.clone(),
+            level.chunk_shape.to_vec(),
+            piece.in_chunk.clone(),
+        ),
     };
-    let runs = Runs::new(1, &shape, &order, &in_chunk, out_shape, &in_output)
+    let runs = Runs::new(1, &shape, &order, &in_chunk, out_shape, &piece.in_output)
         .map_err(ErrorKind::Layout)?;
     let Some(len) = stored else {
         let fill = meta.fill_value.as_bytes();

@@ -123,8 +123,7 @@ impl InnerDecompress for Inner<'_> {
             return whole_stream(codec, src, dst, |i, d, p| b.decode(i, d, p));
         }
         match codec {
-            CodecName::Lz4 => lz4::decompress(src, dst).map_err(lz4_error),
-            CodecName::BloscLz => blosclz::decompress(src, dst).map_err(blosclz_error),
+            CodecName::Lz4 | CodecName::BloscLz => LzInner.decompress(codec, src, dst),
             CodecName::Zlib => {
                 let d = self
                     .deflate
@@ -153,8 +152,41 @@ impl InnerDecompress for Inner<'_> {
     }
 }
 
+/// Blosc's inner codecs that need neither a heap nor state: LZ4 and BloscLZ, zinto-core's own.
+/// For a [`BloscDecoder`](super::BloscDecoder) used on its own (firmware, tests); any other
+/// inner codec (zlib, zstd) is refused by name. `ChunkDecoder` has its own, with every codec.
+///
+/// ```
+/// use zinto_core::codec::{CodecName, InnerDecompress, LzInner};
+///
+/// let mut out = [0u8; 3];
+/// // An LZ4 block of three literals.
+/// assert_eq!(LzInner.decompress(CodecName::Lz4, &[0x30, b'a', b'b', b'c'], &mut out)?, 3);
+/// assert_eq!(&out, b"abc");
+/// # Ok::<(), zinto_core::codec::DecodeError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LzInner;
+
+impl InnerDecompress for LzInner {
+    fn decompress(
+        &mut self,
+        codec: CodecName,
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> Result<usize, DecodeError> {
+        match codec {
+            CodecName::Lz4 => lz4::decompress(src, dst).map_err(lz4_error),
+            CodecName::BloscLz => blosclz::decompress(src, dst).map_err(blosclz_error),
+            _ => Err(unsupported(
+                codec,
+                "this inner codec in LzInner (LZ4 and BloscLZ only)",
+            )),
+        }
+    }
+}
+
 /// An LZ4 error as a [`DecodeError`].
-#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 pub(crate) fn lz4_error(e: lz4::Lz4Error) -> DecodeError {
     match e {
         lz4::Lz4Error::OutputOverflow { capacity, .. } => DecodeError::OutputOverflow {
@@ -180,7 +212,6 @@ pub(crate) fn lz4_error(e: lz4::Lz4Error) -> DecodeError {
 }
 
 /// A BloscLZ error as a [`DecodeError`].
-#[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 pub(crate) fn blosclz_error(e: blosclz::BloscLzError) -> DecodeError {
     match e {
         blosclz::BloscLzError::OutputOverflow { capacity, .. } => DecodeError::OutputOverflow {

@@ -56,6 +56,7 @@ pub use crc::{CRC32, CRC32C, Crc32, Crc32Kind, checksum};
 pub use decoded_size::{SizeProbe, decoded_len, size_probe};
 #[cfg(feature = "alloc")]
 pub use decoders::Backend;
+pub use decoders::LzInner;
 pub use deflate::{DeflateDecoder, DeflateFormat};
 pub use error::{ChainError, DecodeError};
 pub use filter::Filter;

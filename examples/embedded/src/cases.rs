@@ -17,8 +17,8 @@
 )]
 
 use zinto_core::codec::{
-    BloscDecoder, BytesCodecs, Checksums, ChunkDecoder, CodecName, Compressor, DecodeError,
-    IndexLocation, InnerDecompress, ShardLayout, Status, blosclz, lz4,
+    BloscDecoder, BytesCodecs, Checksums, ChunkDecoder, Compressor, IndexLocation, LzInner,
+    ShardLayout, Status,
 };
 use zinto_core::{ChunkGrid, MemoryOrder, Region};
 
@@ -191,31 +191,6 @@ fn shard() -> Result<(), &'static str> {
     check(&out, expected::SHARD_LEN, expected::SHARD_FNV)
 }
 
-/// Blosc's inner codecs that need no heap: LZ4 and BloscLZ, zinto-core's own.
-struct NoHeap;
-
-impl InnerDecompress for NoHeap {
-    fn decompress(
-        &mut self,
-        codec: CodecName,
-        src: &[u8],
-        dst: &mut [u8],
-    ) -> Result<usize, DecodeError> {
-        let corrupt = DecodeError::Corrupt {
-            codec,
-            reason: "inner stream",
-        };
-        match codec {
-            CodecName::Lz4 => lz4::decompress(src, dst).map_err(|_| corrupt),
-            CodecName::BloscLz => blosclz::decompress(src, dst).map_err(|_| corrupt),
-            _ => Err(DecodeError::Unsupported {
-                codec,
-                what: "an inner codec this firmware does not link",
-            }),
-        }
-    }
-}
-
 /// Blosc scratch: the block table and one block (this chunk is one 4 KiB block).
 const BLOSC_SCRATCH: usize = 8 * 1024;
 
@@ -228,7 +203,7 @@ fn blosc() -> Result<(), &'static str> {
     let (mut written, mut status) = (0, Status::NeedsInput);
     for piece in stored.chunks(256) {
         let p = decoder
-            .decode(piece, &mut out, written, &mut NoHeap)
+            .decode(piece, &mut out, written, &mut LzInner)
             .map_err(|_| "blosc decode error")?;
         written += p.written;
         status = p.status;

@@ -67,13 +67,10 @@ pub fn storage<S: Store>(array: &Array<S>) -> Result<Storage, String> {
 
 /// The chunk shape and, if sharded, the shard shape.
 fn chunking<S: Store>(array: &Array<S>) -> (Vec<u64>, Option<Vec<u64>>) {
-    let meta = array.metadata();
-    let outer = meta.grid.chunk_shape().to_vec();
-    if meta.chain.levels().len() > 1 {
-        (meta.chain.innermost().chunk_shape.to_vec(), Some(outer))
-    } else {
-        (outer, None)
-    }
+    (
+        array.chunk_shape().to_vec(),
+        array.shard_shape().map(<[u64]>::to_vec),
+    )
 }
 
 /// The decoded size of the whole array in bytes, `None` if it overflows a `u64` (or the type
