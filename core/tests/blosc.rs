@@ -104,7 +104,46 @@ fn real_chunks_decode_the_same_in_any_pieces() {
                 "{array} in {piece}s"
             );
         }
+        // Through a window of one block, and of a block and a half, in pieces: the same.
+        let least = ChunkDecoder::min_window(&BLOSC, &stored, stored.len() as u64, len).unwrap();
+        for window in [least, least + least / 2] {
+            for piece in [1, 7, 1000, stored.len()] {
+                assert_eq!(
+                    windowed(&stored, len, piece, window).unwrap(),
+                    whole,
+                    "{array} in {piece}s through {window}"
+                );
+            }
+        }
     }
+}
+
+/// Decodes a stored chunk through a window of `window` bytes, fed in pieces of `piece` bytes.
+fn windowed(
+    stored: &[u8],
+    len: usize,
+    piece: usize,
+    window: usize,
+) -> Result<Vec<u8>, DecodeError> {
+    let mut d = ChunkDecoder::new();
+    d.start_windowed(&BLOSC, stored.len() as u64, len)?;
+    let mut w = vec![0u8; window];
+    let mut out = Vec::new();
+    let mut status = Status::NeedsInput;
+    for p in stored.chunks(piece.max(1)) {
+        let mut at = 0;
+        loop {
+            let r = d.feed_window(&p[at..], &mut w)?;
+            at += r.consumed;
+            out.extend_from_slice(&w[r.produced]);
+            status = r.status;
+            if status == Status::Done || (status == Status::NeedsInput && at == p.len()) {
+                break;
+            }
+        }
+    }
+    assert_eq!(status, Status::Done);
+    Ok(out)
 }
 
 #[test]

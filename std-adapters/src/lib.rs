@@ -50,7 +50,7 @@ pub use error::{Error, ErrorKind, MetadataError};
 pub use group::{Group, Member};
 pub use metadata::{ArrayMetadata, DataType, FillValue, NodeKind, TimeUnit, Unit, ZarrFormat};
 pub use node::Node;
-pub use reader::{BLOCK_LEN, COALESCE_GAP};
+pub use reader::{BLOCK_LEN, COALESCE_GAP, WINDOW_LEN};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
 pub use store::{FileStore, MemoryStore, Store, StoreError};
 pub use vlen::VlenData;

@@ -4,7 +4,14 @@
 //! 1. uncompressed chunk landing contiguously: the store reads straight into the output;
 //! 2. compressed chunk landing contiguously: streamed from the store in blocks through the
 //!    decoders straight into the output (the compressed chunk is never held whole);
-//! 3. anything else compressed: decoded into the worker's reusable scratch, then the runs copied;
+//! 3. a compressed (or checksummed) chunk landing in pieces, edge chunks included: decoded
+//!    through a window ([`ChunkDecoder::feed_window`]), each window's bytes copied to the runs
+//!    they belong to as they are produced, in the chunk's order. Scratch per worker: the
+//!    window ([`WINDOW_LEN`], or one Blosc block if larger), one I/O block, and the codec's
+//!    own window (zstd's, which the decoder keeps; DEFLATE's is the window itself);
+//! 3. (b) what cannot stream (filters, runs that do not walk the chunk forwards, numcodecs
+//!    LZ4, bz2, a zstd frame declaring a window larger than its chunk): decoded whole into
+//!    the worker's reusable scratch, then the runs copied;
 //! 4. uncompressed partial chunk: only the byte ranges the runs need are read, nearby ranges
 //!    coalesced into one read, single ranges read straight into the output.
 //!
@@ -25,6 +32,9 @@ use crate::store::Store;
 pub const BLOCK_LEN: usize = 1 << 20;
 /// Uncompressed byte ranges closer than this are read as one range.
 pub const COALESCE_GAP: usize = 64 << 10;
+/// Chunks landing in pieces are decoded through a window of this size (a power of two, as
+/// DEFLATE's ring needs), or one Blosc block if that is larger.
+pub const WINDOW_LEN: usize = 1 << 20;
 
 const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
 
@@ -34,6 +44,8 @@ pub(crate) struct ReadContext {
     decoder: ChunkDecoder,
     scratch: Vec<u8>,
     block: Vec<u8>,
+    /// The window chunks landing in pieces are decoded through.
+    window: Vec<u8>,
     /// A second chunk-sized buffer, for numcodecs `shuffle` only.
     spare: Vec<u8>,
 }
@@ -46,6 +58,7 @@ impl ReadContext {
             decoder,
             scratch: Vec::new(),
             block: Vec::new(),
+            window: Vec::new(),
             spare: Vec::new(),
         })
     }
@@ -256,8 +269,21 @@ impl<S: Store> ChunkReader<'_, S> {
         {
             // Path 4: done by reading only the ranges needed.
             Ok(())
+        } else if lv.filters.is_empty()
+            && walks_forwards(runs.clone())
+            && ctx.decoder.can_window(&lv.bytes_codecs)
+            && self.read_windowed(ctx, lv, key, offset, len, chunk_len, runs.clone(), out)?
+        {
+            // Path 3: done through a window. The runs were in the chunk's order.
+            if let Some(e) = endian {
+                let unit = self.meta.dtype.scalar_size();
+                for run in runs {
+                    to_native_in_place(out.get(run.dst, run.len)?, unit, e);
+                }
+            }
+            Ok(())
         } else {
-            // Path 3: decode into scratch, copy the runs. The scratch is sized by the
+            // Path 3b: decode into scratch, copy the runs. The scratch is sized by the
             // metadata: check the stored bytes can decode to that much first.
             check_plausible(&lv.bytes_codecs, len, stored_len)?;
             let mut scratch = std::mem::take(&mut ctx.scratch);
@@ -280,6 +306,73 @@ impl<S: Store> ChunkReader<'_, S> {
                 });
             ctx.scratch = scratch;
             result
+        }
+    }
+
+    /// Path 3: decodes the chunk stored at `key[offset..offset + len]` (of `chunk_len` decoded
+    /// bytes, with no filters) through the worker's window, copying each window's bytes to
+    /// the `runs` (which walk the chunk forwards) they belong to. Returns `false`, having
+    /// written nothing, for a zstd frame whose declared window is larger than the chunk (the
+    /// C library would keep that window): the caller then decodes it whole.
+    #[allow(clippy::too_many_arguments)]
+    fn read_windowed(
+        &self,
+        ctx: &mut ReadContext,
+        lv: &ChainLevel,
+        key: &str,
+        offset: u64,
+        len: u64,
+        chunk_len: usize,
+        runs: Runs,
+        out: &mut PieceOut<'_, '_>,
+    ) -> Result<bool, ErrorKind> {
+        // Nothing is allocated on the metadata's word here, but a stored chunk that cannot
+        // decode to the chunk is refused as early, and by the same error, as on path 3b.
+        check_plausible(&lv.bytes_codecs, len, chunk_len)?;
+        let mut runs = runs.peekable();
+        let mut at_run = 0usize;
+        let result = decode_windowed(
+            self.store,
+            ctx,
+            key,
+            offset,
+            len,
+            &lv.bytes_codecs,
+            chunk_len,
+            |pos, bytes| {
+                // `bytes` are the chunk's `pos..pos + bytes.len()`: copy what runs need.
+                let end = pos + bytes.len();
+                while let Some(run) = runs.peek() {
+                    let from = (run.src + at_run).max(pos);
+                    let to = (run.src + run.len).min(end);
+                    if from >= end {
+                        break;
+                    }
+                    if from < to {
+                        let src = bytes.get(from - pos..to - pos).ok_or(ErrorKind::Internal {
+                            what: "a run outside the window's bytes",
+                        })?;
+                        out.get(run.dst + (from - run.src), to - from)?
+                            .copy_from_slice(src);
+                    }
+                    if run.src + run.len <= end {
+                        runs.next();
+                        at_run = 0;
+                    } else {
+                        at_run = to.max(run.src) - run.src;
+                        break;
+                    }
+                }
+                Ok(())
+            },
+        );
+        match result {
+            Err(ErrorKind::Decode(DecodeError::WindowTooLarge { .. })) => Ok(false),
+            Err(e) => Err(e),
+            Ok(()) if runs.peek().is_some() => Err(ErrorKind::Internal {
+                what: "a chunk decoded through a window ended before its runs",
+            }),
+            Ok(()) => Ok(true),
         }
     }
 
@@ -418,6 +511,114 @@ pub(crate) fn decode_stored<S: Store + ?Sized>(
             .map_err(ErrorKind::Decode)?
             .status;
     }
+    if status != Status::Done {
+        return Err(ErrorKind::Decode(DecodeError::Truncated {
+            codec: codecs.compressor.map_or(CodecName::Bytes, |c| c.name()),
+        }));
+    }
+    Ok(())
+}
+
+/// Whether `runs` walk the chunk forwards: each starts at or after the end of the one before.
+fn walks_forwards(runs: Runs) -> bool {
+    let mut prev_end = 0usize;
+    for run in runs {
+        if run.src < prev_end {
+            return false;
+        }
+        prev_end = run.src + run.len;
+    }
+    true
+}
+
+/// Decodes the stored bytes `key[offset..offset + len]`, `decoded_len` bytes decoded, through
+/// the worker's window: `sink(pos, bytes)` gets each window's bytes (the chunk's
+/// `pos..pos + bytes.len()`) in order. Streamed from the store in blocks of [`BLOCK_LEN`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn decode_windowed<S: Store + ?Sized>(
+    store: &S,
+    ctx: &mut ReadContext,
+    key: &str,
+    offset: u64,
+    len: u64,
+    codecs: &BytesCodecs,
+    decoded_len: usize,
+    mut sink: impl FnMut(usize, &[u8]) -> Result<(), ErrorKind>,
+) -> Result<(), ErrorKind> {
+    let block_len = usize::try_from(len).unwrap_or(usize::MAX).min(BLOCK_LEN);
+    if ctx.block.len() < block_len {
+        grow(&mut ctx.block, block_len)?;
+    }
+    let mut at = 0u64;
+    let mut started = false;
+    let mut stalls = 0;
+    // One pass per block; a chunk of no stored bytes makes one pass, reading nothing.
+    let status = loop {
+        let n = usize::try_from(len - at)
+            .unwrap_or(usize::MAX)
+            .min(block_len);
+        let block = ctx.block.get_mut(..n).ok_or(ErrorKind::Internal {
+            what: "a block longer than the read buffer",
+        })?;
+        if n > 0 {
+            store
+                .read_into(key, offset + at, block)
+                .map_err(ErrorKind::Store)?;
+        }
+        if !started {
+            // The window: a power of two (DEFLATE's ring), holding a Blosc block.
+            let least = ChunkDecoder::min_window(codecs, block, len, decoded_len)
+                .map_err(ErrorKind::Decode)?;
+            if least > WINDOW_LEN {
+                check_plausible(codecs, len, least)?;
+            }
+            let want = least
+                .max(WINDOW_LEN)
+                .checked_next_power_of_two()
+                .ok_or(OVERFLOW)?;
+            if ctx.window.len() < want {
+                ctx.window = Vec::new();
+                grow(&mut ctx.window, want)?;
+            }
+            ctx.decoder
+                .start_windowed(codecs, len, decoded_len)
+                .map_err(ErrorKind::Decode)?;
+            started = true;
+        }
+        let mut used = 0;
+        let status = loop {
+            let rest = block.get(used..).ok_or(ErrorKind::Internal {
+                what: "a decoder consumed past its input",
+            })?;
+            let before = ctx.decoder.written();
+            let p = ctx
+                .decoder
+                .feed_window(rest, &mut ctx.window)
+                .map_err(ErrorKind::Decode)?;
+            used += p.consumed;
+            let bytes = ctx.window.get(p.produced).ok_or(ErrorKind::Internal {
+                what: "decoded bytes outside the window",
+            })?;
+            if bytes.is_empty() && p.consumed == 0 {
+                stalls += 1;
+                if stalls > 2 {
+                    return Err(ErrorKind::Internal {
+                        what: "a decoder made no progress through a window",
+                    });
+                }
+            } else {
+                stalls = 0;
+                sink(before, bytes)?;
+            }
+            if p.status == Status::Done || (p.status == Status::NeedsInput && used == n) {
+                break p.status;
+            }
+        };
+        at += n as u64;
+        if at >= len || status == Status::Done {
+            break status;
+        }
+    };
     if status != Status::Done {
         return Err(ErrorKind::Decode(DecodeError::Truncated {
             codec: codecs.compressor.map_or(CodecName::Bytes, |c| c.name()),

@@ -42,6 +42,37 @@ pub trait Backend: Send {
     /// Corrupt or oversized streams.
     fn decode(&mut self, input: &[u8], dst: &mut [u8], pos: usize)
     -> Result<Progress, DecodeError>;
+
+    /// Whether it can decode through a window ([`Backend::start_windowed`]). By default not:
+    /// chunks of its codec that land in pieces are then decoded whole into scratch.
+    fn windowed(&self) -> bool {
+        false
+    }
+
+    /// As [`Backend::start`], for a stream decoded through [`Backend::decode_window`].
+    ///
+    /// # Errors
+    /// [`DecodeError::Unsupported`] unless [`Backend::windowed`].
+    fn start_windowed(
+        &mut self,
+        compressor: &Compressor,
+        encoded_len: u64,
+        decoded_len: usize,
+    ) -> Result<(), DecodeError> {
+        let _ = (compressor, encoded_len, decoded_len);
+        Err(unsupported(self.codec(), "decoding through a window"))
+    }
+
+    /// Decodes as much of `input` as it can into `window`, from its start (the bytes written
+    /// are `window[..written]`, the stream's next), keeping whatever the stream refers back
+    /// to itself; [`Status::NeedsOutput`] when the window is full and more is decoded.
+    ///
+    /// # Errors
+    /// As [`Backend::decode`], for a destination of the `decoded_len` given at the start.
+    fn decode_window(&mut self, input: &[u8], window: &mut [u8]) -> Result<Progress, DecodeError> {
+        let _ = (input, window);
+        Err(unsupported(self.codec(), "decoding through a window"))
+    }
 }
 
 /// The decoders of one caller, by codec.
@@ -66,6 +97,12 @@ pub(crate) struct Decoders {
     active_backend: Option<usize>,
     #[cfg(feature = "alloc")]
     zstd_window_cap: Option<u64>,
+    /// Whether the active stream is decoded through a window.
+    windowed: bool,
+    /// Where in the window a windowed Blosc stream goes on: a block part-decoded is staged
+    /// in the window after what was produced, so the window moves on only at a block's edge
+    /// (after [`Status::NeedsOutput`]).
+    window_at: usize,
 }
 
 /// The inner codecs Blosc needs, borrowed from [`Decoders`] apart from the Blosc decoder.
@@ -250,15 +287,37 @@ impl Decoders {
         self.backends.push(backend);
     }
 
-    /// Starts a stream of `compressor`.
+    /// Whether a stream of `compressor` can be decoded through a window.
+    pub(crate) fn can_window(&self, compressor: &Compressor) -> bool {
+        #[cfg(feature = "alloc")]
+        if let Some(b) = self
+            .backends
+            .iter()
+            .find(|b| b.codec() == compressor.name())
+        {
+            return b.windowed();
+        }
+        matches!(compressor, Compressor::Gzip { .. } | Compressor::Zlib { .. })
+            || (cfg!(feature = "alloc")
+                && matches!(compressor, Compressor::Zstd { .. } | Compressor::Blosc(_)))
+    }
+
+    /// Starts a stream of `compressor`, decoded into a whole destination or (`windowed`)
+    /// through a window.
     pub(crate) fn start(
         &mut self,
         compressor: &Compressor,
         encoded_len: u64,
         decoded_len: usize,
+        windowed: bool,
     ) -> Result<(), DecodeError> {
         self.active = None;
         self.decoded_len = decoded_len;
+        self.windowed = windowed;
+        self.window_at = 0;
+        if windowed && !self.can_window(compressor) {
+            return Err(unsupported(compressor.name(), "decoding through a window"));
+        }
         #[cfg(not(feature = "alloc"))]
         let _ = encoded_len;
         #[cfg(feature = "alloc")]
@@ -268,7 +327,11 @@ impl Decoders {
                 .iter()
                 .position(|b| b.codec() == compressor.name());
             if let Some(b) = self.active_backend.and_then(|i| self.backends.get_mut(i)) {
-                b.start(compressor, encoded_len, decoded_len)?;
+                if windowed {
+                    b.start_windowed(compressor, encoded_len, decoded_len)?;
+                } else {
+                    b.start(compressor, encoded_len, decoded_len)?;
+                }
                 self.active = Some(*compressor);
                 return Ok(());
             }
@@ -279,15 +342,18 @@ impl Decoders {
             #[cfg(feature = "alloc")]
             Compressor::Zstd { .. } => {
                 let cap = self.zstd_window_cap;
-                self.zstd
-                    .get_or_insert_with(|| {
-                        let mut z = ZstdDecoder::new();
-                        if let Some(cap) = cap {
-                            z.set_window_cap(cap);
-                        }
-                        z
-                    })
-                    .reset();
+                let z = self.zstd.get_or_insert_with(|| {
+                    let mut z = ZstdDecoder::new();
+                    if let Some(cap) = cap {
+                        z.set_window_cap(cap);
+                    }
+                    z
+                });
+                if windowed {
+                    z.reset_windowed(decoded_len as u64);
+                } else {
+                    z.reset();
+                }
             }
             #[cfg(feature = "alloc")]
             Compressor::Blosc(_) => self
@@ -331,9 +397,9 @@ impl Decoders {
         dst: &mut [u8],
         pos: usize,
     ) -> Result<Progress, DecodeError> {
-        let Some(active) = self.active else {
+        let Some(active) = self.active.filter(|_| !self.windowed) else {
             return Err(DecodeError::Internal {
-                what: "a decoder fed before it was started",
+                what: "a decoder fed a destination before it was started for one",
             });
         };
         #[cfg(feature = "alloc")]
@@ -368,6 +434,62 @@ impl Decoders {
             }
             #[cfg(feature = "alloc")]
             Compressor::Lz4 { .. } => self.lz4(input, dst),
+            _ => Err(not_started),
+        }
+    }
+
+    /// Decodes the next piece of the active windowed stream into `window`, of which `written`
+    /// bytes were already decoded. Returns the progress and where in `window` the bytes written
+    /// start: 0, but for DEFLATE, whose window is a ring (the same slice on every call, a power
+    /// of two of at least [`RING_MIN`](super::deflate::RING_MIN) bytes).
+    pub(crate) fn decode_window(
+        &mut self,
+        input: &[u8],
+        window: &mut [u8],
+        written: usize,
+    ) -> Result<(Progress, usize), DecodeError> {
+        let not_started = DecodeError::Internal {
+            what: "a decoder fed a window before it was started for one",
+        };
+        let Some(active) = self.active.filter(|_| self.windowed) else {
+            return Err(not_started);
+        };
+        #[cfg(feature = "alloc")]
+        if let Some(b) = self.active_backend.and_then(|i| self.backends.get_mut(i)) {
+            return Ok((b.decode_window(input, window)?, 0));
+        }
+        match active {
+            Compressor::Gzip { .. } | Compressor::Zlib { .. } => {
+                let at = written.checked_rem(window.len()).ok_or(not_started)?;
+                let d = self.deflate.as_mut().ok_or(not_started)?;
+                Ok((d.decode_ring(input, window, at)?, at))
+            }
+            #[cfg(feature = "alloc")]
+            Compressor::Zstd { .. } => Ok((
+                self.zstd
+                    .as_mut()
+                    .ok_or(not_started)?
+                    .decode_window(input, window)?,
+                0,
+            )),
+            #[cfg(feature = "alloc")]
+            Compressor::Blosc(_) => {
+                let blosc = self.blosc.as_mut().ok_or(not_started)?;
+                let mut inner = Inner {
+                    deflate: &mut self.deflate,
+                    zstd: &mut self.zstd,
+                    zstd_window_cap: self.zstd_window_cap,
+                    backends: &mut self.backends,
+                };
+                let at = self.window_at;
+                let p = blosc.decode(input, window, at, &mut inner)?;
+                self.window_at = if p.status == Status::NeedsOutput {
+                    0
+                } else {
+                    at + p.written
+                };
+                Ok((p, at))
+            }
             _ => Err(not_started),
         }
     }

@@ -11,7 +11,7 @@ use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
 
 use super::crc::{CRC32, Crc32};
 use super::error::OUT_OF_STEP;
-use super::{CodecName, DecodeError, Progress};
+use super::{CodecName, DecodeError, Progress, Status};
 
 /// Which wrapper surrounds the DEFLATE data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +84,18 @@ impl core::fmt::Debug for DeflateDecoder {
     }
 }
 
+/// The smallest ring [`DeflateDecoder::decode_ring`] takes: DEFLATE's window.
+pub const RING_MIN: usize = 32 * 1024;
+
+/// Where a stream's DEFLATE body stands after one call into miniz_oxide.
+enum Body {
+    Finished,
+    /// It wants more input.
+    More,
+    /// It filled the ring to its end and has more to write.
+    RingFull,
+}
+
 impl DeflateDecoder {
     /// A decoder for one `format` stream.
     pub fn new(format: DeflateFormat) -> Self {
@@ -139,6 +151,38 @@ impl DeflateDecoder {
         dst: &mut [u8],
         pos: usize,
     ) -> Result<Progress, DecodeError> {
+        self.run(input, dst, pos, false)
+    }
+
+    /// Decodes as much of `input` as it can into the ring `ring`, from `ring[pos..]`: the
+    /// DEFLATE window is the ring itself, so it must be the same slice on every call of one
+    /// stream, its length a power of two of at least [`RING_MIN`] bytes. The bytes written are
+    /// `ring[pos..pos + written]`; [`Status::NeedsOutput`] when the ring's end is reached with
+    /// more to write: use those bytes, then call again with `pos` 0 (and the rest of the input).
+    ///
+    /// # Errors
+    /// As [`DeflateDecoder::decode`]; [`DecodeError::Internal`] for a ring of another size.
+    pub fn decode_ring(
+        &mut self,
+        input: &[u8],
+        ring: &mut [u8],
+        pos: usize,
+    ) -> Result<Progress, DecodeError> {
+        if ring.len() < RING_MIN || !ring.len().is_power_of_two() || pos >= ring.len() {
+            return Err(DecodeError::Internal {
+                what: "a DEFLATE ring not a power of two of 32 KiB or more, or a position past it",
+            });
+        }
+        self.run(input, ring, pos, true)
+    }
+
+    fn run(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+        ring: bool,
+    ) -> Result<Progress, DecodeError> {
         let mut consumed = 0;
         let mut written = 0;
         loop {
@@ -146,11 +190,19 @@ impl DeflateDecoder {
             match self.phase {
                 Phase::Done => break,
                 Phase::Body => {
-                    let (n_in, n_out, done) = self.inflate_some(rest, dst, pos + written)?;
+                    let (n_in, n_out, step) = self.inflate_some(rest, dst, pos + written, ring)?;
                     consumed += n_in;
                     written += n_out;
-                    if !done {
-                        break;
+                    match step {
+                        Body::Finished => {}
+                        Body::More => break,
+                        Body::RingFull => {
+                            return Ok(Progress::with_status(
+                                consumed,
+                                written,
+                                Status::NeedsOutput,
+                            ));
+                        }
                     }
                 }
                 _ => {
@@ -163,15 +215,19 @@ impl DeflateDecoder {
         Ok(Progress::new(consumed, written, self.phase == Phase::Done))
     }
 
-    /// One call into miniz_oxide. Returns (consumed, written, body finished).
+    /// One call into miniz_oxide, into `dst` or (with `ring`) the ring `dst`. Returns
+    /// (consumed, written, where the body stands).
     fn inflate_some(
         &mut self,
         input: &[u8],
         dst: &mut [u8],
         pos: usize,
-    ) -> Result<(usize, usize, bool), DecodeError> {
-        let mut flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF
-            | inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
+        ring: bool,
+    ) -> Result<(usize, usize, Body), DecodeError> {
+        let mut flags = inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
+        if !ring {
+            flags |= inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+        }
         if self.format == DeflateFormat::Zlib {
             flags |= inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER
                 | inflate_flags::TINFL_FLAG_IGNORE_ADLER32;
@@ -201,12 +257,18 @@ impl DeflateDecoder {
                     DeflateFormat::Zlib => Phase::Done,
                     DeflateFormat::Gzip => Phase::Trailer { n: 0 },
                 };
-                Ok((n_in, n_out, true))
+                Ok((n_in, n_out, Body::Finished))
             }
-            TINFLStatus::NeedsMoreInput => Ok((n_in, n_out, false)),
+            TINFLStatus::NeedsMoreInput => Ok((n_in, n_out, Body::More)),
+            // A ring is full at its end: the caller moves on to its start.
+            TINFLStatus::HasMoreOutput if ring && pos + n_out == dst.len() => {
+                Ok((n_in, n_out, Body::RingFull))
+            }
             // With the destination full, miniz_oxide also says this when it merely needs more
             // input (say, for the end-of-block code): only input left unread proves overflow.
-            TINFLStatus::HasMoreOutput if n_in == input.len() => Ok((n_in, n_out, false)),
+            TINFLStatus::HasMoreOutput if n_in == input.len() && !ring => {
+                Ok((n_in, n_out, Body::More))
+            }
             TINFLStatus::HasMoreOutput => Err(DecodeError::OutputOverflow {
                 codec,
                 capacity: dst.len() as u64,

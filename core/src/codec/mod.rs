@@ -57,11 +57,11 @@ pub use decoded_size::{SizeProbe, decoded_len, size_probe};
 #[cfg(feature = "alloc")]
 pub use decoders::Backend;
 pub use decoders::LzInner;
-pub use deflate::{DeflateDecoder, DeflateFormat};
+pub use deflate::{DeflateDecoder, DeflateFormat, RING_MIN};
 pub use error::{ChainError, DecodeError};
 pub use filter::Filter;
 pub use name::CodecName;
-pub use progress::{Progress, Status};
+pub use progress::{Progress, Status, WindowProgress};
 pub use shard::{ByteRange, IndexLocation, ShardError, ShardIndex, ShardLayout};
 pub use stream::{ChunkDecoder, crc32c};
 pub use vlen::VlenItems;

@@ -51,3 +51,14 @@ impl Progress {
         }
     }
 }
+
+/// The result of one call to [`ChunkDecoder::feed_window`](super::ChunkDecoder::feed_window).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowProgress {
+    /// Input bytes consumed by this call.
+    pub consumed: usize,
+    /// Where in the window the bytes this call decoded lie: the chunk's next bytes.
+    pub produced: core::ops::Range<usize>,
+    /// Whether the chunk is complete, needs input, or needs the window emptied.
+    pub status: Status,
+}

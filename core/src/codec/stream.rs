@@ -1,13 +1,15 @@
 //! Decoding one stored chunk's bytes-to-bytes codecs, streamed, into the caller's destination.
 
+use super::blosc::{BloscHeader, HEADER_LEN};
 use super::chain::{BytesCodecs, Checksums, MAX_CHECKSUMS};
 use super::checksum::{Checksum, ChecksumKind, Location};
 use super::crc::CRC32C;
 #[cfg(feature = "alloc")]
 use super::decoders::Backend;
 use super::decoders::Decoders;
+use super::deflate::RING_MIN;
 use super::error::OUT_OF_STEP;
-use super::{CodecName, Compressor, DecodeError, Progress, Status};
+use super::{CodecName, Compressor, DecodeError, Progress, Status, WindowProgress};
 #[cfg(feature = "alloc")]
 use alloc::boxed::Box;
 
@@ -59,6 +61,10 @@ pub struct ChunkDecoder {
     dst_addr: Option<usize>,
     written: usize,
     inner_done: bool,
+    /// Whether the chunk is decoded through a window ([`ChunkDecoder::start_windowed`]).
+    windowed: bool,
+    /// In a window: the decoder filled the last one and has more to write.
+    wants_output: bool,
     done: bool,
 }
 
@@ -142,6 +148,8 @@ impl ChunkDecoder {
             dst_addr: None,
             written: 0,
             inner_done: false,
+            windowed: false,
+            wants_output: false,
             done: true,
         }
     }
@@ -174,6 +182,83 @@ impl ChunkDecoder {
         encoded_len: u64,
         decoded_len: usize,
     ) -> Result<(), DecodeError> {
+        self.begin(codecs, encoded_len, decoded_len, false)
+    }
+
+    /// Whether chunks stored with `codecs` can be decoded through a window
+    /// ([`ChunkDecoder::start_windowed`]): uncompressed, gzip, zlib, and with the `alloc`
+    /// feature zstd and Blosc (a [`Backend`] decides for its codec). Not numcodecs LZ4, whose
+    /// stream is decoded in one call, nor bz2 without a backend that can.
+    pub fn can_window(&self, codecs: &BytesCodecs) -> bool {
+        codecs
+            .compressor
+            .as_ref()
+            .is_none_or(|c| self.decoders.can_window(c))
+    }
+
+    /// Starts a chunk, as [`ChunkDecoder::start`] does, to be decoded through a window that the
+    /// caller empties after every call ([`ChunkDecoder::feed_window`]) rather than into one
+    /// destination of the whole chunk: for a caller that wants only some of the chunk's bytes,
+    /// or wants them scattered, with memory bounded by the codec's own window (DEFLATE 32 KiB,
+    /// a zstd frame's window, one Blosc block) instead of the chunk.
+    ///
+    /// # Errors
+    /// As [`ChunkDecoder::start`]; [`DecodeError::Unsupported`] where
+    /// [`ChunkDecoder::can_window`] is false.
+    pub fn start_windowed(
+        &mut self,
+        codecs: &BytesCodecs,
+        encoded_len: u64,
+        decoded_len: usize,
+    ) -> Result<(), DecodeError> {
+        self.begin(codecs, encoded_len, decoded_len, true)
+    }
+
+    /// The smallest window [`ChunkDecoder::feed_window`] takes for a chunk stored with
+    /// `codecs` whose stored bytes begin with `head` (at least a Blosc header's 16 bytes past
+    /// any leading checksums, for Blosc): [`RING_MIN`] for gzip and zlib, whose window must
+    /// also be a power of two; one block for Blosc; 1 otherwise.
+    ///
+    /// # Errors
+    /// For Blosc, what [`BloscHeader::parse`] refuses, or
+    /// [`DecodeError::Truncated`] if `head` is too short to hold the header.
+    pub fn min_window(
+        codecs: &BytesCodecs,
+        head: &[u8],
+        encoded_len: u64,
+        decoded_len: usize,
+    ) -> Result<usize, DecodeError> {
+        Ok(match codecs.compressor {
+            Some(Compressor::Gzip { .. } | Compressor::Zlib { .. }) => RING_MIN,
+            Some(Compressor::Blosc(_)) => {
+                let before = usize::try_from(codecs.checksums.before()).map_err(|_| OUT_OF_STEP)?;
+                let header: &[u8; HEADER_LEN] = head
+                    .get(before..before + HEADER_LEN)
+                    .and_then(|h| h.try_into().ok())
+                    .ok_or(DecodeError::Truncated {
+                        codec: CodecName::Blosc,
+                    })?;
+                let payload_len = encoded_len
+                    .checked_sub(codecs.checksums.before() + codecs.checksums.after())
+                    .ok_or(DecodeError::Truncated {
+                        codec: CodecName::Blosc,
+                    })?;
+                let h = BloscHeader::parse(header, payload_len, decoded_len as u64)?;
+                usize::try_from(h.blocksize)
+                    .map_err(|_| OUT_OF_STEP)?
+                    .max(1)
+            }
+            _ => 1,
+        })
+    }
+
+    fn begin(
+        &mut self,
+        codecs: &BytesCodecs,
+        encoded_len: u64,
+        decoded_len: usize,
+        windowed: bool,
+    ) -> Result<(), DecodeError> {
         let checksums = &codecs.checksums;
         let truncated = DecodeError::Truncated {
             codec: checksums
@@ -196,7 +281,7 @@ impl ChunkDecoder {
                 });
             }
             None => {}
-            Some(c) => self.decoders.start(c, payload_len, decoded_len)?,
+            Some(c) => self.decoders.start(c, payload_len, decoded_len, windowed)?,
         }
         self.codecs = *codecs;
         for (sum, spec) in self.sums.iter_mut().zip(checksums.iter()) {
@@ -210,6 +295,8 @@ impl ChunkDecoder {
         self.dst_addr = None;
         self.written = 0;
         self.inner_done = false;
+        self.windowed = windowed;
+        self.wants_output = false;
         self.done = false;
         Ok(())
     }
@@ -237,6 +324,11 @@ impl ChunkDecoder {
     /// mismatch, output overflowing `dst`, a decoded size other than expected, or
     /// [`DecodeError::DestinationChanged`] for a `dst` other than the first call's.
     pub fn feed(&mut self, input: &[u8], dst: &mut [u8]) -> Result<Progress, DecodeError> {
+        if self.windowed {
+            return Err(DecodeError::Internal {
+                what: "a chunk started windowed fed a whole destination",
+            });
+        }
         if dst.len() != self.decoded_len {
             return Err(DecodeError::SizeMismatch {
                 codec: self.codec(),
@@ -310,6 +402,165 @@ impl ChunkDecoder {
             self.finish()?;
         }
         Ok(Progress::new(consumed, written, self.done))
+    }
+
+    /// Feeds the next piece of a chunk begun with [`ChunkDecoder::start_windowed`], decoding
+    /// into `window`: the bytes decoded by this call are `window[progress.produced]`, the
+    /// chunk's next, and are the caller's to use before the next call (which may overwrite
+    /// them). Call again with the input not yet consumed until it is all consumed, and always
+    /// after [`Status::NeedsOutput`] (the window filled up: call with the rest of the input,
+    /// possibly none). [`Status::Done`] once the last byte is in and verified, as
+    /// [`ChunkDecoder::feed`] verifies it.
+    ///
+    /// Pass the same window on every call of one chunk: decoders keep state in it (for gzip
+    /// and zlib it is a ring holding DEFLATE's window, so its length must be a power of two of
+    /// at least [`RING_MIN`] bytes; Blosc stages a block in it, so it must hold one, see
+    /// [`ChunkDecoder::min_window`]).
+    ///
+    /// ```
+    /// use zinto_core::codec::{BytesCodecs, ChunkDecoder, Compressor, Status};
+    ///
+    /// // A gzip chunk (as written by Python's gzip module) of 100 000 bytes, of which the
+    /// // caller wants only the sum.
+    /// # let mut stored = vec![31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 237, 193, 49, 1, 0, 0, 0, 194, 160];
+    /// # stored.extend([245, 79, 109, 13, 15, 160]);
+    /// # stored.resize(stored.len() + 96, 0);
+    /// # stored.extend([128, 87, 3, 125, 149, 17, 212, 160, 134, 1, 0]);
+    /// let codecs = BytesCodecs { compressor: Some(Compressor::GZIP), ..BytesCodecs::default() };
+    /// let mut decoder = ChunkDecoder::new();
+    /// decoder.start_windowed(&codecs, stored.len() as u64, 100_000)?;
+    /// let mut ring = vec![0u8; 32 * 1024];
+    /// let (mut at, mut sum) = (0, 0u64);
+    /// loop {
+    ///     let p = decoder.feed_window(&stored[at..], &mut ring)?;
+    ///     at += p.consumed;
+    ///     sum += ring[p.produced].iter().map(|&b| u64::from(b)).sum::<u64>();
+    ///     if p.status == Status::Done {
+    ///         break;
+    ///     }
+    /// }
+    /// assert_eq!(decoder.written(), 100_000);
+    /// assert_eq!(sum, 0);
+    /// # Ok::<(), zinto_core::codec::DecodeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`ChunkDecoder::feed`]; [`DecodeError::Internal`] for a chunk not begun windowed.
+    pub fn feed_window(
+        &mut self,
+        input: &[u8],
+        window: &mut [u8],
+    ) -> Result<WindowProgress, DecodeError> {
+        if !self.windowed {
+            return Err(DecodeError::Internal {
+                what: "a chunk not started windowed fed a window",
+            });
+        }
+        let mut consumed = 0usize;
+        let mut produced = 0..0;
+        while !self.done {
+            let rest = input.get(consumed..).ok_or(OUT_OF_STEP)?;
+            let in_payload = self.seen >= self.payload_start && self.seen < self.payload_end;
+            if self.wants_output || (in_payload && !rest.is_empty()) {
+                let left = self.payload_end - self.seen;
+                let take = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
+                let part = rest.get(..take).ok_or(OUT_OF_STEP)?;
+                let (p, at) = self.payload_window(part, window)?;
+                let n = self.codecs.checksums.len();
+                for sum in self.sums.iter_mut().take(n) {
+                    sum.update(part.get(..p.consumed).ok_or(OUT_OF_STEP)?);
+                }
+                self.seen += p.consumed as u64;
+                consumed += p.consumed;
+                let total = self.written.checked_add(p.written);
+                self.written = total.filter(|&t| t <= self.decoded_len).ok_or(
+                    DecodeError::OutputOverflow {
+                        codec: self.codec(),
+                        capacity: self.decoded_len as u64,
+                    },
+                )?;
+                produced = at..at + p.written;
+                self.wants_output = p.status == Status::NeedsOutput;
+                match p.status {
+                    Status::Done => {
+                        self.inner_done = true;
+                        if self.seen < self.payload_end {
+                            return Err(DecodeError::TrailingData {
+                                codec: self.codec(),
+                                extra: self.payload_end - self.seen,
+                            });
+                        }
+                    }
+                    Status::NeedsOutput => {
+                        return Ok(WindowProgress {
+                            consumed,
+                            produced,
+                            status: Status::NeedsOutput,
+                        });
+                    }
+                    Status::NeedsInput if p.consumed == 0 && p.written == 0 && !part.is_empty() => {
+                        return Err(DecodeError::Corrupt {
+                            codec: self.codec(),
+                            reason: "decoder made no progress",
+                        });
+                    }
+                    Status::NeedsInput => {}
+                }
+                if self.seen == self.encoded_len && self.inner_done {
+                    self.finish()?;
+                }
+                if p.written > 0 {
+                    break;
+                }
+            } else {
+                let Some(&byte) = rest.first() else { break };
+                self.checksum_byte(byte)?;
+                self.seen += 1;
+                consumed += 1;
+                if self.seen == self.encoded_len {
+                    self.finish()?;
+                }
+            }
+        }
+        if !self.done && self.seen == self.encoded_len && !self.wants_output {
+            self.finish()?;
+        }
+        Ok(WindowProgress {
+            consumed,
+            produced,
+            status: if self.done {
+                Status::Done
+            } else {
+                Status::NeedsInput
+            },
+        })
+    }
+
+    /// Runs the payload through the compressor into `window`, or copies it there. Returns the
+    /// progress and where in `window` its bytes start.
+    fn payload_window(
+        &mut self,
+        part: &[u8],
+        window: &mut [u8],
+    ) -> Result<(Progress, usize), DecodeError> {
+        match self.codecs.compressor {
+            None => {
+                let n = part.len().min(window.len());
+                window
+                    .get_mut(..n)
+                    .ok_or(OUT_OF_STEP)?
+                    .copy_from_slice(part.get(..n).ok_or(OUT_OF_STEP)?);
+                let status = if n < part.len() {
+                    Status::NeedsOutput
+                } else if self.written + n == self.decoded_len {
+                    Status::Done
+                } else {
+                    Status::NeedsInput
+                };
+                Ok((Progress::with_status(n, n, status), 0))
+            }
+            Some(_) => self.decoders.decode_window(part, window, self.written),
+        }
     }
 
     /// Byte `self.seen` of the stored chunk, outside the payload: stored as the checksum it is

@@ -18,7 +18,7 @@ use ruzstd::io::Read;
 use super::error::OUT_OF_STEP;
 use super::zstd_blocks::{literals_size, sequence_modes};
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
-use super::{CodecName, DecodeError, Progress};
+use super::{CodecName, DecodeError, Progress, Status};
 
 /// Why a frame that decodes to more or less than its declared content size is corrupt (both
 /// backends say so; the C library reports it as data corruption).
@@ -35,6 +35,12 @@ enum Phase {
     Header,
     /// Gathering the next block (header included) into `block`.
     Block,
+    /// Moving what ruzstd decoded out of its window, after a block; `last` if it was the
+    /// frame's last, `checksum` if a content checksum follows it.
+    Drain {
+        last: bool,
+        checksum: bool,
+    },
     /// Gathering the content checksum after the last block.
     Checksum,
     Done,
@@ -57,6 +63,16 @@ pub struct ZstdDecoder {
     /// The error for decoding past what this frame may write.
     past_the_end: DecodeError,
     written: u64,
+    /// In window mode ([`ZstdDecoder::reset_windowed`]), what the frame may write in all;
+    /// otherwise the destination's length says it.
+    windowed: Option<u64>,
+}
+
+/// Where decoded bytes go: the whole destination (its first `written` bytes already this
+/// frame's), or a window that holds only this call's.
+enum Target<'a> {
+    Whole(&'a mut [u8]),
+    Window { window: &'a mut [u8], at: usize },
 }
 
 impl core::fmt::Debug for ZstdDecoder {
@@ -98,6 +114,7 @@ impl ZstdDecoder {
             decoded: Some(0),
             past_the_end: past_the_end(None, 0),
             written: 0,
+            windowed: None,
         }
     }
 
@@ -117,6 +134,15 @@ impl ZstdDecoder {
         self.pending.clear();
         self.written = 0;
         self.decoded = Some(0);
+        self.windowed = None;
+    }
+
+    /// Makes the decoder ready for the next frame, which may write `capacity` bytes in all,
+    /// decoded through [`ZstdDecoder::decode_window`]: ruzstd keeps the frame's window (at most
+    /// `capacity`), the caller's window can be any size.
+    pub fn reset_windowed(&mut self, capacity: u64) {
+        self.reset();
+        self.windowed = Some(capacity);
     }
 
     /// The frame header, once it has been read.
@@ -140,18 +166,79 @@ impl ZstdDecoder {
         dst: &mut [u8],
         _pos: usize,
     ) -> Result<Progress, DecodeError> {
+        if self.windowed.is_some() {
+            return Err(DecodeError::Internal {
+                what: "a windowed zstd frame fed a whole destination",
+            });
+        }
+        let capacity = dst.len() as u64;
+        self.run(input, capacity, &mut Target::Whole(dst))
+    }
+
+    /// Decodes as much of `input` as it can into `window`, from its start, for a frame begun
+    /// with [`ZstdDecoder::reset_windowed`]: the bytes written are `window[..written]`, the
+    /// next of the frame. [`Status::NeedsOutput`] when the window is full and more is decoded:
+    /// call again (with the rest of the input) once the window's bytes are used.
+    ///
+    /// # Errors
+    /// As [`ZstdDecoder::decode`], for a destination of the capacity given at the reset.
+    pub fn decode_window(
+        &mut self,
+        input: &[u8],
+        window: &mut [u8],
+    ) -> Result<Progress, DecodeError> {
+        let Some(capacity) = self.windowed else {
+            return Err(DecodeError::Internal {
+                what: "a zstd frame fed a window without a windowed reset",
+            });
+        };
+        self.run(input, capacity, &mut Target::Window { window, at: 0 })
+    }
+
+    fn run(
+        &mut self,
+        input: &[u8],
+        capacity: u64,
+        target: &mut Target<'_>,
+    ) -> Result<Progress, DecodeError> {
         let start_written = self.written;
         let mut consumed = 0;
         while self.phase != Phase::Done {
             let rest = input.get(consumed..).ok_or(OUT_OF_STEP)?;
             let used = match self.phase {
-                Phase::Header => self.take_header(rest, dst.len())?,
-                Phase::Block => self.take_block(rest, dst)?,
+                Phase::Header => self.take_header(rest, capacity)?,
+                Phase::Block => self.take_block(rest, capacity)?,
+                Phase::Drain { last, checksum } => {
+                    if !self.drain(target, capacity, last)? {
+                        let written = usize::try_from(self.written - start_written)
+                            .map_err(|_| OUT_OF_STEP)?;
+                        return Ok(Progress::with_status(
+                            consumed,
+                            written,
+                            Status::NeedsOutput,
+                        ));
+                    }
+                    if last {
+                        // The declared size is checked once the last block is in, before the
+                        // checksum arrives, as the C library checks it.
+                        self.finish(None)?;
+                        self.phase = if checksum {
+                            Phase::Checksum
+                        } else {
+                            Phase::Done
+                        };
+                    } else {
+                        self.phase = Phase::Block;
+                    }
+                    // Draining consumes no input, but the loop goes on.
+                    continue;
+                }
                 Phase::Checksum => self.take_checksum(rest)?,
                 Phase::Done => 0,
             };
             consumed += used;
-            if used == 0 && self.phase != Phase::Done {
+            if used == 0 && self.phase != Phase::Done && !matches!(self.phase, Phase::Drain { .. })
+            {
                 break;
             }
         }
@@ -159,7 +246,7 @@ impl ZstdDecoder {
         Ok(Progress::new(consumed, written, self.phase == Phase::Done))
     }
 
-    fn take_header(&mut self, input: &[u8], capacity: usize) -> Result<usize, DecodeError> {
+    fn take_header(&mut self, input: &[u8], capacity: u64) -> Result<usize, DecodeError> {
         let before = self.pending.len();
         let want = MAX_FRAME_HEADER_LEN - before;
         let take = want.min(input.len());
@@ -168,7 +255,6 @@ impl ZstdDecoder {
         let Some(header) = FrameHeader::parse(&self.pending)? else {
             return Ok(take);
         };
-        let capacity = capacity as u64;
         header.check_destination(capacity)?;
         // No match reaches back past the start of the output, so a frame never needs more
         // window than it may write: its declared size, or the destination. ruzstd reserves the
@@ -212,7 +298,7 @@ impl ZstdDecoder {
     }
 
     /// Gathers one whole block (from `input` directly when it holds one), decodes it, drains.
-    fn take_block(&mut self, input: &[u8], dst: &mut [u8]) -> Result<usize, DecodeError> {
+    fn take_block(&mut self, input: &[u8], capacity: u64) -> Result<usize, DecodeError> {
         let have = self.pending.len();
         // Header of the block: from what is pending, then from the input.
         let mut head = [0u8; 3];
@@ -283,17 +369,11 @@ impl ZstdDecoder {
         // What a raw or RLE block decodes to is its header's size; a compressed block's is not
         // known ahead.
         let block_size = (kind != 2).then_some(size as u64);
-        self.drain(dst, last, block_size)?;
-        if last {
-            // The declared size is checked once the last block is in, before the checksum
-            // arrives, as the C library checks it.
-            self.finish(None)?;
-            self.phase = if placeholder {
-                Phase::Checksum
-            } else {
-                Phase::Done
-            };
-        }
+        self.account(capacity, block_size)?;
+        self.phase = Phase::Drain {
+            last,
+            checksum: placeholder,
+        };
         Ok(used)
     }
 
@@ -355,25 +435,19 @@ impl ZstdDecoder {
         Ok(())
     }
 
-    /// Moves decoded bytes from ruzstd's window into the destination.
+    /// Checks what a block decoded, before it is moved out.
     ///
     /// A frame that declares its content size may write no further (`check_destination` made
     /// sure that fits the destination): decoding past it is corrupt, as the C backend reports
-    /// it. A frame that does not declare it may fill the destination, and overflows it past that.
-    fn drain(
-        &mut self,
-        dst: &mut [u8],
-        last: bool,
-        block_size: Option<u64>,
-    ) -> Result<(), DecodeError> {
-        let declared = self.header.and_then(|h| h.content_size);
-        let limit = declared.map_or(Some(dst.len()), |n| usize::try_from(n).ok());
-        let overflow = self.past_the_end;
+    /// it. A frame that does not declare it may fill the destination (`capacity`), and
+    /// overflows it past that.
+    fn account(&mut self, capacity: u64, block_size: Option<u64>) -> Result<(), DecodeError> {
+        let limit = self.limit(capacity);
         // What the frame has decoded in all, checked after every block as the C library checks
         // it: what was written, plus what ruzstd holds. Until the frame ends it holds the
         // window once it has decoded that much (a drain leaves it exactly the window, see
-        // below), plus what can be collected beyond it; at the end, everything left. Before it
-        // has decoded a window's worth nothing can be past the limit: the window is at most
+        // `drain`), plus what can be collected beyond it; at the end, everything left. Before
+        // it has decoded a window's worth nothing can be past the limit: the window is at most
         // the limit (`take_header`).
         let held = self.frame.can_collect() as u64;
         let decoded = if self.frame.is_finished() {
@@ -387,8 +461,8 @@ impl ZstdDecoder {
         } else {
             None
         };
-        if decoded.is_some_and(|n| limit.is_none_or(|end| n > end as u64)) {
-            return Err(overflow);
+        if decoded.is_some_and(|n| n > limit) {
+            return Err(self.past_the_end);
         }
         // A compressed block may decode to no more than the block maximum; ruzstd 0.9 does not
         // count the literals left after the last sequence against it, the C library does
@@ -403,17 +477,55 @@ impl ZstdDecoder {
         }
         // Known from ruzstd's count, or from the total before and a raw or RLE block's size.
         self.decoded = decoded.or_else(|| Some(self.decoded? + block_size?));
+        Ok(())
+    }
+
+    /// What the frame may write in all: its declared size, or the destination.
+    fn limit(&self, capacity: u64) -> u64 {
+        self.header.and_then(|h| h.content_size).unwrap_or(capacity)
+    }
+
+    /// Moves decoded bytes from ruzstd's window into the target. Returns `false` if a window
+    /// target filled up with more to move (never for a whole destination: it ends at the
+    /// limit, and `account` made sure nothing lies past that).
+    fn drain(
+        &mut self,
+        target: &mut Target<'_>,
+        capacity: u64,
+        last: bool,
+    ) -> Result<bool, DecodeError> {
+        let limit = self.limit(capacity);
+        let overflow = self.past_the_end;
         loop {
-            let pos = usize::try_from(self.written).unwrap_or(usize::MAX);
-            let Some(target) = limit.and_then(|end| dst.get_mut(pos..end)) else {
-                return Err(overflow);
+            let room = limit.saturating_sub(self.written);
+            let room = usize::try_from(room).unwrap_or(usize::MAX);
+            let slot = match target {
+                Target::Whole(dst) => {
+                    let pos = usize::try_from(self.written).map_err(|_| overflow)?;
+                    let end = pos.checked_add(room).ok_or(overflow)?;
+                    dst.get_mut(pos..end).ok_or(overflow)?
+                }
+                Target::Window { window, at } => {
+                    let end = window.len().min(at.saturating_add(room));
+                    window.get_mut(*at..end).ok_or(OUT_OF_STEP)?
+                }
             };
+            let window_full = slot.is_empty() && room > 0;
             let n = self
                 .frame
-                .read(target)
+                .read(slot)
                 .map_err(|_| corrupt("decode buffer"))?;
             self.written += n as u64;
-            if n == 0 || self.frame.can_collect() == 0 {
+            if let Target::Window { at, .. } = target {
+                *at += n;
+            }
+            if self.frame.can_collect() == 0 {
+                break;
+            }
+            if n == 0 {
+                if window_full {
+                    return Ok(false);
+                }
                 break;
             }
         }
@@ -421,7 +533,7 @@ impl ZstdDecoder {
         if last && self.frame.can_collect() > 0 {
             return Err(overflow);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Checks the declared size and, if present, the checksum of everything written.

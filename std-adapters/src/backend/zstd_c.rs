@@ -19,16 +19,24 @@
 //!   [`DecodeError::ChecksumMismatch`] with both values, as ruzstd reports it;
 //! - the library's own errors are classified by their error code, never by their message.
 
+use std::hash::Hasher;
 use zinto_core::codec::{
     Backend, BlockWalker, CodecName, Compressor, DecodeError, FrameHeader, MAX_FRAME_HEADER_LEN,
     OTHER_THAN_DECLARED, Progress, Status,
 };
 use zstd_safe::zstd_sys::ZSTD_ErrorCode;
+
 use zstd_safe::{DCtx, DParameter, InBuffer, OutBuffer, ResetDirective};
 
 /// The C library's streaming decoder, reusable across chunks.
 pub struct CZstd {
     dctx: DCtx<'static>,
+    /// The context for frames decoded through a window, made on first use: without a stable
+    /// output the library keeps the frame's window itself.
+    window_dctx: Option<DCtx<'static>>,
+    /// In window mode: what the frame may write in all, what it wrote so far, and the running
+    /// content checksum of it.
+    windowed: Option<Windowed>,
     /// zinto's own reading of the frame's structure, kept up with the bytes the library took.
     follower: Follower,
     /// An overflow inside a raw block, reported once the block's content is all in (see
@@ -43,6 +51,13 @@ impl std::fmt::Debug for CZstd {
             .field("done", &self.done)
             .finish_non_exhaustive()
     }
+}
+
+/// A frame decoded through a window.
+struct Windowed {
+    capacity: u64,
+    written: u64,
+    hash: twox_hash::XxHash64,
 }
 
 /// The frame's structure, read as ruzstd reads it: the header (gathered until it parses, then
@@ -192,6 +207,8 @@ impl CZstd {
             .map_err(classify)?;
         Ok(Self {
             dctx,
+            window_dctx: None,
+            windowed: None,
             follower: Follower::NEW,
             held_back: None,
             done: false,
@@ -251,10 +268,18 @@ impl CZstd {
     /// The library ended the frame having written `content`: it must have passed the last
     /// block, match the declared size and the stored checksum.
     fn finish(&mut self, content: &[u8]) -> Result<(), DecodeError> {
+        self.finish_with(content.len() as u64, || content_checksum(content))
+    }
+
+    /// As [`CZstd::finish`], for a frame of `decoded` bytes whose checksum `checksum` gives.
+    fn finish_with(
+        &mut self,
+        decoded: u64,
+        checksum: impl FnOnce() -> u32,
+    ) -> Result<(), DecodeError> {
         let Some((header, walker)) = self.follower.header.filter(|(_, w)| w.is_done()) else {
             return Err(corrupt("the library ended the frame before its last block"));
         };
-        let decoded = content.len() as u64;
         // The library's streaming path does not always check this (see the module docs).
         if header
             .content_size
@@ -263,7 +288,7 @@ impl CZstd {
             return Err(corrupt(OTHER_THAN_DECLARED));
         }
         if let Some(expected) = walker.stored_checksum() {
-            let found = content_checksum(content);
+            let found = checksum();
             if found != expected {
                 return Err(DecodeError::ChecksumMismatch {
                     codec: CodecName::Zstd,
@@ -292,8 +317,155 @@ impl Backend for CZstd {
         let _ = self.dctx.reset(ResetDirective::SessionOnly);
         self.follower = Follower::NEW;
         self.held_back = None;
+        self.windowed = None;
         self.done = false;
         Ok(())
+    }
+
+    fn windowed(&self) -> bool {
+        true
+    }
+
+    fn start_windowed(
+        &mut self,
+        _: &Compressor,
+        _encoded_len: u64,
+        decoded_len: usize,
+    ) -> Result<(), DecodeError> {
+        let dctx = match &mut self.window_dctx {
+            Some(d) => d,
+            None => {
+                let mut d = DCtx::create();
+                d.set_parameter(DParameter::WindowLogMax(MAX_WINDOW_LOG))
+                    .map_err(classify)?;
+                d.set_parameter(DParameter::ForceIgnoreChecksum(true))
+                    .map_err(classify)?;
+                self.window_dctx.insert(d)
+            }
+        };
+        let _ = dctx.reset(ResetDirective::SessionOnly);
+        self.follower = Follower::NEW;
+        self.held_back = None;
+        self.windowed = Some(Windowed {
+            capacity: decoded_len as u64,
+            written: 0,
+            hash: twox_hash::XxHash64::with_seed(0),
+        });
+        self.done = false;
+        Ok(())
+    }
+
+    /// As [`CZstd::decode`], with the library keeping the frame's window and copying out of it
+    /// into `window`. The library's window is the frame's: at most its declared content size
+    /// (which `check_destination` holds to the capacity), or for a frame that does not declare
+    /// one, its declared window, refused with [`DecodeError::WindowTooLarge`] above the capacity
+    /// (rounded up to a power of two) before the library allocates it.
+    fn decode_window(&mut self, input: &[u8], window: &mut [u8]) -> Result<Progress, DecodeError> {
+        if self.done {
+            return Ok(Progress {
+                consumed: 0,
+                written: 0,
+                status: Status::Done,
+            });
+        }
+        let (Some(state), Some(dctx)) = (&mut self.windowed, &mut self.window_dctx) else {
+            return Err(DecodeError::Internal {
+                what: "a zstd frame fed a window before a windowed start",
+            });
+        };
+        let capacity = state.capacity;
+        let mut out = OutBuffer::around(window);
+        let mut at = 0;
+        let mut finished = false;
+        let mut full = false;
+        loop {
+            let rest = input.get(at..).unwrap_or(&[]);
+            let mut ahead = self.follower;
+            let (len, fault) = match ahead.follow(rest, capacity, true) {
+                Ok(len) => (len, None),
+                Err(e) => (0, Some(e)),
+            };
+            if let Some(h) = ahead.header()
+                && h.content_size.is_none()
+            {
+                let cap = capacity.max(1024).next_power_of_two();
+                if h.window_size > cap {
+                    return Err(DecodeError::WindowTooLarge {
+                        window: h.window_size,
+                        cap,
+                    });
+                }
+            }
+            let piece = rest.get(..len).unwrap_or(&[]);
+            let mut inb = InBuffer::around(piece);
+            loop {
+                let before = (inb.pos(), out.pos());
+                match dctx.decompress_stream(&mut out, &mut inb) {
+                    Ok(0) => {
+                        finished = true;
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(code) => return Err(classify(code)),
+                }
+                if out.pos() == out.capacity() {
+                    full = true;
+                    break;
+                }
+                if (inb.pos(), out.pos()) == before {
+                    break;
+                }
+            }
+            let used = inb.pos();
+            self.follower
+                .follow(piece.get(..used).unwrap_or(&[]), capacity, false)?;
+            at += used;
+            let written = state.written + out.pos() as u64;
+            let limit = self
+                .follower
+                .header()
+                .and_then(|h| h.content_size)
+                .unwrap_or(capacity);
+            if written > limit
+                || self
+                    .follower
+                    .header()
+                    .and_then(|h| h.content_size)
+                    .is_some()
+                    && self.follower.past_last_block()
+                    && finished
+                    && written != limit
+            {
+                return Err(past_the_end(self.follower.header(), capacity));
+            }
+            if let Some(e) = fault
+                && !finished
+            {
+                return Err(e);
+            }
+            if full || finished || len == 0 {
+                break;
+            }
+        }
+        let end = out.pos();
+        let new = window.get(..end).unwrap_or(&[]);
+        state.hash.write(new);
+        state.written += end as u64;
+        let status = if finished {
+            let (decoded, sum) = (state.written, state.hash.finish());
+            let [a, b, c, d, ..] = sum.to_le_bytes();
+            self.finish_with(decoded, || u32::from_le_bytes([a, b, c, d]))?;
+            Status::Done
+        } else if full {
+            Status::NeedsOutput
+        } else {
+            Status::NeedsInput
+        };
+        Ok(Progress {
+            consumed: at,
+            written: end,
+            status,
+        })
     }
 
     /// Feeds the library one block at a time, each piece ending where the next block begins
@@ -628,5 +800,127 @@ mod tests {
         z.decode(&frame, &mut out, 0).unwrap();
         let size = z.dctx.sizeof();
         assert!(size < 256 << 10, "decompression context holds {size} bytes");
+    }
+
+    /// Decodes through a window of `window` bytes, fed in pieces of `piece` bytes.
+    fn decode_windowed(
+        c_backend: bool,
+        stored: &[u8],
+        len: usize,
+        piece: usize,
+        window: usize,
+    ) -> Result<Vec<u8>, DecodeError> {
+        let mut d = ChunkDecoder::new();
+        if c_backend {
+            d.set_backend(Box::new(CZstd::new()?));
+        }
+        let mut w = vec![0u8; window];
+        let mut out = Vec::new();
+        d.start_windowed(&ZSTD, stored.len() as u64, len)?;
+        let mut status = Status::NeedsInput;
+        for p in stored.chunks(piece.max(1)) {
+            let mut at = 0;
+            loop {
+                let r = d.feed_window(&p[at..], &mut w)?;
+                at += r.consumed;
+                out.extend_from_slice(&w[r.produced]);
+                status = r.status;
+                if status == Status::Done || (status == Status::NeedsInput && at == p.len()) {
+                    break;
+                }
+            }
+        }
+        if status != Status::Done {
+            return Err(DecodeError::Truncated {
+                codec: CodecName::Zstd,
+            });
+        }
+        Ok(out)
+    }
+
+    /// A frame compressed with a window of `2^log` bytes, not single-segment.
+    fn compress_windowed(data: &[u8], log: u32, checksum: bool) -> Vec<u8> {
+        let mut c = zstd_safe::CCtx::create();
+        c.set_parameter(zstd_safe::CParameter::CompressionLevel(3))
+            .unwrap();
+        c.set_parameter(zstd_safe::CParameter::WindowLog(log))
+            .unwrap();
+        c.set_parameter(zstd_safe::CParameter::ChecksumFlag(checksum))
+            .unwrap();
+        let mut out = vec![0u8; zstd_safe::compress_bound(data.len())];
+        let n = c.compress2(&mut out[..], data).unwrap();
+        out.truncate(n);
+        out
+    }
+
+    #[test]
+    fn windowed_frames_decode_the_same_on_both_backends() {
+        for len in [0usize, 1, 1000, 300_000] {
+            let data = sample(len);
+            for stored in [compress(&data, 3, true), compress_windowed(&data, 15, true)] {
+                for (piece, window) in [(1 << 20, 1), (7, 1000), (4096, 65_536), (1 << 20, 1 << 20)]
+                {
+                    if piece == 7 && len > 1000 {
+                        continue;
+                    }
+                    for c_backend in [true, false] {
+                        let got = decode_windowed(c_backend, &stored, len, piece, window)
+                            .unwrap_or_else(|e| panic!("C {c_backend} len {len}: {e}"));
+                        assert!(got == data, "C {c_backend} len {len} piece {piece}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn windowed_c_backend_keeps_the_frames_window_not_the_chunk() {
+        // 8 MiB in a frame with a 128 KiB window, through a 64 KiB window: the library keeps
+        // its window (about 128 KiB plus a block), not the chunk.
+        let data = sample(8 << 20);
+        let stored = compress_windowed(&data, 17, true);
+        let mut z = CZstd::new().unwrap();
+        z.start_windowed(&Compressor::ZSTD, stored.len() as u64, data.len())
+            .unwrap();
+        let mut w = vec![0u8; 65_536];
+        let mut got = Vec::new();
+        let mut at = 0;
+        loop {
+            let p = z.decode_window(&stored[at..], &mut w).unwrap();
+            at += p.consumed;
+            got.extend_from_slice(&w[..p.written]);
+            if p.status == Status::Done {
+                break;
+            }
+        }
+        assert!(got == data);
+        let size = z.window_dctx.as_ref().unwrap().sizeof();
+        assert!(size < 1 << 20, "windowed context holds {size} bytes");
+    }
+
+    #[test]
+    fn windowed_refusals() {
+        let data = sample(20_000);
+        let stored = compress(&data, 3, true);
+        // Truncated, a flipped checksum, a destination too small: errors, as whole.
+        assert!(decode_windowed(true, &stored[..stored.len() - 3], data.len(), 1000, 512).is_err());
+        let mut bad = stored.clone();
+        let n = bad.len();
+        bad[n - 1] ^= 1;
+        assert!(matches!(
+            decode_windowed(true, &bad, data.len(), 1000, 512),
+            Err(DecodeError::ChecksumMismatch { .. })
+        ));
+        assert!(decode_windowed(true, &stored, data.len() - 1, 1000, 512).is_err());
+        assert!(decode_windowed(true, &stored, data.len() + 1, 1000, 512).is_err());
+        // A frame without a content size declaring a window far above the chunk: refused
+        // before the library allocates it.
+        let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x8c];
+        frame.extend([(5 << 3) | 1, 0, 0]);
+        frame.extend(b"hello");
+        assert!(matches!(
+            decode_windowed(true, &frame, 5, 100, 64),
+            Err(DecodeError::WindowTooLarge { .. })
+        ));
     }
 }
