@@ -7,7 +7,7 @@ use zinto::core::codec::{
     blosclz, lz4,
 };
 
-use super::decode::ruzstd_bound;
+use super::decode::{assert_same_outcome, feed_windowed, ruzstd_bound, window_for};
 use super::input::Input;
 use crate::alloc::with_cap;
 use crate::guard::Guarded;
@@ -81,6 +81,15 @@ pub fn decode_blosc(data: &[u8]) {
         split, whole,
         "the outcome depends on how the input is split"
     );
+    // Through a window of at least one block: the same outcome.
+    let window = window_for(&BLOSC, piece, stored, dst_len);
+    let mut decoder = ChunkDecoder::new();
+    if zinto::backend::install(&mut decoder).is_ok() {
+        let windowed = with_cap(blosc_bound(stored.len(), dst_len) + window + dst_len, || {
+            feed_windowed(&mut decoder, &BLOSC, stored, piece, dst_len, window)
+        });
+        assert_same_outcome(&whole.map(Some), &windowed);
+    }
 }
 
 /// `[dst_len: u16, block...]`: one LZ4 block into a guarded destination of `dst_len` bytes,

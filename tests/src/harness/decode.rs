@@ -5,7 +5,7 @@ use std::io::Write;
 
 use zinto::core::codec::{
     BytesCodecs, Checksums, ChunkDecoder, Compressor, DecodeError, FrameHeader, LITERAL_STREAMS,
-    MAX_FRAME_HEADER_LEN, Status, crc32c,
+    MAX_FRAME_HEADER_LEN, RING_MIN, Status, crc32c,
 };
 
 use super::input::Input;
@@ -90,6 +90,91 @@ pub fn decode(codecs: BytesCodecs, data: &[u8]) {
             dst_len,
             "done before filling the destination"
         );
+    }
+    // Through a window: the same outcome, within the same heap (the window is the caller's).
+    let window = window_for(&codecs, piece, stored, dst_len);
+    let whole = result.map(|s| (s == Status::Done).then(|| out.bytes().to_vec()));
+    let windowed = with_cap(heap_bound(&codecs, dst_len) + window + dst_len, || {
+        feed_windowed(&mut decoder, &codecs, stored, piece, dst_len, window)
+    });
+    assert_same_outcome(&whole, &windowed);
+}
+
+/// `stored` through `decoder` started for a window ([`ChunkDecoder::start_windowed`]), fed in
+/// pieces of `piece` bytes, through a window of `window` bytes: the bytes each call produced,
+/// in order, or the error; `Ok(None)` if the stream ended unfinished. Asserts what the window
+/// contract promises: progress on every call, produced ranges inside the window, no more
+/// bytes than the chunk's.
+pub fn feed_windowed(
+    decoder: &mut ChunkDecoder,
+    codecs: &BytesCodecs,
+    stored: &[u8],
+    piece: usize,
+    dst_len: usize,
+    window: usize,
+) -> Result<Option<Vec<u8>>, DecodeError> {
+    decoder.start_windowed(codecs, stored.len() as u64, dst_len)?;
+    let mut ring = vec![0u8; window];
+    let mut out = Vec::with_capacity(dst_len);
+    let mut status = Status::NeedsInput;
+    for p in std::iter::once(&[][..]).chain(stored.chunks(piece.max(1))) {
+        let mut at = 0;
+        let mut stalls = 0;
+        loop {
+            let r = decoder.feed_window(&p[at..], &mut ring)?;
+            at += r.consumed;
+            let bytes = ring
+                .get(r.produced.clone())
+                .unwrap_or_else(|| panic!("produced {:?} outside a window of {window}", r.produced));
+            if r.consumed == 0 && bytes.is_empty() {
+                stalls += 1;
+                assert!(stalls < 3, "no progress through a window: {:?}", r.status);
+            }
+            assert!(
+                out.len() + bytes.len() <= dst_len,
+                "more bytes through the window than the chunk holds"
+            );
+            out.extend_from_slice(bytes);
+            status = r.status;
+            if status == Status::Done || (status == Status::NeedsInput && at == p.len()) {
+                break;
+            }
+        }
+        if status == Status::Done {
+            break;
+        }
+    }
+    if status != Status::Done {
+        return Ok(None);
+    }
+    assert_eq!(out.len(), dst_len, "done through a window before the chunk's end");
+    Ok(Some(out))
+}
+
+/// A window for a fuzz input's `piece` byte: a DEFLATE ring (32 or 64 KiB), or for other
+/// codecs 1 to 4033 bytes (Blosc: at least its block, which [`ChunkDecoder::min_window`] says).
+pub fn window_for(codecs: &BytesCodecs, piece: usize, stored: &[u8], dst_len: usize) -> usize {
+    match codecs.compressor {
+        Some(Compressor::Gzip { .. } | Compressor::Zlib { .. }) => RING_MIN << (piece & 1),
+        _ => {
+            let least = ChunkDecoder::min_window(codecs, stored, stored.len() as u64, dst_len)
+                .unwrap_or(1);
+            least.max((piece % 64) * 64 + 1)
+        }
+    }
+}
+
+/// The outcome of a whole decode and of a windowed one agree: both decode, to the same bytes,
+/// or neither does.
+pub fn assert_same_outcome(
+    whole: &Result<Option<Vec<u8>>, DecodeError>,
+    windowed: &Result<Option<Vec<u8>>, DecodeError>,
+) {
+    match (whole, windowed) {
+        (Ok(Some(a)), Ok(Some(b))) => assert!(a == b, "a window decoded other bytes"),
+        (Ok(Some(_)), other) => panic!("decoded whole, but through a window: {other:?}"),
+        (other, Ok(Some(_))) => panic!("decoded through a window, but whole: {other:?}"),
+        _ => {}
     }
 }
 
