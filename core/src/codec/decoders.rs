@@ -297,9 +297,11 @@ impl Decoders {
         {
             return b.windowed();
         }
-        matches!(compressor, Compressor::Gzip { .. } | Compressor::Zlib { .. })
-            || (cfg!(feature = "alloc")
-                && matches!(compressor, Compressor::Zstd { .. } | Compressor::Blosc(_)))
+        matches!(
+            compressor,
+            Compressor::Gzip { .. } | Compressor::Zlib { .. }
+        ) || (cfg!(feature = "alloc")
+            && matches!(compressor, Compressor::Zstd { .. } | Compressor::Blosc(_)))
     }
 
     /// Starts a stream of `compressor`, decoded into a whole destination or (`windowed`)

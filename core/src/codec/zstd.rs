@@ -16,7 +16,7 @@ use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use ruzstd::io::Read;
 
 use super::error::OUT_OF_STEP;
-use super::zstd_blocks::{literals_size, sequence_modes};
+use super::zstd_blocks::{literals_size, sequence_count, sequence_modes};
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use super::{CodecName, DecodeError, Progress, Status};
 
@@ -341,8 +341,9 @@ impl ZstdDecoder {
         let placeholder = last && self.header.is_some_and(|h| h.has_checksum);
         let total = 3 + body;
         let used;
+        let exact;
         if have == 0 && input.len() >= total && !placeholder {
-            self.decode_block(input.get(..total).ok_or(OUT_OF_STEP)?)?;
+            exact = self.decode_block(input.get(..total).ok_or(OUT_OF_STEP)?)?;
             used = total;
         } else {
             let need = total - have;
@@ -363,12 +364,14 @@ impl ZstdDecoder {
             let result = self.decode_block(&block);
             self.pending = block;
             self.pending.clear();
-            result?;
+            exact = result?;
             used = take;
         }
-        // What a raw or RLE block decodes to is its header's size; a compressed block's is not
-        // known ahead.
-        let block_size = (kind != 2).then_some(size as u64);
+        // What a raw or RLE block decodes to is its header's size; a compressed block's is
+        // not known ahead, unless it has no sequences: then it is its literals (found by
+        // `zstd_differential`: an empty compressed block left the count unknown, and a later
+        // block decoding to more than the block maximum went unnoticed).
+        let block_size = (kind != 2).then_some(size as u64).or(exact);
         self.account(capacity, block_size)?;
         self.phase = Phase::Drain {
             last,
@@ -390,8 +393,11 @@ impl ZstdDecoder {
         Ok(take)
     }
 
-    fn decode_block(&mut self, block: &[u8]) -> Result<(), DecodeError> {
+    /// Decodes one whole block (header included). Returns what a compressed block without
+    /// sequences decodes to: its literals.
+    fn decode_block(&mut self, block: &[u8]) -> Result<Option<u64>, DecodeError> {
         let compressed = block.first().is_some_and(|&b| (b >> 1) & 3 == 2);
+        let mut exact = None;
         if compressed {
             let max = self
                 .header
@@ -413,6 +419,9 @@ impl ZstdDecoder {
                     "reserved bits set in the sequence compression modes",
                 ));
             }
+            if sequence_count(content) == Some(0) {
+                exact = Some(u64::from(literals));
+            }
         }
         let mut src = block;
         let past_the_end = self.past_the_end;
@@ -432,7 +441,7 @@ impl ZstdDecoder {
         if !src.is_empty() {
             return Err(corrupt("block shorter than its header says"));
         }
-        Ok(())
+        Ok(exact)
     }
 
     /// Checks what a block decoded, before it is moved out.

@@ -257,6 +257,22 @@ pub fn literals_size(content: &[u8]) -> Result<u32, DecodeError> {
 /// the sequence count, when that count is not zero. `None` if the sections are cut short or
 /// there are no sequences.
 pub fn sequence_modes(content: &[u8]) -> Option<u8> {
+    let (count, modes_at) = sequences_header(content)?;
+    if count == 0 {
+        return None;
+    }
+    content.get(modes_at).copied()
+}
+
+/// The number of sequences of a compressed block's sequences section (RFC 8878, section
+/// 3.1.1.3.2.1), if the block's `content` holds its header. A block of none decodes to its
+/// literals alone.
+pub fn sequence_count(content: &[u8]) -> Option<usize> {
+    sequences_header(content).map(|(count, _)| count)
+}
+
+/// (sequence count, where the modes byte would be), from a compressed block's `content`.
+fn sequences_header(content: &[u8]) -> Option<(usize, usize)> {
     let byte = |i: usize| content.get(i).map(|&b| usize::from(b));
     let b0 = byte(0)?;
     let size_format = (b0 >> 2) & 3;
@@ -281,12 +297,13 @@ pub fn sequence_modes(content: &[u8]) -> Option<u8> {
         (_, 2) => 4 + ((byte(2)? >> 2) | (byte(3)? << 6)),
         (_, _) => 5 + ((byte(2)? >> 6) | (byte(3)? << 2) | (byte(4)? << 10)),
     };
-    let count = byte(section)?;
-    let modes_at = match count {
-        0 => return None,
-        1..128 => section + 1,
-        128..255 => section + 2,
-        _ => section + 3,
-    };
-    content.get(modes_at).copied()
+    let b = byte(section)?;
+    Some(match b {
+        0..128 => (b, section + 1),
+        128..255 => (((b - 128) << 8) + byte(section + 1)?, section + 2),
+        _ => (
+            byte(section + 1)? + (byte(section + 2)? << 8) + 0x7F00,
+            section + 3,
+        ),
+    })
 }

@@ -85,9 +85,10 @@ pub fn decode_blosc(data: &[u8]) {
     let window = window_for(&BLOSC, piece, stored, dst_len);
     let mut decoder = ChunkDecoder::new();
     if zinto::backend::install(&mut decoder).is_ok() {
-        let windowed = with_cap(blosc_bound(stored.len(), dst_len) + window + dst_len, || {
-            feed_windowed(&mut decoder, &BLOSC, stored, piece, dst_len, window)
-        });
+        let windowed = with_cap(
+            blosc_bound(stored.len(), dst_len) + window + dst_len,
+            || feed_windowed(&mut decoder, &BLOSC, stored, piece, dst_len, window),
+        );
         assert_same_outcome(&whole.map(Some), &windowed);
     }
 }

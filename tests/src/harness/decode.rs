@@ -123,9 +123,9 @@ pub fn feed_windowed(
         loop {
             let r = decoder.feed_window(&p[at..], &mut ring)?;
             at += r.consumed;
-            let bytes = ring
-                .get(r.produced.clone())
-                .unwrap_or_else(|| panic!("produced {:?} outside a window of {window}", r.produced));
+            let bytes = ring.get(r.produced.clone()).unwrap_or_else(|| {
+                panic!("produced {:?} outside a window of {window}", r.produced)
+            });
             if r.consumed == 0 && bytes.is_empty() {
                 stalls += 1;
                 assert!(stalls < 3, "no progress through a window: {:?}", r.status);
@@ -147,7 +147,11 @@ pub fn feed_windowed(
     if status != Status::Done {
         return Ok(None);
     }
-    assert_eq!(out.len(), dst_len, "done through a window before the chunk's end");
+    assert_eq!(
+        out.len(),
+        dst_len,
+        "done through a window before the chunk's end"
+    );
     Ok(Some(out))
 }
 
@@ -157,8 +161,8 @@ pub fn window_for(codecs: &BytesCodecs, piece: usize, stored: &[u8], dst_len: us
     match codecs.compressor {
         Some(Compressor::Gzip { .. } | Compressor::Zlib { .. }) => RING_MIN << (piece & 1),
         _ => {
-            let least = ChunkDecoder::min_window(codecs, stored, stored.len() as u64, dst_len)
-                .unwrap_or(1);
+            let least =
+                ChunkDecoder::min_window(codecs, stored, stored.len() as u64, dst_len).unwrap_or(1);
             least.max((piece % 64) * 64 + 1)
         }
     }
@@ -286,6 +290,17 @@ pub fn zstd_differential(data: &[u8]) {
             feed_all(&mut decoder, &ZSTD, frame, piece, out.dst())
         });
         out.check();
+        // Each backend through a window agrees with itself decoding whole.
+        let window = window_for(&ZSTD, piece, frame, dst_len);
+        let whole = result.map(|s| (s == Status::Done).then(|| out.bytes().to_vec()));
+        let windowed = with_cap(heap_bound(&ZSTD, dst_len) + window + dst_len, || {
+            feed_windowed(&mut decoder, &ZSTD, frame, piece, dst_len, window)
+        });
+        // The C library through a window refuses a frame without a content size whose window
+        // is larger than the chunk (it would keep that window); a read then decodes it whole.
+        if !matches!(windowed, Err(DecodeError::WindowTooLarge { .. })) {
+            assert_same_outcome(&whole, &windowed);
+        }
         let outcome = match result {
             Ok(Status::Done) => Ok(out.bytes().to_vec()),
             Ok(Status::NeedsInput | Status::NeedsOutput) => Err(None),
