@@ -16,7 +16,7 @@ Run from the repository root:
     cargo build --release --bin zinto
     cargo build --release --bin zinto --no-default-features --features cli --target-dir target/pure-rust
     nice -n 19 cargo build --release -j 1 --manifest-path bench/zarrs_reader/Cargo.toml  # the zarrs crate
-    python3 bench/peers.py [--runs 5] [--cases whole_raw,whole_zstd,small_chunks,sharded,blosc_lz4_v2,blosc_lz4_v3,blosc_zstd_v3]
+    python3 bench/peers.py [--runs 5] [--cases whole_raw,whole_zstd,...]   (default: every case in CASES)
 """
 
 import argparse
@@ -43,6 +43,8 @@ CODECS = {
     "zstd0": "zstd level 0",
     "blosc_lz4": "blosc lz4 level 5, byte shuffle, typesize 4",
     "blosc_zstd": "blosc zstd level 5, byte shuffle, typesize 4",
+    "gzip5": "gzip level 5",
+    "zlib1": "zlib level 1",
 }
 
 
@@ -56,16 +58,25 @@ def compressors(codec, zarr_format):
     if codec == "zstd0":
         assert zarr_format == 3
         return [ZstdCodec(level=0)]
+    if codec == "gzip5":
+        from zarr.codecs import GzipCodec
+
+        assert zarr_format == 3
+        return [GzipCodec(level=5)]
+    if codec == "zlib1":
+        assert zarr_format == 2
+        return numcodecs.Zlib(level=1)
     cname = {"blosc_lz4": "lz4", "blosc_zstd": "zstd"}[codec]
     if zarr_format == 2:
         return numcodecs.Blosc(cname=cname, clevel=5, shuffle=numcodecs.Blosc.SHUFFLE)
     return [BloscCodec(cname=cname, clevel=5, shuffle="shuffle", typesize=4)]
 
 
-def case(shape, chunks, codec, shards=None, sel=None, zarr_format=3):
-    """sel: None for the whole array, else (start, stop) per dimension."""
+def case(shape, chunks, codec, shards=None, sel=None, zarr_format=3, data=None):
+    """sel: None for the whole array, else (start, stop) per dimension. data: the case whose
+    array this one reads (by default its own)."""
     return {"shape": shape, "chunks": chunks, "shards": shards, "codec": codec, "sel": sel,
-            "zarr_format": zarr_format}
+            "zarr_format": zarr_format, "data": data}
 
 
 CASES = {
@@ -77,7 +88,19 @@ CASES = {
     "blosc_lz4_v2": case((100, 1000, 1000), (10, 1000, 1000), "blosc_lz4", zarr_format=2),
     "blosc_lz4_v3": case((100, 1000, 1000), (10, 1000, 1000), "blosc_lz4"),
     "blosc_zstd_v3": case((100, 1000, 1000), (10, 1000, 1000), "blosc_zstd"),
+    # Issue 16: every chunk partial; the last chunk sticking out; deflate.
+    "unaligned_zstd": case((100, 1000, 1000), (10, 1000, 1000), "zstd0",
+                           sel=((0, 100), (100, 900), (100, 900)), data="whole_zstd"),
+    "edge_zstd": case((105, 1000, 1000), (10, 1000, 1000), "zstd0"),
+    "gzip5": case((100, 1000, 1000), (10, 1000, 1000), "gzip5"),
+    "unaligned_gzip5": case((100, 1000, 1000), (10, 1000, 1000), "gzip5",
+                            sel=((0, 100), (100, 900), (100, 900)), data="gzip5"),
+    "zlib1_v2": case((100, 1000, 1000), (10, 1000, 1000), "zlib1", zarr_format=2),
 }
+
+
+def data_path(name):
+    return DATA / f"{CASES[name]['data'] or name}.zarr"
 
 PYTHON_READER = r"""
 import json, sys, time
@@ -124,7 +147,7 @@ def write_arrays(names):
     for name in names:
         c = CASES[name]
         shape, chunks, shards, fmt = c["shape"], c["chunks"], c["shards"], c["zarr_format"]
-        path = DATA / f"{name}.zarr"
+        path = data_path(name)
         if (path / ("zarr.json" if fmt == 3 else ".zarray")).exists():
             continue
         print(f"writing {path} ...", file=sys.stderr)
@@ -272,7 +295,7 @@ def main():
     for name in names:
         c = CASES[name]
         shape, chunks, shards, sel = c["shape"], c["chunks"], c["shards"], c["sel"]
-        path = DATA / f"{name}.zarr"
+        path = data_path(name)
         warm(path)
         what = "whole array" if sel is None else "selection " + ", ".join(f"{a}:{b}" for a, b in sel)
         print(f"### {name}: float32 {shape}, chunks {chunks}"

@@ -243,10 +243,15 @@ fn probe<S: Store + ?Sized>(
     let mut tail = [0u8; 32];
     let head = head.get_mut(..probe.head_len).unwrap_or(&mut []);
     let tail = tail.get_mut(..probe.tail_len).unwrap_or(&mut []);
-    store.read_into(key, 0, head).map_err(ErrorKind::Store)?;
-    store
-        .read_into(key, probe.tail_offset, tail)
-        .map_err(ErrorKind::Store)?;
+    // No zero-length reads: a request each, on a remote store.
+    if !head.is_empty() {
+        store.read_into(key, 0, head).map_err(ErrorKind::Store)?;
+    }
+    if !tail.is_empty() {
+        store
+            .read_into(key, probe.tail_offset, tail)
+            .map_err(ErrorKind::Store)?;
+    }
     decoded_len(codecs, stored, head, tail).map_err(ErrorKind::Decode)
 }
 

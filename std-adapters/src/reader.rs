@@ -21,7 +21,7 @@ use zinto_core::codec::{
     ArrayToBytes, BytesCodecs, ChainLevel, ChunkDecoder, CodecName, Compressor, DecodeError,
     Endian, Status, to_native_in_place,
 };
-use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Run, Runs, product};
+use zinto_core::{LayoutError, MAX_DIMS, MemoryOrder, Piece, Region, Run, Runs, product};
 
 use crate::disjoint::Claim;
 use crate::error::ErrorKind;
@@ -173,15 +173,19 @@ impl<S: Store> ChunkReader<'_, S> {
                     .map_err(ErrorKind::Store)?;
                 let index = layout.parse(&index, len).map_err(ErrorKind::Shard)?;
                 let pieces = layout.grid().pieces(in_chunk).map_err(ErrorKind::Layout)?;
+                let mut start = [0u64; MAX_DIMS];
                 for ip in pieces {
-                    let start: Vec<u64> = in_output
-                        .start()
-                        .iter()
+                    // Where the inner piece lands in the output: no allocation per piece.
+                    let start = start.get_mut(..in_output.ndim()).ok_or(OVERFLOW)?;
+                    for ((s, a), b) in start
+                        .iter_mut()
+                        .zip(in_output.start())
                         .zip(ip.in_output.start())
-                        .map(|(a, b)| a + b)
-                        .collect();
+                    {
+                        *s = a.checked_add(*b).ok_or(OVERFLOW)?;
+                    }
                     let region =
-                        Region::new(&start, ip.in_output.shape()).map_err(ErrorKind::Layout)?;
+                        Region::new(start, ip.in_output.shape()).map_err(ErrorKind::Layout)?;
                     match index.get(&ip.chunk).map_err(ErrorKind::Shard)? {
                         None => self.fill(&region, out)?,
                         Some(r) => self.read_level(

@@ -800,3 +800,49 @@ fn corrupt_variable_length_chunks_are_named_errors() {
         assert!(msg.to_lowercase().contains(says), "{chunk:?}: {msg}");
     }
 }
+
+/// A v3 uint8 array of `len` elements in one chunk, stored with zstd as `frame`.
+fn zstd_array(len: u64, frame: Vec<u8>) -> MemoryStore {
+    let meta = json!({
+        "zarr_format": 3, "node_type": "array", "shape": [len], "data_type": "uint8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [len]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [{"name": "bytes"}, {"name": "zstd", "configuration": {"level": 0}}],
+    });
+    let mut store = MemoryStore::new();
+    store.insert("a/zarr.json", serde_json::to_vec(&meta).unwrap());
+    store.insert("a/c/0", frame);
+    store
+}
+
+#[test]
+fn a_frame_declaring_a_window_above_its_chunk_is_read_whole_when_partly_wanted() {
+    // No content size, a 192 MiB window, one raw block of 10 bytes: valid zstd. Through a
+    // window the C library would keep 192 MiB, so the reader decodes this chunk whole (path
+    // 3b) instead; ruzstd keeps no more window than the chunk either way.
+    let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x8c];
+    frame.extend([(10 << 3) | 1, 0, 0]);
+    frame.extend(b"0123456789");
+    let store = zstd_array(10, frame);
+    let array = Array::open(&store, "a").unwrap();
+    let part = array
+        .read_to_vec(&Region::new(&[2], &[5]).unwrap())
+        .unwrap();
+    assert_eq!(part, b"23456");
+}
+
+#[test]
+fn a_partly_wanted_chunk_that_decodes_short_or_long_is_an_error_naming_it() {
+    // The frame's content is 12 bytes for a chunk of 10, then 8: whichever part is wanted, the
+    // chunk is decoded to its end and checked.
+    for (content, len) in [(&b"0123456789ab"[..], 10u64), (&b"01234567"[..], 10)] {
+        let frame = zstd::bulk::compress(content, 3).unwrap();
+        let store = zstd_array(len, frame);
+        let array = Array::open(&store, "a").unwrap();
+        let e = array
+            .read_to_vec(&Region::new(&[0], &[3]).unwrap())
+            .unwrap_err();
+        assert!(matches!(e.kind(), ErrorKind::Decode(_)), "{e}");
+        assert_eq!(e.key(), Some("a/c/0"));
+    }
+}

@@ -129,12 +129,15 @@ fn cases() -> Vec<(&'static str, MemoryStore)> {
 const BLOSC_BLOCK: usize = 256 * 1024;
 
 /// Heap a worker holds besides its input block, per codec (docs/memory.md, term `D`):
-/// miniz_oxide's inflate state for gzip; ruzstd's window and a block with the pure-Rust zstd
+/// zlib-rs's (or miniz_oxide's) inflate state for gzip; ruzstd's window and a block with the pure-Rust zstd
 /// path; Blosc's scratch (one block and its block table); nothing of size otherwise (the C
 /// library's context is allocated by C). Each with a little room for the worker's context and
 /// bookkeeping.
 fn decoder_state(name: &str) -> usize {
     let state = match name {
+        // zlib-rs keeps its own 32 KiB window and tables (about 48 KiB); miniz_oxide's state
+        // lives in the worker's context.
+        "gzip+crc32c" if cfg!(feature = "zlib-rs") => 64 * 1024,
         "gzip+crc32c" => 16 * 1024,
         "blosc" => BLOSC_BLOCK + 4 * CHUNK_LEN.div_ceil(BLOSC_BLOCK),
         "zstd" => zstd_window(name),

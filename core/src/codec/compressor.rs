@@ -111,10 +111,13 @@ impl Compressor {
         }))
     }
 
-    /// Whether its decoder can go on in a new destination window after reporting
-    /// [`Status::NeedsOutput`](super::Status::NeedsOutput). Blosc can (its blocks are
-    /// independent: a window must hold one block); the stream compressors write back-references
-    /// into their destination, so theirs is the whole chunk.
+    /// Whether its own decoder, used on its own ([`BloscDecoder`](super::BloscDecoder)), can
+    /// go on in a new destination window after reporting
+    /// [`Status::NeedsOutput`](super::Status::NeedsOutput): Blosc's blocks are independent, so a
+    /// window must hold just one. The stream compressors refer back into what they wrote; they
+    /// decode through a window only by way of
+    /// [`ChunkDecoder::start_windowed`](super::ChunkDecoder::start_windowed), which keeps
+    /// their window (DEFLATE's in a ring the caller passes, zstd's in the decoder).
     pub fn moves_window(&self) -> bool {
         matches!(self, Self::Blosc(_))
     }

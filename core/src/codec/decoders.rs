@@ -8,6 +8,8 @@ use alloc::{boxed::Box, vec::Vec};
 #[cfg(feature = "alloc")]
 use super::blosc::BloscDecoder;
 use super::blosc::InnerDecompress;
+#[cfg(feature = "alloc")]
+use super::deflate::RawInflate;
 use super::deflate::{DeflateDecoder, DeflateFormat};
 #[cfg(feature = "alloc")]
 use super::error::OUT_OF_STEP;
@@ -97,6 +99,9 @@ pub(crate) struct Decoders {
     active_backend: Option<usize>,
     #[cfg(feature = "alloc")]
     zstd_window_cap: Option<u64>,
+    /// Makes the raw DEFLATE inflater of every gzip and zlib stream, in place of miniz_oxide.
+    #[cfg(feature = "alloc")]
+    inflater: Option<MakeInflater>,
     /// Whether the active stream is decoded through a window.
     windowed: bool,
     /// Where in the window a windowed Blosc stream goes on: a block part-decoded is staged
@@ -105,10 +110,28 @@ pub(crate) struct Decoders {
     window_at: usize,
 }
 
+/// Makes a [`RawInflate`] ([`ChunkDecoder::set_inflater`](super::ChunkDecoder::set_inflater)).
+#[cfg(feature = "alloc")]
+pub type MakeInflater = fn() -> Box<dyn RawInflate>;
+
+/// A DEFLATE decoder for `format`, with the inflater `make` makes, or miniz_oxide.
+fn new_deflate(
+    format: DeflateFormat,
+    #[cfg(feature = "alloc")] make: Option<MakeInflater>,
+) -> DeflateDecoder {
+    #[cfg(feature = "alloc")]
+    if let Some(make) = make {
+        return DeflateDecoder::with_inflater(format, make());
+    }
+    DeflateDecoder::new(format)
+}
+
 /// The inner codecs Blosc needs, borrowed from [`Decoders`] apart from the Blosc decoder.
 #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 struct Inner<'a> {
     deflate: &'a mut Option<DeflateDecoder>,
+    #[cfg(feature = "alloc")]
+    inflater: Option<MakeInflater>,
     #[cfg(feature = "alloc")]
     zstd: &'a mut Option<ZstdDecoder>,
     #[cfg(feature = "alloc")]
@@ -162,9 +185,15 @@ impl InnerDecompress for Inner<'_> {
         match codec {
             CodecName::Lz4 | CodecName::BloscLz => LzInner.decompress(codec, src, dst),
             CodecName::Zlib => {
-                let d = self
-                    .deflate
-                    .get_or_insert_with(|| DeflateDecoder::new(DeflateFormat::Zlib));
+                #[cfg(feature = "alloc")]
+                let make = self.inflater;
+                let d = self.deflate.get_or_insert_with(|| {
+                    new_deflate(
+                        DeflateFormat::Zlib,
+                        #[cfg(feature = "alloc")]
+                        make,
+                    )
+                });
                 d.reset(DeflateFormat::Zlib);
                 whole_stream(codec, src, dst, |i, o, p| d.decode(i, o, p))
             }
@@ -388,8 +417,21 @@ impl Decoders {
     fn reset_deflate(&mut self, format: DeflateFormat) {
         match &mut self.deflate {
             Some(d) => d.reset(format),
-            None => self.deflate = Some(DeflateDecoder::new(format)),
+            None => {
+                self.deflate = Some(new_deflate(
+                    format,
+                    #[cfg(feature = "alloc")]
+                    self.inflater,
+                ));
+            }
         }
+    }
+
+    /// Inflates gzip and zlib streams with what `make` makes from now on.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn set_inflater(&mut self, make: MakeInflater) {
+        self.inflater = Some(make);
+        self.deflate = None;
     }
 
     /// Decodes the next piece of the active stream into `dst[pos..]`.
@@ -428,6 +470,7 @@ impl Decoders {
                 let blosc = self.blosc.as_mut().ok_or(not_started)?;
                 let mut inner = Inner {
                     deflate: &mut self.deflate,
+                    inflater: self.inflater,
                     zstd: &mut self.zstd,
                     zstd_window_cap: self.zstd_window_cap,
                     backends: &mut self.backends,
@@ -479,6 +522,7 @@ impl Decoders {
                 let blosc = self.blosc.as_mut().ok_or(not_started)?;
                 let mut inner = Inner {
                     deflate: &mut self.deflate,
+                    inflater: self.inflater,
                     zstd: &mut self.zstd,
                     zstd_window_cap: self.zstd_window_cap,
                     backends: &mut self.backends,

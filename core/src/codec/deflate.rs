@@ -1,10 +1,10 @@
-//! `zlib` and `gzip`: DEFLATE inflated by miniz_oxide straight into the destination.
+//! `zlib` and `gzip`: DEFLATE inflated straight into the destination, by miniz_oxide or by a
+//! faster [`RawInflate`] the std crate plugs in.
 //!
-//! The destination doubles as the DEFLATE window (miniz_oxide's non-wrapping mode), so nothing
-//! is allocated: the whole state is the [`DeflateDecoder`] the caller owns. zlib's Adler-32 and
-//! gzip's header, CRC-32 and ISIZE are checked here. (miniz_oxide checks Adler-32 too, but not
-//! when built for fuzzing, `cfg(fuzzing)`: checking it here keeps a fuzzed build's behaviour the
-//! shipped one's, and computes it once.)
+//! With miniz_oxide the destination doubles as the DEFLATE window (its non-wrapping mode), so
+//! nothing is allocated: the whole state is the [`DeflateDecoder`] the caller owns. The wrappers
+//! are read here, whichever inflater decodes the raw DEFLATE body: zlib's header and Adler-32,
+//! gzip's header, CRC-32 and ISIZE, so that both report the same faults alike.
 
 use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
@@ -37,9 +37,56 @@ const FNAME: u8 = 0x08;
 const FCOMMENT: u8 = 0x10;
 const FRESERVED: u8 = 0xE0;
 
-/// Where the gzip wrapper parser stands.
+/// A raw DEFLATE decoder (RFC 1951, no wrapper) in place of miniz_oxide: for
+/// [`DeflateDecoder::with_inflater`], and through [`ChunkDecoder::set_inflater`] for every
+/// gzip and zlib stream a decoder meets (Blosc's inner zlib included).
+///
+/// [`ChunkDecoder::set_inflater`]: super::ChunkDecoder::set_inflater
+pub trait RawInflate: Send {
+    /// Starts a new stream.
+    fn reset(&mut self);
+
+    /// Decodes as much of `input` as it can into `dst[pos..]`, where `dst[..pos]` holds the
+    /// stream's earlier output when `dst` is the whole destination (an inflater keeping its
+    /// own window need not look at it). Returns (consumed, written, where it stands).
+    ///
+    /// # Errors
+    /// [`DecodeError::Corrupt`] for invalid DEFLATE data (the decoder names the stream's codec
+    /// in it, gzip or zlib).
+    fn inflate(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<(usize, usize, RawStatus), DecodeError>;
+}
+
+/// Where a raw DEFLATE stream stands after one [`RawInflate::inflate`] call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawStatus {
+    /// The final block ended.
+    Done,
+    /// It needs more input.
+    NeedsInput,
+    /// `dst` is full and the stream may have more to write (or may only need input to end).
+    OutputFull,
+}
+
+/// The inflater of a [`DeflateDecoder`].
+#[allow(clippy::large_enum_variant)] // miniz_oxide's state stays inline: no heap without `alloc`
+enum Inflater {
+    Miniz(DecompressorOxide),
+    #[cfg(feature = "alloc")]
+    Other(alloc::boxed::Box<dyn RawInflate>),
+}
+
+/// Where the wrapper parser stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
+    /// The two zlib header bytes; `n` seen so far, the first in `cmf`.
+    ZlibHeader { n: u8, cmf: u8 },
+    /// The 4-byte zlib trailer (Adler-32, big-endian).
+    ZlibTrailer { n: u8 },
     /// The 10 fixed header bytes; `n` seen so far.
     Fixed { n: u8 },
     /// Two bytes of FEXTRA length.
@@ -63,7 +110,7 @@ enum Phase {
 /// A streaming zlib or gzip decoder; reusable across chunks with [`DeflateDecoder::reset`].
 pub struct DeflateDecoder {
     format: DeflateFormat,
-    inflate: DecompressorOxide,
+    inflate: Inflater,
     phase: Phase,
     flags: u8,
     header_crc: Crc32,
@@ -97,11 +144,24 @@ enum Body {
 }
 
 impl DeflateDecoder {
-    /// A decoder for one `format` stream.
+    /// A decoder for one `format` stream, inflating with miniz_oxide.
     pub fn new(format: DeflateFormat) -> Self {
+        Self::with(format, Inflater::Miniz(DecompressorOxide::new()))
+    }
+
+    /// A decoder for one `format` stream, inflating with `inflater`.
+    #[cfg(feature = "alloc")]
+    pub fn with_inflater(
+        format: DeflateFormat,
+        inflater: alloc::boxed::Box<dyn RawInflate>,
+    ) -> Self {
+        Self::with(format, Inflater::Other(inflater))
+    }
+
+    fn with(format: DeflateFormat, inflate: Inflater) -> Self {
         let mut d = Self {
             format,
-            inflate: DecompressorOxide::new(),
+            inflate,
             phase: Phase::Body,
             flags: 0,
             header_crc: Crc32::new(&CRC32),
@@ -117,9 +177,13 @@ impl DeflateDecoder {
     /// Makes the decoder ready for a new stream of `format`, keeping its memory.
     pub fn reset(&mut self, format: DeflateFormat) {
         self.format = format;
-        self.inflate.init();
+        match &mut self.inflate {
+            Inflater::Miniz(m) => m.init(),
+            #[cfg(feature = "alloc")]
+            Inflater::Other(o) => o.reset(),
+        }
         self.phase = match format {
-            DeflateFormat::Zlib => Phase::Body,
+            DeflateFormat::Zlib => Phase::ZlibHeader { n: 0, cmf: 0 },
             DeflateFormat::Gzip => Phase::Fixed { n: 0 },
         };
         self.flags = 0;
@@ -215,7 +279,7 @@ impl DeflateDecoder {
         Ok(Progress::new(consumed, written, self.phase == Phase::Done))
     }
 
-    /// One call into miniz_oxide, into `dst` or (with `ring`) the ring `dst`. Returns
+    /// One call into the inflater, into `dst` or (with `ring`) the ring `dst`. Returns
     /// (consumed, written, where the body stands).
     fn inflate_some(
         &mut self,
@@ -224,81 +288,115 @@ impl DeflateDecoder {
         pos: usize,
         ring: bool,
     ) -> Result<(usize, usize, Body), DecodeError> {
-        let mut flags = inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
-        if !ring {
-            flags |= inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
-        }
-        if self.format == DeflateFormat::Zlib {
-            flags |= inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER
-                | inflate_flags::TINFL_FLAG_IGNORE_ADLER32;
-        }
-        let (status, n_in, n_out) = decompress(&mut self.inflate, input, dst, pos, flags);
+        let codec = self.format.codec();
+        let (n_in, n_out, status) = match &mut self.inflate {
+            Inflater::Miniz(m) => {
+                let mut flags = inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
+                if !ring {
+                    flags |= inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+                }
+                let (status, n_in, n_out) = decompress(m, input, dst, pos, flags);
+                let status = match status {
+                    TINFLStatus::Done => RawStatus::Done,
+                    TINFLStatus::NeedsMoreInput => RawStatus::NeedsInput,
+                    TINFLStatus::HasMoreOutput => RawStatus::OutputFull,
+                    TINFLStatus::FailedCannotMakeProgress => {
+                        return Err(DecodeError::Truncated { codec });
+                    }
+                    _ => return Err(self.corrupt("invalid DEFLATE data")),
+                };
+                (n_in, n_out, status)
+            }
+            #[cfg(feature = "alloc")]
+            Inflater::Other(o) => o.inflate(input, dst, pos).map_err(|e| match e {
+                DecodeError::Corrupt { reason, .. } => DecodeError::Corrupt { codec, reason },
+                other => other,
+            })?,
+        };
         let new = dst.get(pos..pos.saturating_add(n_out)).ok_or(OUT_OF_STEP)?;
         match self.format {
             DeflateFormat::Gzip => self.data_crc.update(new),
             DeflateFormat::Zlib => self.adler.write_slice(new),
         }
         self.body_written = self.body_written.wrapping_add(n_out as u64);
-        let codec = self.format.codec();
         match status {
-            TINFLStatus::Done => {
-                if self.format == DeflateFormat::Zlib {
-                    let found = self.adler.checksum();
-                    let expected = self.inflate.adler32_header().ok_or(OUT_OF_STEP)?;
-                    if expected != found {
-                        return Err(DecodeError::ChecksumMismatch {
-                            codec,
-                            expected,
-                            found,
-                        });
-                    }
-                }
+            RawStatus::Done => {
                 self.phase = match self.format {
-                    DeflateFormat::Zlib => Phase::Done,
+                    DeflateFormat::Zlib => Phase::ZlibTrailer { n: 0 },
                     DeflateFormat::Gzip => Phase::Trailer { n: 0 },
                 };
                 Ok((n_in, n_out, Body::Finished))
             }
-            TINFLStatus::NeedsMoreInput => Ok((n_in, n_out, Body::More)),
+            RawStatus::NeedsInput => Ok((n_in, n_out, Body::More)),
             // A ring is full at its end: the caller moves on to its start.
-            TINFLStatus::HasMoreOutput if ring && pos + n_out == dst.len() => {
+            RawStatus::OutputFull if ring && pos + n_out == dst.len() => {
                 Ok((n_in, n_out, Body::RingFull))
             }
-            // With the destination full, miniz_oxide also says this when it merely needs more
+            // With the destination full, an inflater also says this when it merely needs more
             // input (say, for the end-of-block code): only input left unread proves overflow.
-            TINFLStatus::HasMoreOutput if n_in == input.len() && !ring => {
-                Ok((n_in, n_out, Body::More))
-            }
-            TINFLStatus::HasMoreOutput => Err(DecodeError::OutputOverflow {
+            RawStatus::OutputFull if n_in == input.len() && !ring => Ok((n_in, n_out, Body::More)),
+            RawStatus::OutputFull => Err(DecodeError::OutputOverflow {
                 codec,
                 capacity: dst.len() as u64,
             }),
-            TINFLStatus::Adler32Mismatch => {
-                // miniz_oxide reports the mismatch after reading both values.
-                match (self.inflate.adler32_header(), self.inflate.adler32()) {
-                    (Some(expected), Some(found)) => Err(DecodeError::ChecksumMismatch {
-                        codec,
-                        expected,
-                        found,
-                    }),
-                    _ => Err(self.corrupt("Adler-32 checksum does not match")),
-                }
-            }
-            TINFLStatus::FailedCannotMakeProgress => Err(DecodeError::Truncated { codec }),
-            _ => Err(self.corrupt("invalid DEFLATE data")),
         }
     }
 
     /// Advances the gzip wrapper parser by one byte.
     fn wrapper_byte(&mut self, b: u8) -> Result<(), DecodeError> {
-        let in_header = !matches!(
+        let in_header = matches!(
             self.phase,
-            Phase::HeaderCrc { .. } | Phase::Trailer { .. } | Phase::Body | Phase::Done
+            Phase::Fixed { .. }
+                | Phase::ExtraLen { .. }
+                | Phase::Extra { .. }
+                | Phase::Name
+                | Phase::Comment
         );
         if in_header {
             self.header_crc.update(&[b]);
         }
         self.phase = match self.phase {
+            Phase::ZlibHeader { n: 0, .. } => {
+                if b & 0x0F != 8 {
+                    return Err(self.corrupt("zlib method is not DEFLATE"));
+                }
+                if b >> 4 > 7 {
+                    return Err(self.corrupt("zlib window larger than 32 KiB"));
+                }
+                Phase::ZlibHeader { n: 1, cmf: b }
+            }
+            Phase::ZlibHeader { cmf, .. } => {
+                if (u16::from(cmf) << 8 | u16::from(b)) % 31 != 0 {
+                    return Err(self.corrupt("zlib header check bits do not match"));
+                }
+                if b & 0x20 != 0 {
+                    return Err(DecodeError::Unsupported {
+                        codec: CodecName::Zlib,
+                        what: "zlib streams with a preset dictionary",
+                    });
+                }
+                Phase::Body
+            }
+            Phase::ZlibTrailer { n } => {
+                if let Some(slot) = self.trailer.get_mut(usize::from(n)) {
+                    *slot = b;
+                }
+                if n < 3 {
+                    Phase::ZlibTrailer { n: n + 1 }
+                } else {
+                    let [a, b2, c, d, ..] = self.trailer;
+                    let expected = u32::from_be_bytes([a, b2, c, d]);
+                    let found = self.adler.checksum();
+                    if expected != found {
+                        return Err(DecodeError::ChecksumMismatch {
+                            codec: CodecName::Zlib,
+                            expected,
+                            found,
+                        });
+                    }
+                    Phase::Done
+                }
+            }
             Phase::Fixed { n } => {
                 match (n, b) {
                     (0, 0x1F) | (1, 0x8B) | (2, 8) => {}

@@ -54,10 +54,10 @@ pub use compressor::Compressor;
 pub use config::{Config, ConfigValue, NoConfig};
 pub use crc::{CRC32, CRC32C, Crc32, Crc32Kind, checksum};
 pub use decoded_size::{SizeProbe, decoded_len, size_probe};
-#[cfg(feature = "alloc")]
-pub use decoders::Backend;
 pub use decoders::LzInner;
-pub use deflate::{DeflateDecoder, DeflateFormat, RING_MIN};
+#[cfg(feature = "alloc")]
+pub use decoders::{Backend, MakeInflater};
+pub use deflate::{DeflateDecoder, DeflateFormat, RING_MIN, RawInflate, RawStatus};
 pub use error::{ChainError, DecodeError};
 pub use filter::Filter;
 pub use name::CodecName;
@@ -67,5 +67,5 @@ pub use stream::{ChunkDecoder, crc32c};
 pub use vlen::VlenItems;
 #[cfg(feature = "alloc")]
 pub use zstd::{LITERAL_STREAMS, MAX_WINDOW_CAP, OTHER_THAN_DECLARED, ZstdDecoder};
-pub use zstd_blocks::{BlockWalker, MAX_BLOCK_SIZE, literals_size, sequence_modes};
+pub use zstd_blocks::{BlockWalker, MAX_BLOCK_SIZE, literals_size, sequence_count, sequence_modes};
 pub use zstd_frame::{FrameHeader, MAX_DECLARED_WINDOW, MAX_FRAME_HEADER_LEN, ZSTD_MAGIC};

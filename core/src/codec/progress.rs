@@ -8,8 +8,10 @@ pub enum Status {
     NeedsInput,
     /// The destination window is full and the stream has more to write: call again with the
     /// window moved on (or stop, if the rest is not wanted). Only decoders that can continue
-    /// in a new window report it (see [`Compressor::moves_window`](super::Compressor)); a
-    /// whole-chunk destination that fills up early is an
+    /// in a new window report it: Blosc's ([`Compressor::moves_window`](super::Compressor)),
+    /// and every chunk begun with
+    /// [`ChunkDecoder::start_windowed`](super::ChunkDecoder::start_windowed); a whole-chunk
+    /// destination that fills up early is an
     /// [`OutputOverflow`](super::DecodeError::OutputOverflow).
     NeedsOutput,
     /// The stream is complete and verified.

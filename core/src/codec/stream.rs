@@ -162,6 +162,14 @@ impl ChunkDecoder {
         self.decoders.set_zstd_window_cap(cap);
     }
 
+    /// Inflates every gzip and zlib stream (Blosc's inner zlib included) with a raw DEFLATE
+    /// decoder `make` makes, in place of miniz_oxide; zinto-core still reads the wrappers and
+    /// checks their checksums. The std crate plugs in zlib-rs this way.
+    #[cfg(feature = "alloc")]
+    pub fn set_inflater(&mut self, make: super::decoders::MakeInflater) {
+        self.decoders.set_inflater(make);
+    }
+
     /// Uses `backend` for its codec, wherever the codec appears (as a chunk's compressor and
     /// inside Blosc chunks), instead of zinto-core's own decoder.
     #[cfg(feature = "alloc")]

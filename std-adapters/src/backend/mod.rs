@@ -5,12 +5,19 @@
 //! - [`CZstd`] (feature `zstd-c`, default): zstd through the C library, straight into the
 //!   destination.
 //! - [`Bz2`]: bzip2, which zinto-core does not decode, through the pure-Rust libbz2-rs.
+//! - [`ZlibRs`] (feature `zlib-rs`, default): raw DEFLATE for gzip and zlib through zlib-rs,
+//!   plugged in as zinto-core's inflater ([`ChunkDecoder::set_inflater`]) rather than as a
+//!   backend: zinto-core keeps reading the wrappers.
 
 mod bz2;
+#[cfg(feature = "zlib-rs")]
+mod zlib_rs;
 #[cfg(feature = "zstd-c")]
 mod zstd_c;
 
 pub use bz2::Bz2;
+#[cfg(feature = "zlib-rs")]
+pub use zlib_rs::ZlibRs;
 #[cfg(feature = "zstd-c")]
 pub use zstd_c::CZstd;
 
@@ -29,5 +36,7 @@ pub fn install(decoder: &mut ChunkDecoder) -> Result<(), DecodeError> {
     for b in backends {
         decoder.set_backend(b);
     }
+    #[cfg(feature = "zlib-rs")]
+    decoder.set_inflater(ZlibRs::boxed);
     Ok(())
 }

@@ -72,7 +72,8 @@ fn feed_all(
 /// `[piece, dst_len: u16, stored...]`: `stored` through a [`ChunkDecoder`] for `codecs`, fed
 /// in pieces of `piece` bytes, into a guarded destination of `dst_len` bytes. Allocation
 /// bounded (none for gzip, zlib and crc32c; [`ruzstd_bound`] of the destination rounded up to
-/// a power of two for zstd); a finished stream filled the destination exactly.
+/// a power of two for zstd); a finished stream filled the destination exactly. The same
+/// through a window; for gzip and zlib, the same with zlib-rs inflating.
 pub fn decode(codecs: BytesCodecs, data: &[u8]) {
     let mut input = Input::new(data);
     let piece = usize::from(input.u8());
@@ -98,6 +99,22 @@ pub fn decode(codecs: BytesCodecs, data: &[u8]) {
         feed_windowed(&mut decoder, &codecs, stored, piece, dst_len, window)
     });
     assert_same_outcome(&whole, &windowed);
+    // gzip and zlib: zlib-rs in place of miniz_oxide decodes the same, whole and windowed.
+    #[cfg(feature = "zlib-rs")]
+    if matches!(
+        codecs.compressor,
+        Some(Compressor::Gzip { .. } | Compressor::Zlib { .. })
+    ) {
+        let mut other = ChunkDecoder::new();
+        other.set_inflater(zinto::backend::ZlibRs::boxed);
+        let mut out = Guarded::new(dst_len);
+        let result = feed_all(&mut other, &codecs, stored, piece, out.dst());
+        out.check();
+        let by_zlib_rs = result.map(|s| (s == Status::Done).then(|| out.bytes().to_vec()));
+        assert_same_outcome(&whole, &by_zlib_rs);
+        let windowed = feed_windowed(&mut other, &codecs, stored, piece, dst_len, window);
+        assert_same_outcome(&whole, &windowed);
+    }
 }
 
 /// `stored` through `decoder` started for a window ([`ChunkDecoder::start_windowed`]), fed in
