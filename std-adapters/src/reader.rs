@@ -29,12 +29,12 @@ use crate::metadata::ArrayMetadata;
 use crate::store::Store;
 
 /// Compressed chunks stream from the store in blocks of this size.
-pub const BLOCK_LEN: usize = 1 << 20;
+pub const BLOCK_LEN: usize = 512 << 10;
 /// Uncompressed byte ranges closer than this are read as one range.
 pub const COALESCE_GAP: usize = 64 << 10;
 /// Chunks landing in pieces are decoded through a window of this size (a power of two, as
 /// DEFLATE's ring needs), or one Blosc block if that is larger.
-pub const WINDOW_LEN: usize = 1 << 20;
+pub const WINDOW_LEN: usize = 512 << 10;
 
 const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
 
@@ -487,33 +487,19 @@ pub(crate) fn decode_stored<S: Store + ?Sized>(
         .map_err(ErrorKind::Decode)?;
     let block_len = usize::try_from(len).unwrap_or(usize::MAX).min(BLOCK_LEN);
     if ctx.block.len() < block_len {
-        ctx.block.resize(block_len, 0);
+        grow(&mut ctx.block, block_len)?;
     }
-    let mut at = 0u64;
+    let ReadContext { decoder, block, .. } = ctx;
+    let buf = block.get_mut(..block_len).ok_or(ErrorKind::Internal {
+        what: "a block longer than the read buffer",
+    })?;
     let mut status = Status::NeedsInput;
-    while at < len {
-        let n = usize::try_from(len - at)
-            .unwrap_or(usize::MAX)
-            .min(block_len);
-        let block = ctx.block.get_mut(..n).ok_or(ErrorKind::Internal {
-            what: "a block longer than the read buffer",
-        })?;
-        store
-            .read_into(key, offset + at, block)
-            .map_err(ErrorKind::Store)?;
-        status = ctx
-            .decoder
-            .feed(block, dst)
-            .map_err(ErrorKind::Decode)?
-            .status;
-        at += n as u64;
-    }
+    store.read_blocks(key, offset, len, buf, &mut |bytes| {
+        status = decoder.feed(bytes, dst).map_err(ErrorKind::Decode)?.status;
+        Ok(())
+    })?;
     if len == 0 {
-        status = ctx
-            .decoder
-            .feed(&[], dst)
-            .map_err(ErrorKind::Decode)?
-            .status;
+        status = decoder.feed(&[], dst).map_err(ErrorKind::Decode)?.status;
     }
     if status != Status::Done {
         return Err(ErrorKind::Decode(DecodeError::Truncated {
@@ -553,57 +539,37 @@ pub(crate) fn decode_windowed<S: Store + ?Sized>(
     if ctx.block.len() < block_len {
         grow(&mut ctx.block, block_len)?;
     }
-    let mut at = 0u64;
+    let ReadContext {
+        decoder,
+        block,
+        window,
+        ..
+    } = ctx;
     let mut started = false;
     let mut stalls = 0;
-    // One pass per block; a chunk of no stored bytes makes one pass, reading nothing.
-    let status = loop {
-        let n = usize::try_from(len - at)
-            .unwrap_or(usize::MAX)
-            .min(block_len);
-        let block = ctx.block.get_mut(..n).ok_or(ErrorKind::Internal {
-            what: "a block longer than the read buffer",
-        })?;
-        if n > 0 {
-            store
-                .read_into(key, offset + at, block)
-                .map_err(ErrorKind::Store)?;
-        }
+    let mut status = Status::NeedsInput;
+    let buf = block.get_mut(..block_len).ok_or(ErrorKind::Internal {
+        what: "a block longer than the read buffer",
+    })?;
+    let mut feed = |bytes: &[u8]| -> Result<(), ErrorKind> {
         if !started {
-            // The window: a power of two (DEFLATE's ring), holding a Blosc block.
-            let least = ChunkDecoder::min_window(codecs, block, len, decoded_len)
-                .map_err(ErrorKind::Decode)?;
-            if least > WINDOW_LEN {
-                check_plausible(codecs, len, least)?;
-            }
-            let want = least
-                .max(WINDOW_LEN)
-                .checked_next_power_of_two()
-                .ok_or(OVERFLOW)?;
-            if ctx.window.len() < want {
-                ctx.window = Vec::new();
-                grow(&mut ctx.window, want)?;
-            }
-            ctx.decoder
-                .start_windowed(codecs, len, decoded_len)
-                .map_err(ErrorKind::Decode)?;
+            start_windowed(decoder, window, codecs, bytes, len, decoded_len)?;
             started = true;
         }
         let mut used = 0;
-        let status = loop {
-            let rest = block.get(used..).ok_or(ErrorKind::Internal {
+        loop {
+            let rest = bytes.get(used..).ok_or(ErrorKind::Internal {
                 what: "a decoder consumed past its input",
             })?;
-            let before = ctx.decoder.written();
-            let p = ctx
-                .decoder
-                .feed_window(rest, &mut ctx.window)
+            let before = decoder.written();
+            let p = decoder
+                .feed_window(rest, window)
                 .map_err(ErrorKind::Decode)?;
             used += p.consumed;
-            let bytes = ctx.window.get(p.produced).ok_or(ErrorKind::Internal {
+            let out = window.get(p.produced).ok_or(ErrorKind::Internal {
                 what: "decoded bytes outside the window",
             })?;
-            if bytes.is_empty() && p.consumed == 0 {
+            if out.is_empty() && p.consumed == 0 {
                 stalls += 1;
                 if stalls > 2 {
                     return Err(ErrorKind::Internal {
@@ -612,23 +578,56 @@ pub(crate) fn decode_windowed<S: Store + ?Sized>(
                 }
             } else {
                 stalls = 0;
-                sink(before, bytes)?;
+                sink(before, out)?;
             }
-            if p.status == Status::Done || (p.status == Status::NeedsInput && used == n) {
-                break p.status;
+            status = p.status;
+            if p.status == Status::Done || (p.status == Status::NeedsInput && used == bytes.len())
+            {
+                return Ok(());
             }
-        };
-        at += n as u64;
-        if at >= len || status == Status::Done {
-            break status;
         }
     };
+    // A chunk of no stored bytes is fed once, empty.
+    if len == 0 {
+        feed(&[])?;
+    } else {
+        store.read_blocks(key, offset, len, buf, &mut feed)?;
+    }
     if status != Status::Done {
         return Err(ErrorKind::Decode(DecodeError::Truncated {
             codec: codecs.compressor.map_or(CodecName::Bytes, |c| c.name()),
         }));
     }
     Ok(())
+}
+
+/// Starts `decoder` on a chunk of `len` stored bytes beginning with `head`, decoding to
+/// `decoded_len` bytes through `window`, which it makes large enough: a power of two (DEFLATE's
+/// ring) of at least [`WINDOW_LEN`], holding a Blosc block.
+fn start_windowed(
+    decoder: &mut ChunkDecoder,
+    window: &mut Vec<u8>,
+    codecs: &BytesCodecs,
+    head: &[u8],
+    len: u64,
+    decoded_len: usize,
+) -> Result<(), ErrorKind> {
+    let least =
+        ChunkDecoder::min_window(codecs, head, len, decoded_len).map_err(ErrorKind::Decode)?;
+    if least > WINDOW_LEN {
+        check_plausible(codecs, len, least)?;
+    }
+    let want = least
+        .max(WINDOW_LEN)
+        .checked_next_power_of_two()
+        .ok_or(OVERFLOW)?;
+    if window.len() < want {
+        *window = Vec::new();
+        grow(window, want)?;
+    }
+    decoder
+        .start_windowed(codecs, len, decoded_len)
+        .map_err(ErrorKind::Decode)
 }
 
 /// The most a compressor can expand its input: DEFLATE about 1032:1; zstd about 32768:1 (a

@@ -78,18 +78,33 @@ impl Store for FileStore {
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         let path = self.path(key).ok_or(StoreError::Missing)?;
         let file = File::open(&path).map_err(|e| failed(key, &path, e))?;
-        match read_exact_at(&file, dst, offset) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
-                let len = file.metadata().map_err(|e| failed(key, &path, e))?.len();
-                Err(StoreError::ShortRead {
-                    offset,
-                    wanted: dst.len() as u64,
-                    len,
-                })
-            }
-            Err(e) => Err(failed(key, &path, e)),
+        read_at(key, &path, &file, offset, dst)
+    }
+
+    /// Opens the file once for all the blocks.
+    fn read_blocks(
+        &self,
+        key: &str,
+        offset: u64,
+        len: u64,
+        buf: &mut [u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), crate::ErrorKind>,
+    ) -> Result<(), crate::ErrorKind> {
+        if len == 0 {
+            return Ok(());
         }
+        let path = self
+            .path(key)
+            .ok_or(crate::ErrorKind::Store(StoreError::Missing))?;
+        let file = File::open(&path).map_err(|e| crate::ErrorKind::Store(failed(key, &path, e)))?;
+        let mut at = 0u64;
+        while at < len {
+            let block = super::next_block(buf, len - at)?;
+            read_at(key, &path, &file, offset + at, block).map_err(crate::ErrorKind::Store)?;
+            each(block)?;
+            at += block.len() as u64;
+        }
+        Ok(())
     }
 
     /// The entries of the directory `prefix` (sorted); an empty list if it does not exist.
@@ -115,6 +130,28 @@ impl Store for FileStore {
     }
 }
 
+/// Fills `dst` from `file` (the object `key` at `path`) at `offset`.
+fn read_at(
+    key: &str,
+    path: &Path,
+    file: &File,
+    offset: u64,
+    dst: &mut [u8],
+) -> Result<(), StoreError> {
+    match read_exact_at(file, dst, offset) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
+            let len = file.metadata().map_err(|e| failed(key, path, e))?.len();
+            Err(StoreError::ShortRead {
+                offset,
+                wanted: dst.len() as u64,
+                len,
+            })
+        }
+        Err(e) => Err(failed(key, path, e)),
+    }
+}
+
 #[cfg(unix)]
 fn read_exact_at(file: &File, dst: &mut [u8], offset: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, dst, offset)
@@ -135,4 +172,59 @@ fn read_exact_at(file: &File, mut dst: &mut [u8], mut offset: u64) -> std::io::R
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
+mod tests {
+    use super::{FileStore, Store, StoreError};
+    use crate::ErrorKind;
+
+    #[test]
+    fn read_blocks_streams_a_range_in_order_from_one_open_file() {
+        let dir = std::env::temp_dir().join(format!("zinto-blocks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        std::fs::write(dir.join("k"), &data).unwrap();
+        let store = FileStore::new(&dir);
+        for (offset, len, block) in [(0u64, 10_000u64, 4096usize), (123, 7_000, 1000), (5, 0, 7)] {
+            let mut buf = vec![0u8; block];
+            let mut got = Vec::new();
+            let mut sizes = Vec::new();
+            store
+                .read_blocks("k", offset, len, &mut buf, &mut |b| {
+                    sizes.push(b.len());
+                    got.extend_from_slice(b);
+                    Ok(())
+                })
+                .unwrap();
+            let (o, l) = (offset as usize, len as usize);
+            assert_eq!(got, data[o..o + l]);
+            assert!(sizes.iter().rev().skip(1).all(|&n| n == block));
+        }
+        // Past the end: a short read naming the file's length; a missing key; a callback's
+        // error stops the reading.
+        let mut buf = [0u8; 4096];
+        let e = store
+            .read_blocks("k", 9_000, 2_000, &mut buf, &mut |_| Ok(()))
+            .unwrap_err();
+        assert!(
+            matches!(e, ErrorKind::Store(StoreError::ShortRead { len: 10_000, .. })),
+            "{e:?}"
+        );
+        let e = store
+            .read_blocks("nope", 0, 10, &mut buf, &mut |_| Ok(()))
+            .unwrap_err();
+        assert!(matches!(e, ErrorKind::Store(StoreError::Missing)), "{e:?}");
+        let mut calls = 0;
+        let e = store
+            .read_blocks("k", 0, 10_000, &mut buf, &mut |_| {
+                calls += 1;
+                Err(ErrorKind::Cancelled)
+            })
+            .unwrap_err();
+        assert!(matches!(e, ErrorKind::Cancelled));
+        assert_eq!(calls, 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -8,6 +8,8 @@ pub use memory::MemoryStore;
 
 use std::fmt;
 
+use crate::error::ErrorKind;
+
 /// A key-value store of byte objects, read into buffers the caller owns.
 ///
 /// Small on purpose: the size of a key, and an exact read of a byte range into `&mut [u8]`.
@@ -30,6 +32,34 @@ pub trait Store: Send + Sync {
     /// `offset + dst.len()`, [`StoreError::Io`] otherwise.
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError>;
 
+    /// Reads `key[offset..offset + len]` in order, in blocks of `buf.len()` bytes (the last one
+    /// shorter), handing each to `each` before reading the next: for a caller streaming one
+    /// object through a decoder. A store may open the object once for all its blocks
+    /// ([`FileStore`] does); the default reads each block with [`Store::read_into`]. Nothing is
+    /// read for `len` 0.
+    ///
+    /// # Errors
+    /// As [`Store::read_into`], as [`ErrorKind::Store`]; [`ErrorKind::Internal`] for an empty
+    /// `buf` with bytes to read; and whatever `each` returns, which stops the reading.
+    fn read_blocks(
+        &self,
+        key: &str,
+        offset: u64,
+        len: u64,
+        buf: &mut [u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
+    ) -> Result<(), ErrorKind> {
+        let mut at = 0u64;
+        while at < len {
+            let block = next_block(buf, len - at)?;
+            self.read_into(key, offset + at, block)
+                .map_err(ErrorKind::Store)?;
+            each(block)?;
+            at += block.len() as u64;
+        }
+        Ok(())
+    }
+
     /// The names one level below `prefix` (`""` for the root, else a key prefix without the
     /// trailing `/`): objects and deeper prefixes alike, sorted, each once. Used to list a
     /// group's members when it has no consolidated metadata.
@@ -41,6 +71,19 @@ pub trait Store: Send + Sync {
         let _ = prefix;
         Err(StoreError::ListingUnsupported)
     }
+}
+
+/// The part of `buf` the next block of [`Store::read_blocks`] fills, `left` bytes being left.
+pub(crate) fn next_block(buf: &mut [u8], left: u64) -> Result<&mut [u8], ErrorKind> {
+    if buf.is_empty() {
+        return Err(ErrorKind::Internal {
+            what: "a block read into an empty buffer",
+        });
+    }
+    let n = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
+    buf.get_mut(..n).ok_or(ErrorKind::Internal {
+        what: "a block longer than its buffer",
+    })
 }
 
 /// Reads the object `key` whole if it exists and is at most `max` bytes (metadata, attributes):
