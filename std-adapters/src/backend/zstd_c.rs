@@ -378,6 +378,7 @@ impl Backend for CZstd {
         let mut at = 0;
         let mut finished = false;
         let mut full = false;
+        let mut written_before = 0;
         loop {
             let rest = input.get(at..).unwrap_or(&[]);
             let mut ahead = self.follower;
@@ -420,6 +421,10 @@ impl Backend for CZstd {
             self.follower
                 .follow(piece.get(..used).unwrap_or(&[]), capacity, false)?;
             at += used;
+            // No input taken and nothing written: stop here (the chunk decoder reports a
+            // decoder that makes no progress) rather than ask again.
+            let stalled = used == 0 && out.pos() == written_before;
+            written_before = out.pos();
             let written = state.written + out.pos() as u64;
             let limit = self
                 .follower
@@ -443,7 +448,7 @@ impl Backend for CZstd {
             {
                 return Err(e);
             }
-            if full || finished || len == 0 {
+            if full || finished || len == 0 || stalled {
                 break;
             }
         }
