@@ -581,8 +581,7 @@ pub(crate) fn decode_windowed<S: Store + ?Sized>(
                 sink(before, out)?;
             }
             status = p.status;
-            if p.status == Status::Done || (p.status == Status::NeedsInput && used == bytes.len())
-            {
+            if p.status == Status::Done || (p.status == Status::NeedsInput && used == bytes.len()) {
                 return Ok(());
             }
         }

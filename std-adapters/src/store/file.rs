@@ -209,7 +209,10 @@ mod tests {
             .read_blocks("k", 9_000, 2_000, &mut buf, &mut |_| Ok(()))
             .unwrap_err();
         assert!(
-            matches!(e, ErrorKind::Store(StoreError::ShortRead { len: 10_000, .. })),
+            matches!(
+                e,
+                ErrorKind::Store(StoreError::ShortRead { len: 10_000, .. })
+            ),
             "{e:?}"
         );
         let e = store
