@@ -15,8 +15,9 @@
 //!    an element: [`DisjointOutput::claim`] checks a new region against every live claim, under
 //!    a lock, and a claim leaves the list only when it is dropped.
 //! 4. A claim hands out one slice at a time ([`Claim::slice_mut`] borrows the claim mutably),
-//!    and only of whole elements of its own region: the range is checked against the region, not
-//!    only against the buffer.
+//!    and only of bytes of elements of its own region (whole elements, or part of one when a
+//!    chunk decoded through a window splits an element between two windows): every element
+//!    the range touches is checked against the region, not only against the buffer.
 //!
 //! So every live slice lies inside the buffer (1, 2, 4), inside the region of the claim it came
 //! from (4), and that region overlaps no other live claim's (3): no two live slices overlap.
@@ -213,23 +214,22 @@ pub(crate) struct Claim<'o, 'a> {
 }
 
 impl Claim<'_, '_> {
-    /// The bytes `start..start + len` of the output, which must be whole elements of this
-    /// claim's region.
+    /// The bytes `start..start + len` of the output, which must lie in elements of this
+    /// claim's region (a range may begin or end inside an element).
     ///
     /// # Errors
-    /// [`ErrorKind::Internal`] if they are not.
+    /// [`ErrorKind::Internal`] if they do not.
     pub(crate) fn slice_mut(&mut self, start: usize, len: usize) -> Result<&mut [u8], ErrorKind> {
         let elem = self.out.elem;
         let end = start
             .checked_add(len)
             .filter(|&end| end <= self.out.len)
             .ok_or_else(|| bug("range outside the output"))?;
-        if !start.is_multiple_of(elem) || !len.is_multiple_of(elem) {
-            return Err(bug("range not made of whole elements"));
-        }
-        let inside = self
-            .geometry
-            .contains((start / elem) as u64, (len / elem) as u64);
+        // Every element the range touches, from the one holding its first byte to the one
+        // holding its last.
+        let first = start / elem;
+        let count = end.div_ceil(elem) - first;
+        let inside = self.geometry.contains(first as u64, count as u64);
         if inside != Some(true) {
             return Err(bug("range outside the claimed region"));
         }
@@ -337,13 +337,17 @@ mod tests {
         assert_eq!(claim.slice_mut(16, 6).unwrap().len(), 6);
         assert_eq!(claim.slice_mut(30, 4).unwrap().len(), 4);
         assert_eq!(claim.slice_mut(40, 0).unwrap().len(), 0);
+        // Parts of elements of the region (a window's bytes may end inside an element).
+        assert_eq!(claim.slice_mut(17, 2).unwrap().len(), 2);
+        assert_eq!(claim.slice_mut(16, 3).unwrap().len(), 3);
+        assert_eq!(claim.slice_mut(21, 1).unwrap().len(), 1);
         for (start, len) in [
             (14, 2),         // the element before the region
+            (15, 2),         // half of it, half of the region's first
             (16, 8),         // past the row's part of the region
+            (21, 2),         // half past the row's part of the region
             (22, 2),         // between the region's rows
             (28, 12),        // into the next row
-            (17, 2),         // half elements
-            (16, 3),         // a partial element
             (40, 10),        // past the buffer
             (usize::MAX, 2), // overflowing
         ] {
