@@ -9,9 +9,9 @@
 //!    they belong to as they are produced, in the chunk's order. Scratch per worker: the
 //!    window ([`WINDOW_LEN`], or one Blosc block if larger), one I/O block, and the codec's
 //!    own window (zstd's, which the decoder keeps; DEFLATE's is the window itself);
-//! 3. (b) what cannot stream (filters, runs that do not walk the chunk forwards, numcodecs
-//!    LZ4, bz2, a zstd frame declaring a window larger than its chunk): decoded whole into
-//!    the worker's reusable scratch, then the runs copied;
+//! 3. (b) chunks no larger than a window, and what cannot stream (filters, runs that do not
+//!    walk the chunk forwards, numcodecs LZ4, bz2, a zstd frame declaring a window larger than
+//!    its chunk): decoded whole into the worker's reusable scratch, then the runs copied;
 //! 4. uncompressed partial chunk: only the byte ranges the runs need are read, nearby ranges
 //!    coalesced into one read, single ranges read straight into the output.
 //!
@@ -35,6 +35,11 @@ pub const COALESCE_GAP: usize = 64 << 10;
 /// Chunks landing in pieces are decoded through a window of this size (a power of two, as
 /// DEFLATE's ring needs), or one Blosc block if that is larger.
 pub const WINDOW_LEN: usize = 512 << 10;
+/// Partial chunks of at most this many bytes decode whole into scratch (path 3b): the scratch is
+/// then no larger than a window, and no second decoder state is needed (the C zstd library's
+/// windowed context keeps buffers of its own). Larger ones stream through the window. Fuzz
+/// builds stream every one, so that `array_read`, whose chunks are small, reaches that path.
+const STREAM_ABOVE: usize = if cfg!(fuzzing) { 0 } else { WINDOW_LEN };
 
 const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
 
@@ -273,7 +278,8 @@ impl<S: Store> ChunkReader<'_, S> {
         {
             // Path 4: done by reading only the ranges needed.
             Ok(())
-        } else if lv.filters.is_empty()
+        } else if chunk_len > STREAM_ABOVE
+            && lv.filters.is_empty()
             && walks_forwards(runs.clone())
             && ctx.decoder.can_window(&lv.bytes_codecs)
             && self.read_windowed(ctx, lv, key, offset, len, chunk_len, runs.clone(), out)?
