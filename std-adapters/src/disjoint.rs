@@ -236,8 +236,8 @@ impl Claim<'_, '_> {
         debug_assert!(end <= self.out.len);
         // SAFETY: `start..end` lies inside the buffer (checked above), which is borrowed
         // mutably for `'a` (invariant 1), so the pointer arithmetic stays in one allocation and
-        // the memory is valid, initialised `u8`s. The range is whole elements of this claim's
-        // region (checked above); no other live claim's region overlaps it (invariant 3), and
+        // the memory is valid, initialised `u8`s. The range lies in elements of this claim's
+        // region (every element it touches was checked above); no other live claim's region overlaps it (invariant 3), and
         // this claim has no other live slice: the result borrows `self` mutably (invariant 4).
         // So this `&mut` is unique for its lifetime.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.out.ptr.add(start), len) })

@@ -252,7 +252,8 @@ impl ChunkDecoder {
                         codec: CodecName::Blosc,
                     })?;
                 let h = BloscHeader::parse(header, payload_len, decoded_len as u64)?;
-                usize::try_from(h.blocksize)
+                // A chunk of no bytes is not checked past its sizes: its block size says nothing.
+                usize::try_from(h.blocksize.min(h.nbytes))
                     .map_err(|_| OUT_OF_STEP)?
                     .max(1)
             }
@@ -462,6 +463,12 @@ impl ChunkDecoder {
         if !self.windowed {
             return Err(DecodeError::Internal {
                 what: "a chunk not started windowed fed a window",
+            });
+        }
+        if window.is_empty() {
+            // It could hold nothing: every call would ask for output again.
+            return Err(DecodeError::Internal {
+                what: "an empty window",
             });
         }
         let mut consumed = 0usize;

@@ -359,7 +359,7 @@ impl Backend for CZstd {
     /// into `window`. The library's window is the frame's: at most its declared content size
     /// (which `check_destination` holds to the capacity), or for a frame that does not declare
     /// one, its declared window, refused with [`DecodeError::WindowTooLarge`] above the capacity
-    /// (rounded up to a power of two) before the library allocates it.
+    /// (or 1 KiB, if larger) before the library allocates it.
     fn decode_window(&mut self, input: &[u8], window: &mut [u8]) -> Result<Progress, DecodeError> {
         if self.done {
             return Ok(Progress {
@@ -389,7 +389,8 @@ impl Backend for CZstd {
             if let Some(h) = ahead.header()
                 && h.content_size.is_none()
             {
-                let cap = capacity.max(1024).next_power_of_two();
+                // No more window than the chunk: a larger one is decoded whole instead.
+                let cap = capacity.max(1024);
                 if h.window_size > cap {
                     return Err(DecodeError::WindowTooLarge {
                         window: h.window_size,

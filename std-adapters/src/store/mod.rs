@@ -34,7 +34,8 @@ pub trait Store: Send + Sync {
 
     /// Reads `key[offset..offset + len]` in order, in blocks of `buf.len()` bytes (the last one
     /// shorter), handing each to `each` before reading the next: for a caller streaming one
-    /// object through a decoder. A store may open the object once for all its blocks
+    /// object through a decoder. Each block is exactly `min(buf.len(), bytes left)` long (a
+    /// caller may rely on the first holding the object's first bytes: a header). A store may open the object once for all its blocks
     /// ([`FileStore`] does); the default reads each block with [`Store::read_into`]. Nothing is
     /// read for `len` 0.
     ///
