@@ -9,8 +9,9 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use zinto_core::LayoutError;
 use zinto_core::codec::{BytesCodecs, decoded_len, size_probe};
+use zinto_core::formats::{self, MAX_HEADER_LEN, NumberType};
+use zinto_core::{Dims, LayoutError};
 
 use crate::array::{ReadOptions, zeroed_buffer};
 use crate::error::{Error, ErrorKind};
@@ -23,12 +24,60 @@ use crate::store::{Store, StoreError};
 pub struct ConcatPiece {
     /// The chunk's key in the store.
     pub key: String,
+    /// Where its stored bytes start in the object: 0, but for segment files, whose data
+    /// follows a header ([`ConcatPlan::segments`]).
+    pub data_offset: u64,
     /// Its stored (encoded) length.
     pub stored: u64,
     /// Where its decoded bytes start in the output.
     pub offset: usize,
     /// How many bytes it decodes to.
     pub len: usize,
+}
+
+/// The format of a merge's segment files ([`ConcatPlan::segments`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SegmentFormat {
+    /// NumPy's `.npy` (`np.save`), versions 1.0, 2.0 and 3.0.
+    Npy,
+    /// An array packed by msgpack-numpy (`msgpack.packb(a, default=m.encode)`).
+    MsgpackNumpy,
+}
+
+/// What the segments of a [`ConcatPlan::segments`] hold together: rows of `columns` numbers
+/// of one type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentsHeld {
+    /// The number type.
+    pub dtype: NumberType,
+    /// The dimensions of a row: each segment's shape after the first (empty for 1-d segments).
+    pub row_dims: Dims,
+    /// Numbers per row: the product of `row_dims`.
+    pub columns: u64,
+    /// Rows, all segments together.
+    pub rows: u64,
+}
+
+impl SegmentsHeld {
+    /// Bytes per row.
+    pub fn row_len(&self) -> u64 {
+        self.columns.saturating_mul(u64::from(self.dtype.size))
+    }
+
+    /// The shape of the merged array: the rows, then `row_dims`.
+    pub fn shape(&self) -> Vec<u64> {
+        std::iter::once(self.rows)
+            .chain(self.row_dims.as_slice().iter().copied())
+            .collect()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "{} rows of shape {:?}",
+            self.dtype,
+            self.row_dims.as_slice()
+        )
+    }
 }
 
 /// Where each of a list of chunks goes when they are decoded end to end into one buffer.
@@ -91,6 +140,7 @@ impl ConcatPlan {
                 .ok_or_else(|| at(ErrorKind::Layout(LayoutError::Overflow)))?;
             pieces.push(ConcatPiece {
                 key: key.to_owned(),
+                data_offset: 0,
                 stored,
                 offset,
                 len,
@@ -101,6 +151,134 @@ impl ConcatPlan {
             pieces,
             len: total,
         })
+    }
+
+    /// Segment files of `format` (`.npy`, msgpack-numpy) at `keys`, their data laid end to end
+    /// in key order: each file's header is read (at most
+    /// [`MAX_HEADER_LEN`](zinto_core::formats::MAX_HEADER_LEN) and a few bytes), nothing is
+    /// decoded, and the data is read straight into its part of the output. Returns the plan
+    /// and what the segments hold (`None` for no keys): all must hold the same number type
+    /// and the same row shape (the dimensions after the first); the output is their rows,
+    /// stacked, as `np.concatenate` stacks them.
+    ///
+    /// ```
+    /// use zinto::{ConcatPlan, MemoryStore, ReadOptions, SegmentFormat};
+    /// # fn npy(rows: u8) -> Vec<u8> {
+    /// #     let dict = format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({rows}, 2), }}");
+    /// #     let pad = 64 - (10 + dict.len() + 1) % 64;
+    /// #     let mut f = b"\x93NUMPY\x01\x00".to_vec();
+    /// #     f.extend(((dict.len() + pad + 1) as u16).to_le_bytes());
+    /// #     f.extend(dict.as_bytes());
+    /// #     f.extend(std::iter::repeat(b' ').take(pad));
+    /// #     f.push(b'\n');
+    /// #     f.extend((0..2 * rows).flat_map(|i| f64::from(i).to_le_bytes()));
+    /// #     f
+    /// # }
+    ///
+    /// let mut store = MemoryStore::new();
+    /// store.insert("a.npy", npy(3)); // np.save of a (3, 2) float64 array
+    /// store.insert("b.npy", npy(1));
+    /// let (plan, held) = ConcatPlan::segments(&store, &["a.npy", "b.npy"], SegmentFormat::Npy)?;
+    /// let held = held.expect("two segments");
+    /// assert_eq!((held.dtype.to_string(), held.rows, held.columns), ("<f8".to_owned(), 4, 2));
+    /// let out = plan.read_to_vec(&store, &ReadOptions::default())?;
+    /// assert_eq!(out.len(), 4 * 2 * 8);
+    /// # Ok::<(), zinto::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Naming the key: [`ErrorKind::Segment`] for a header refused (not the format, hostile,
+    /// data other than the header declares, not fixed-width numbers);
+    /// [`ErrorKind::FortranOrder`] for a Fortran-ordered segment of more than one column;
+    /// [`ErrorKind::SegmentsDisagree`] for a segment whose type or row shape differs from the
+    /// first's; as [`Self::new`] for the store.
+    pub fn segments<S: Store + ?Sized, K: AsRef<str>>(
+        store: &S,
+        keys: &[K],
+        format: SegmentFormat,
+    ) -> Result<(Self, Option<SegmentsHeld>), Error> {
+        let mut pieces = Vec::with_capacity(keys.len());
+        let mut total = 0usize;
+        let mut held: Option<(String, SegmentsHeld)> = None;
+        let mut head = vec![0u8; MAX_HEADER_LEN + 16];
+        for key in keys {
+            let key = key.as_ref();
+            let at = |kind| Error::outside_array(Some(key), kind);
+            let file_len = store
+                .size(key)
+                .map_err(|e| at(ErrorKind::Store(e)))?
+                .ok_or_else(|| at(ErrorKind::Store(StoreError::Missing)))?;
+            let n = usize::try_from(file_len)
+                .unwrap_or(usize::MAX)
+                .min(head.len());
+            let prefix = head.get_mut(..n).ok_or_else(|| {
+                at(ErrorKind::Internal {
+                    what: "a header longer than its buffer",
+                })
+            })?;
+            if n > 0 {
+                store
+                    .read_into(key, 0, prefix)
+                    .map_err(|e| at(ErrorKind::Store(e)))?;
+            }
+            let header = match format {
+                SegmentFormat::Npy => formats::npy::parse(prefix, file_len),
+                SegmentFormat::MsgpackNumpy => formats::msgpack_numpy::parse(prefix, file_len),
+            }
+            .map_err(|e| at(ErrorKind::Segment(e)))?;
+            let columns = header.columns();
+            if header.fortran_order && columns > 1 && header.rows() > 1 {
+                return Err(at(ErrorKind::FortranOrder {
+                    rows: header.rows(),
+                    columns,
+                }));
+            }
+            let row_dims = zinto_core::dims(header.shape.as_slice().get(1..).unwrap_or(&[]))
+                .map_err(|e| at(ErrorKind::Layout(e)))?;
+            let this = SegmentsHeld {
+                dtype: header.dtype,
+                row_dims,
+                columns,
+                rows: header.rows(),
+            };
+            match &mut held {
+                None => held = Some((key.to_owned(), this)),
+                Some((first, h)) => {
+                    if (h.dtype, &h.row_dims) != (this.dtype, &this.row_dims) {
+                        return Err(at(ErrorKind::SegmentsDisagree {
+                            first: first.as_str().into(),
+                            first_holds: h.describe().into(),
+                            holds: this.describe().into(),
+                        }));
+                    }
+                    h.rows = h
+                        .rows
+                        .checked_add(this.rows)
+                        .ok_or_else(|| at(ErrorKind::Layout(LayoutError::Overflow)))?;
+                }
+            }
+            let len = usize::try_from(header.data_len)
+                .map_err(|_| at(ErrorKind::Layout(LayoutError::Overflow)))?;
+            let offset = total;
+            total = total
+                .checked_add(len)
+                .ok_or_else(|| at(ErrorKind::Layout(LayoutError::Overflow)))?;
+            pieces.push(ConcatPiece {
+                key: key.to_owned(),
+                data_offset: header.data_offset,
+                stored: header.data_len,
+                offset,
+                len,
+            });
+        }
+        Ok((
+            Self {
+                codecs: BytesCodecs::default(),
+                pieces,
+                len: total,
+            },
+            held.map(|(_, h)| h),
+        ))
     }
 
     /// Total decoded bytes: the size the output must have.
@@ -189,7 +367,7 @@ impl ConcatPlan {
                     store,
                     &mut ctx,
                     &piece.key,
-                    0,
+                    piece.data_offset,
                     piece.stored,
                     &self.codecs,
                     dst,

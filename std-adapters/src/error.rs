@@ -110,6 +110,25 @@ pub enum ErrorKind {
     /// A chunk read twice in one read (variable-length data: lengths, then values) was not
     /// the same both times: it was rewritten during the read.
     ChunkChanged,
+    /// A merge's segment file has a header that was refused.
+    Segment(zinto_core::formats::FormatError),
+    /// A Fortran-ordered segment (its columns stored one after another), which a merge does
+    /// not transpose.
+    FortranOrder {
+        /// Its rows.
+        rows: u64,
+        /// Its columns.
+        columns: u64,
+    },
+    /// A merge's segment holds another number type or another row shape than the first.
+    SegmentsDisagree {
+        /// The first segment's key.
+        first: Box<str>,
+        /// What the first holds (`<f8 rows of shape [3]`).
+        first_holds: Box<str>,
+        /// What this one holds.
+        holds: Box<str>,
+    },
     /// The output buffer is not the size of the selection.
     OutputSize {
         /// Bytes the selection needs.
@@ -140,6 +159,16 @@ impl fmt::Display for ErrorKind {
             Self::ChunkChanged => {
                 f.write_str("the chunk changed between the two passes of a variable-length read")
             }
+            Self::Segment(e) => write!(f, "{e}"),
+            Self::FortranOrder { rows, columns } => write!(
+                f,
+                "a Fortran-ordered segment of {rows} rows and {columns} columns is not merged: save it C-ordered (np.ascontiguousarray)"
+            ),
+            Self::SegmentsDisagree {
+                first,
+                first_holds,
+                holds,
+            } => write!(f, "holds {holds}, but {first} holds {first_holds}"),
             Self::OutputSize { expected, got } => write!(
                 f,
                 "output buffer holds {got} bytes, the selection needs {expected}"
@@ -266,7 +295,10 @@ impl std::error::Error for Error {
             ErrorKind::Decode(e) => Some(e),
             ErrorKind::Shard(e) => Some(e),
             ErrorKind::Layout(e) => Some(e),
+            ErrorKind::Segment(e) => Some(e),
             ErrorKind::OutputSize { .. }
+            | ErrorKind::FortranOrder { .. }
+            | ErrorKind::SegmentsDisagree { .. }
             | ErrorKind::ChunkTooLarge { .. }
             | ErrorKind::OutOfMemory { .. }
             | ErrorKind::Internal { .. }

@@ -44,7 +44,9 @@ mod vlen;
 pub use array::{Array, ReadOptions, zeroed_buffer};
 #[cfg(feature = "zstd-c")]
 pub use backend::CZstd;
-pub use concat::{ConcatPiece, ConcatPlan, concat_into, concat_to_vec};
+pub use concat::{
+    ConcatPiece, ConcatPlan, SegmentFormat, SegmentsHeld, concat_into, concat_to_vec,
+};
 pub use element::Element;
 pub use error::{Error, ErrorKind, MetadataError};
 pub use group::{Group, Member};

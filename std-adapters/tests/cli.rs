@@ -693,3 +693,94 @@ fn binary_output_to_a_terminal_is_refused() {
     let values: Vec<f32> = serde_json::from_str(list).unwrap_or_default();
     assert_eq!(values.len(), 3, "{shown}");
 }
+
+fn segments(sub: &str) -> Vec<String> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/segments");
+    let mut files: Vec<String> = std::fs::read_dir(dir.join(sub))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_owned())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn merge_of_npy_and_msgpack_segments_writes_what_numpy_would() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/segments");
+    let expected = std::fs::read(dir.join("expected_by_col1.npy")).unwrap();
+    let tmp = std::env::temp_dir().join(format!("zinto-merge-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for sub in ["npy", "msgpack"] {
+        let out = tmp.join(format!("{sub}.npy"));
+        let files = segments(sub);
+        let mut args = vec!["merge", "--key", "col=1", "--stable", "--json", "--out"];
+        args.push(out.to_str().unwrap());
+        args.extend(files.iter().map(String::as_str));
+        let run = zinto(&args);
+        assert_eq!(run.status.code(), Some(0), "{sub}: {}", text(&run.stderr));
+        // The whole file, header included, is the one np.save wrote for the same rows.
+        assert!(
+            std::fs::read(&out).unwrap() == expected,
+            "{sub}: other bytes than NumPy's"
+        );
+        let summary: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+        assert_eq!(summary["dtype"], "<f8");
+        assert_eq!(summary["shape"], serde_json::json!([121, 3]));
+        assert_eq!(summary["records"], 121);
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn merge_refusals_name_the_file_or_the_option() {
+    let npy = segments("npy");
+    let odd = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/segments/odd");
+    let odd = |f: &str| odd.join(f).to_str().unwrap().to_owned();
+    for (args, code, expected) in [
+        (vec!["--record-size", "16", &npy[0]], 2, "rows of 24 bytes"),
+        (vec!["--key", "col=3", &npy[0]], 2, "rows have 3 columns"),
+        (
+            vec![
+                "--out",
+                "/tmp/zinto-never.npy",
+                "--record-size",
+                "8",
+                &odd("small.npy"),
+            ],
+            2,
+            "",
+        ),
+        (vec![&odd("small.npy"), &odd("int32.npy")], 1, "<i4"),
+        (vec![&odd("fortran.npy")], 1, "Fortran-ordered"),
+        (vec![&odd("strings.npy")], 1, "not a fixed-width number"),
+    ] {
+        let mut all = vec!["merge"];
+        all.extend(args.iter().copied());
+        let run = zinto(&all);
+        let err = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(code), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+    // Raw chunks still need --record-size, and cannot be written as .npy.
+    let raw = std::env::temp_dir().join(format!("zinto-raw-{}.bin", std::process::id()));
+    std::fs::write(&raw, [0u8; 48]).unwrap();
+    let r = raw.to_str().unwrap();
+    let run = zinto(&["merge", r]);
+    assert_eq!(run.status.code(), Some(2), "{}", text(&run.stderr));
+    assert!(text(&run.stderr).contains("--record-size is needed"));
+    let run = zinto(&[
+        "merge",
+        "--record-size",
+        "8",
+        "--out",
+        "/tmp/zinto-never.npy",
+        r,
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        text(&run.stderr).contains("carry their type"),
+        "{}",
+        text(&run.stderr)
+    );
+    std::fs::remove_file(&raw).unwrap();
+}

@@ -108,20 +108,25 @@ enum Command {
     #[command(after_help = "Examples:\n  \
         zinto merge --record-size 24 --key f64@8 --out merged.bin spectra/*.zst\n  \
         zinto merge --record-size 12 --key f32@4 --stable --out - part*.bin | od -f | head\n  \
-        zinto merge --record-size 8 --out all.bin a.gz b.gz")]
+        zinto merge --record-size 8 --out all.bin a.gz b.gz\n  \
+        zinto merge --key col=1 --out merged.npy segm-*.npy")]
     Merge {
         /// The chunk files, concatenated in this order. Each must decode to whole records.
         #[arg(required = true, value_name = "FILE")]
         files: Vec<PathBuf>,
         /// Bytes per record. Example: `--record-size 24` for [index, m/z, intensity] as f64.
+        /// Needed for raw, zstd and gzip files; `.npy` and msgpack-numpy files carry it (a
+        /// (n, 3) float64 array has 24-byte rows).
         #[arg(long, value_name = "BYTES")]
-        record_size: NonZeroUsize,
+        record_size: Option<NonZeroUsize>,
         /// Sort by this field: TYPE@OFFSET, TYPE one of f32 f64 i32 i64 u32 u64, little endian
-        /// unless suffixed `be` (`f64be@8`). Floats sort -0.0 before +0.0, NaNs last.
-        /// Without --key the files are only concatenated. Example: `--key f64@8`.
-        #[arg(long, value_name = "TYPE@OFFSET")]
+        /// unless suffixed `be` (`f64be@8`); or, for `.npy` and msgpack-numpy files, `col=N`,
+        /// the row's N-th number. Floats sort -0.0 before +0.0, NaNs last. Without --key the
+        /// files are only concatenated. Examples: `--key f64@8`, `--key col=1`.
+        #[arg(long, value_name = "TYPE@OFFSET|col=N")]
         key: Option<String>,
-        /// How the files are stored (`auto`: `.zst` zstd, `.gz` gzip, else raw).
+        /// How the files are stored (`auto`: `.npy`, `.msgpack`, `.zst` zstd, `.gz` gzip by
+        /// name, else the `.npy`, zstd and gzip magic numbers, else raw).
         #[arg(long, value_enum, default_value = "auto")]
         codec: merge::CodecArg,
         /// Keep records with equal keys in input order (one thread; 16 MiB of scratch).
@@ -131,7 +136,9 @@ enum Command {
         #[arg(long, short, value_name = "N")]
         threads: Option<NonZeroUsize>,
         /// Write the merged records to FILE (`-` for stdout). Without it, they are merged,
-        /// sorted and discarded (useful to time it).
+        /// sorted and discarded (useful to time it). A FILE ending in `.npy`, from `.npy` or
+        /// msgpack-numpy files, is a `.npy` of their type and shape (rows stacked), as
+        /// `np.concatenate` and a sort by the key would give it.
         #[arg(long, short, value_name = "FILE")]
         out: Option<PathBuf>,
         /// Print the summary as one JSON object on stdout. Keys: files, bytes, records, sorted,

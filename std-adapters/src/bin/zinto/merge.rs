@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use zinto::core::codec::{BytesCodecs, Checksums, Compressor};
+use zinto::core::codec::{BytesCodecs, Checksums, Compressor, Endian};
+use zinto::core::formats::npy::MAGIC as NPY_MAGIC;
 use zinto::core::records::{RecordLayout, prepare_keys, sort_records_by_key_stable};
-use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions};
+use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions, SegmentFormat, SegmentsHeld};
 
 use crate::{Failure, check_output, rss, write_output};
 
@@ -18,8 +19,13 @@ pub const STABLE_SCRATCH_LEN: usize = 16 << 20;
 /// How the chunk files are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum CodecArg {
-    /// By file name: `.zst` / `.zstd` is zstd, `.gz` is gzip, anything else raw.
+    /// By file name (`.npy`, `.msgpack`, `.zst` / `.zstd`, `.gz`), else by the first bytes
+    /// (the `.npy`, zstd and gzip magic numbers), else raw.
     Auto,
+    /// NumPy `.npy` files (`np.save`): type and shape from their headers.
+    Npy,
+    /// Arrays packed by msgpack-numpy: type and shape from their headers.
+    Msgpack,
     /// Uncompressed bytes.
     Raw,
     /// One zstd frame per file, with its content size (as `zstd` and one-shot encoders write).
@@ -31,7 +37,7 @@ pub enum CodecArg {
 /// What `zinto merge` was asked to do.
 pub struct MergeArgs<'a> {
     pub files: &'a [PathBuf],
-    pub record_size: NonZeroUsize,
+    pub record_size: Option<NonZeroUsize>,
     pub key: Option<&'a str>,
     pub codec: CodecArg,
     pub stable: bool,
@@ -40,25 +46,88 @@ pub struct MergeArgs<'a> {
     pub json: bool,
 }
 
-/// Parses `TYPE@OFFSET`, with an optional `le`/`be` after the type: `f64@8`, `u32be@0`.
-pub fn parse_key(spec: &str, record_size: usize) -> Result<RecordLayout, String> {
+/// Parses `TYPE@OFFSET`, with an optional `le`/`be` after the type (`f64@8`, `u32be@0`), or,
+/// for segment files, `col=N`: the row's N-th number, of the segments' type.
+pub fn parse_key(
+    spec: &str,
+    record_size: usize,
+    held: Option<&SegmentsHeld>,
+) -> Result<RecordLayout, String> {
+    if let Some(col) = spec.strip_prefix("col=") {
+        let held = held.ok_or_else(|| {
+            format!("--key {spec:?}: col= needs files that carry their type (.npy, msgpack-numpy)")
+        })?;
+        let col: u64 = col
+            .parse()
+            .map_err(|_| format!("--key {spec:?}: the column after col= is not a number"))?;
+        if col >= held.columns {
+            return Err(format!(
+                "--key {spec:?}: rows have {} columns (0 to {})",
+                held.columns,
+                held.columns.saturating_sub(1)
+            ));
+        }
+        let key_type = held.dtype.key_type().ok_or_else(|| {
+            format!(
+                "--key {spec:?}: {} cannot be a sort key (f32, f64, i32, i64, u32, u64 can)",
+                held.dtype
+            )
+        })?;
+        let endian = if held.dtype.big_endian {
+            Endian::Big
+        } else {
+            Endian::Little
+        };
+        let offset = usize::try_from(col * u64::from(held.dtype.size))
+            .map_err(|_| format!("--key {spec:?}: a column past any record"))?;
+        return RecordLayout::new(record_size, offset, key_type, endian)
+            .map_err(|e| format!("--key {spec:?}: {e}"));
+    }
     RecordLayout::parse(spec, record_size).map_err(|e| format!("--key {spec:?}: {e}"))
 }
 
 fn codec_of(path: &Path) -> CodecArg {
-    match path.extension().and_then(|e| e.to_str()) {
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("npy") => CodecArg::Npy,
+        Some("msgpack" | "msgpk" | "mpk") => CodecArg::Msgpack,
         Some("zst" | "zstd") => CodecArg::Zstd,
         Some("gz") => CodecArg::Gzip,
+        _ => sniff(path),
+    }
+}
+
+/// The format by the file's first bytes: the `.npy`, zstd and gzip magic numbers, else raw.
+fn sniff(path: &Path) -> CodecArg {
+    use std::io::Read;
+    let mut head = [0u8; 6];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    match head.get(..n).unwrap_or(&[]) {
+        h if h.starts_with(NPY_MAGIC) => CodecArg::Npy,
+        [0x28, 0xB5, 0x2F, 0xFD, ..] => CodecArg::Zstd,
+        [0x1F, 0x8B, ..] => CodecArg::Gzip,
         _ => CodecArg::Raw,
     }
 }
 
-fn resolve_codec(codec: CodecArg, files: &[PathBuf]) -> Result<BytesCodecs, Failure> {
+/// How the files are read: as segments with headers, or as chunks of bytes.
+enum Inputs {
+    Segments(SegmentFormat),
+    Chunks(BytesCodecs),
+}
+
+fn resolve_codec(codec: CodecArg, files: &[PathBuf]) -> Result<Inputs, Failure> {
     let codec = if codec == CodecArg::Auto {
         let first = files.first().map_or(CodecArg::Raw, |f| codec_of(f));
         if let Some(other) = files.iter().find(|f| codec_of(f) != first) {
             return Err(Failure::Usage(format!(
-                "{} is not stored like {} (by its name); pass --codec",
+                "{} is not stored like {} (by its name or first bytes); pass --codec",
                 other.display(),
                 files
                     .first()
@@ -70,26 +139,27 @@ fn resolve_codec(codec: CodecArg, files: &[PathBuf]) -> Result<BytesCodecs, Fail
         codec
     };
     let compressor = match codec {
+        CodecArg::Npy => return Ok(Inputs::Segments(SegmentFormat::Npy)),
+        CodecArg::Msgpack => return Ok(Inputs::Segments(SegmentFormat::MsgpackNumpy)),
         CodecArg::Zstd => Some(Compressor::ZSTD),
         CodecArg::Gzip => Some(Compressor::GZIP),
         CodecArg::Raw | CodecArg::Auto => None,
     };
-    Ok(BytesCodecs {
+    Ok(Inputs::Chunks(BytesCodecs {
         compressor,
         checksums: Checksums::NONE,
-    })
+    }))
 }
 
 /// Runs `zinto merge`.
 pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
-    let record_size = args.record_size.get();
-    let layout = args
-        .key
-        .map(|k| parse_key(k, record_size))
-        .transpose()
-        .map_err(Failure::Usage)?;
     check_output(args.out, args.json)?;
-    let codecs = resolve_codec(args.codec, args.files)?;
+    let inputs = resolve_codec(args.codec, args.files)?;
+    let npy_out = args.out.is_some_and(|p| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
+    });
     // Keys are absolute paths in a store rooted at `/`, so errors name the file.
     let mut keys = Vec::with_capacity(args.files.len());
     for file in args.files {
@@ -110,7 +180,52 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
 
     let baseline = rss::current_rss_bytes();
     let start = Instant::now();
-    let plan = ConcatPlan::new(&store, &keys, codecs).map_err(|e| Failure::Other(e.to_string()))?;
+    let (plan, held) = match inputs {
+        Inputs::Segments(format) => {
+            let (plan, held) = ConcatPlan::segments(&store, &keys, format)
+                .map_err(|e| Failure::Other(e.to_string()))?;
+            (plan, held)
+        }
+        Inputs::Chunks(codecs) => {
+            if npy_out {
+                return Err(Failure::Usage(
+                    "--out FILE.npy needs files that carry their type (.npy, msgpack-numpy); raw, zstd and gzip chunks are written raw".into(),
+                ));
+            }
+            let plan = ConcatPlan::new(&store, &keys, codecs)
+                .map_err(|e| Failure::Other(e.to_string()))?;
+            (plan, None)
+        }
+    };
+    let record_size = match (&held, args.record_size) {
+        (Some(h), given) => {
+            let row = usize::try_from(h.row_len())
+                .ok()
+                .and_then(NonZeroUsize::new)
+                .ok_or_else(|| Failure::Other(format!("rows of {} bytes", h.row_len())))?;
+            if given.is_some_and(|g| g != row) {
+                return Err(Failure::Usage(format!(
+                    "--record-size {}: the files hold rows of {} bytes ({}, shape {:?} after the first dimension)",
+                    given.map_or(0, NonZeroUsize::get),
+                    row,
+                    h.dtype,
+                    h.row_dims.as_slice()
+                )));
+            }
+            row.get()
+        }
+        (None, Some(given)) => given.get(),
+        (None, None) => {
+            return Err(Failure::Usage(
+                "--record-size is needed for raw, zstd and gzip chunk files (.npy and msgpack-numpy files carry it)".into(),
+            ));
+        }
+    };
+    let layout = args
+        .key
+        .map(|k| parse_key(k, record_size, held.as_ref()))
+        .transpose()
+        .map_err(Failure::Usage)?;
     if let Some(piece) = plan.pieces().iter().find(|p| p.len % record_size != 0) {
         return Err(Failure::Other(format!(
             "chunk {}: decodes to {} bytes, not a whole number of {record_size}-byte records",
@@ -156,7 +271,10 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
     let sort_seconds = sort_start.elapsed().as_secs_f64();
 
     let write_start = Instant::now();
-    write_output(args.out, &buf)?;
+    match (&held, npy_out) {
+        (Some(h), true) => write_npy(args.out, h, &buf)?,
+        _ => write_output(args.out, &buf)?,
+    }
     let write_seconds = write_start.elapsed().as_secs_f64();
 
     let peak = rss::peak_rss_bytes();
@@ -179,6 +297,8 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
             "peak_rss_bytes": peak,
             "baseline_rss_bytes": baseline,
             "peak_over_output": over,
+            "dtype": held.as_ref().map(|h| h.dtype.to_string()),
+            "shape": held.as_ref().map(SegmentsHeld::shape),
         });
         println!("{summary}");
     } else {
@@ -192,4 +312,19 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
         );
     }
     Ok(())
+}
+
+/// Writes the merged rows as a `.npy` of the segments' type, shaped (rows, row dims...).
+fn write_npy(out: Option<&Path>, held: &SegmentsHeld, buf: &[u8]) -> Result<(), Failure> {
+    let Some(path) = out else { return Ok(()) };
+    let header =
+        crate::npy::header(&held.dtype.to_string(), &held.shape()).map_err(Failure::Other)?;
+    let written = std::fs::File::create(path).and_then(|f| {
+        use std::io::Write;
+        let mut w = std::io::BufWriter::new(f);
+        w.write_all(&header)?;
+        w.write_all(buf)?;
+        w.flush()
+    });
+    written.map_err(|e| Failure::Other(format!("writing {}: {e}", path.display())))
 }
