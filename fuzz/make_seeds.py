@@ -192,9 +192,18 @@ def main():
     write("shard_index", "4_chunks", bytes([1, 1, 0, 2]) + index)
     write("zstd_frame_header", "empty_frame", Zstd().encode(b""))
     blosc_seeds()
+    segment_seeds()
     n = sum(1 for _ in SEEDS.rglob("*") if _.is_file())
     size = sum(p.stat().st_size for p in SEEDS.rglob("*") if p.is_file())
     print(f"wrote {n} seeds, {size} bytes, to {SEEDS}")
+
+
+def segment_seeds():
+    """segment_header: [format, file...]; the segment fixtures NumPy and msgpack-numpy wrote."""
+    seg = ROOT / "tests/fixtures/segments"
+    for f in sorted(seg.rglob("*.npy")) + sorted(seg.rglob("*.msgpack")):
+        fmt = 1 if f.suffix == ".msgpack" else 0
+        write("segment_header", f"{f.parent.name}_{f.stem}", bytes([fmt]) + f.read_bytes())
 
 
 def blosc_streams(chunk):

@@ -14,6 +14,7 @@ mod decode;
 mod input;
 mod layout;
 mod records;
+mod segment;
 mod shard;
 
 pub use array::{array_read, metadata};
@@ -25,6 +26,7 @@ pub use concat::concat;
 pub use decode::{decode, roundtrip, ruzstd_bound, zstd_differential, zstd_frame_header};
 pub use layout::layout;
 pub use records::records_sort;
+pub use segment::segment_header;
 pub use shard::shard_index;
 
 /// A harness: the fuzzer's bytes in, a panic or an abort out when something is wrong.
@@ -50,6 +52,7 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("decode_blosclz", decode_blosclz),
     // c-blosc is linked by the fuzz crate only: here, zinto's side of the comparison.
     ("blosc_differential", |d| blosc_differential(d, None)),
+    ("segment_header", segment_header),
 ];
 
 pub use decode::{CRC32C, GZIP, ZLIB, ZSTD};
