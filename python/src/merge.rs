@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyFileNotFoundError, PyValueError};
 use pyo3::prelude::*;
 use zinto::core::codec::{BytesCodecs, Checksums, Compressor};
 use zinto::core::records::{RecordLayout, sort_records_by_key_stable};
-use zinto::{ConcatPlan, FileStore, ReadOptions};
+use zinto::{ConcatPlan, FileStore, ReadOptions, SegmentFormat};
 
 use crate::{errors, interruptible};
 
@@ -58,16 +58,7 @@ pub fn merge<'py>(
                 .ok_or_else(|| PyValueError::new_err("threads must be at least 1"))?,
         ),
     };
-    // Keys are absolute paths in a store rooted at `/`, so errors name the file.
-    let mut keys = Vec::with_capacity(files.len());
-    for file in &files {
-        let path = std::fs::canonicalize(file)
-            .map_err(|e| PyFileNotFoundError::new_err(format!("{}: {e}", file.display())))?;
-        let key = path.to_str().ok_or_else(|| {
-            PyValueError::new_err(format!("{}: path is not UTF-8", file.display()))
-        })?;
-        keys.push(key.to_owned());
-    }
+    let keys = absolute_keys(&files)?;
     let store = FileStore::new("/");
     let plan = ConcatPlan::new(&store, &keys, codecs).map_err(errors::to_py)?;
     if let Some(piece) = plan.pieces().iter().find(|p| p.len % record_size != 0) {
@@ -93,14 +84,98 @@ pub fn merge<'py>(
             let Some(layout) = &layout else {
                 return Ok(());
             };
-            let sorted = if stable {
-                let mut scratch = vec![0u8; STABLE_SCRATCH_LEN.min(buf.len() / 2)];
-                sort_records_by_key_stable(buf, layout, &mut scratch)
-            } else {
-                zinto::sort_records_parallel(buf, layout, options.workers())
-            };
-            sorted.map_err(|e| PyValueError::new_err(e.to_string()))
+            sort(buf, layout, stable, options.workers())
         })?;
     }
     Ok(out)
+}
+
+/// Merges segment `files` (`format`: "npy" or "msgpack") into one `uint8` array of their rows,
+/// sorted by `key` (`col=N` or `TYPE@OFFSET`) if given. Returns the array, the segments'
+/// NumPy type string and the merged shape: the caller views the bytes as that.
+#[pyfunction]
+#[pyo3(signature = (files, format, key=None, stable=false, threads=None))]
+pub fn merge_segments<'py>(
+    py: Python<'py>,
+    files: Vec<PathBuf>,
+    format: &str,
+    key: Option<&str>,
+    stable: bool,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyArray1<u8>>, String, Vec<u64>)> {
+    let format = match format {
+        "npy" => SegmentFormat::Npy,
+        "msgpack" => SegmentFormat::MsgpackNumpy,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "format {other:?}: one of npy, msgpack"
+            )));
+        }
+    };
+    let threads = match threads {
+        None => None,
+        Some(n) => Some(
+            NonZeroUsize::new(n)
+                .ok_or_else(|| PyValueError::new_err("threads must be at least 1"))?,
+        ),
+    };
+    let keys = absolute_keys(&files)?;
+    let store = FileStore::new("/");
+    let (plan, held) = ConcatPlan::segments(&store, &keys, format).map_err(errors::to_py)?;
+    let held = held.ok_or_else(|| PyValueError::new_err("no files to merge"))?;
+    let layout = key
+        .map(|k| held.key_layout(k))
+        .transpose()
+        .map_err(PyValueError::new_err)?;
+    let out = PyArray1::<u8>::zeros(py, plan.len(), false);
+    {
+        let mut rw = out.readwrite();
+        let buf = rw
+            .as_slice_mut()
+            .map_err(|_| errors::ZintoError::new_err("a new array is not contiguous (a bug)"))?;
+        interruptible::run(py, |cancel| {
+            let options = ReadOptions {
+                threads,
+                cancel: Some(cancel),
+                ..ReadOptions::default()
+            };
+            plan.read_into(&store, buf, &options)
+                .map_err(errors::to_py)?;
+            let Some(layout) = &layout else {
+                return Ok(());
+            };
+            sort(buf, layout, stable, options.workers())
+        })?;
+    }
+    Ok((out, held.dtype.to_string(), held.shape()))
+}
+
+/// Sorts `buf`'s records by `layout`: stable with bounded scratch, else in parallel.
+fn sort(
+    buf: &mut [u8],
+    layout: &RecordLayout,
+    stable: bool,
+    threads: NonZeroUsize,
+) -> PyResult<()> {
+    let sorted = if stable {
+        let mut scratch = vec![0u8; STABLE_SCRATCH_LEN.min(buf.len() / 2)];
+        sort_records_by_key_stable(buf, layout, &mut scratch)
+    } else {
+        zinto::sort_records_parallel(buf, layout, threads)
+    };
+    sorted.map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The absolute paths of `files`, as keys of a store rooted at `/` (errors then name the file).
+fn absolute_keys(files: &[PathBuf]) -> PyResult<Vec<String>> {
+    let mut keys = Vec::with_capacity(files.len());
+    for file in files {
+        let path = std::fs::canonicalize(file)
+            .map_err(|e| PyFileNotFoundError::new_err(format!("{}: {e}", file.display())))?;
+        let key = path.to_str().ok_or_else(|| {
+            PyValueError::new_err(format!("{}: path is not UTF-8", file.display()))
+        })?;
+        keys.push(key.to_owned());
+    }
+    Ok(keys)
 }

@@ -212,6 +212,33 @@ def test_merge_matches_numpy_concatenate_and_stable_argsort():
         zinto.merge([EXAMPLES / "spectra/none.zst"], record_size=24)
 
 
+@pytest.mark.parametrize("kind", ["npy", "msgpack"])
+def test_merge_of_segments_keeps_their_dtype_and_shape(kind):
+    seg = ROOT / "tests/fixtures/segments"
+    files = sorted((seg / kind).glob(f"segm-*.{kind}"))
+    want = np.load(seg / "expected_by_col1.npy")
+    got = zinto.merge(files, key="col=1", stable=True)
+    assert got.dtype == np.dtype("<f8") and got.shape == (121, 3)
+    assert np.array_equal(got, want)
+    # Unsorted: np.concatenate of what np.load (or msgpack-numpy) gives.
+    parts = [np.load(f) for f in sorted((seg / "npy").glob("segm-*.npy"))]
+    assert np.array_equal(zinto.merge(files), np.concatenate(parts))
+    with pytest.raises(ValueError, match="rows have 3 columns"):
+        zinto.merge(files, key="col=3")
+    with pytest.raises(ValueError, match="carry their dtype"):
+        zinto.merge(files, record_size=24)
+
+
+def test_merge_refuses_segments_that_disagree_by_name():
+    odd = ROOT / "tests/fixtures/segments/odd"
+    with pytest.raises(zinto.ZintoError, match="int32.npy.*<i4.*<f8"):
+        zinto.merge([odd / "small.npy", odd / "int32.npy"])
+    with pytest.raises(zinto.ZintoError, match="Fortran-ordered"):
+        zinto.merge([odd / "fortran.npy"])
+    be = zinto.merge([odd / "big_endian.npy"])
+    assert be.dtype == np.dtype(">f8") and np.array_equal(be, np.load(odd / "small.npy"))
+
+
 @pytest.mark.parametrize("doc", ["README.md", "docs/python.md"])
 def test_the_python_examples_in_the_docs_run(doc, monkeypatch):
     """Docs that run: every ```python block of the page, in order, from the repository root."""

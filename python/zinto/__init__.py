@@ -222,7 +222,8 @@ class Array:
         return out.reshape(shape)
 
 
-_CODECS_BY_SUFFIX = {".zst": "zstd", ".zstd": "zstd", ".gz": "gzip"}
+_CODECS_BY_SUFFIX = {".zst": "zstd", ".zstd": "zstd", ".gz": "gzip", ".npy": "npy",
+                     ".msgpack": "msgpack", ".msgpk": "msgpack", ".mpk": "msgpack"}
 
 
 def merge(files, record_size=None, key=None, codec="auto", stable=False, threads=None,
@@ -236,8 +237,25 @@ def merge(files, record_size=None, key=None, codec="auto", stable=False, threads
     `codec` is "auto" (by file suffix: .zst, .gz, else raw), "raw", "zstd" or "gzip".
     Returns a `uint8` array of shape (records, record_size), or an array of `dtype` (a
     structured or plain dtype of `record_size` bytes) when given.
+
+    `.npy` files and msgpack-numpy files (`codec="npy"` or `"msgpack"`, or by suffix) carry
+    their type and shape: the result is an array of that type, of shape (rows, ...) as
+    `np.concatenate` gives it, allocated once, each file's data read straight into place;
+    `key="col=1"` sorts by the rows' second number (or `"f64@8"`). They must agree on type and
+    row shape.
     """
     files = [os.fspath(f) for f in files]
+    if codec == "auto" and files:
+        kinds = {_CODECS_BY_SUFFIX.get(os.path.splitext(f)[1].lower(), "raw") for f in files}
+        if kinds & {"npy", "msgpack"}:
+            if len(kinds) > 1:
+                raise ValueError(f"files are stored in different ways by their names ({sorted(kinds)}): pass codec=")
+            codec = kinds.pop()
+    if codec in ("npy", "msgpack"):
+        if dtype is not None or record_size is not None:
+            raise ValueError(f"{codec} files carry their dtype and record size: give neither")
+        raw, descr, shape = _zinto.merge_segments(files, codec, key, stable, threads)
+        return raw.view(np.dtype(descr)).reshape(shape)
     if dtype is not None:
         dtype = np.dtype(dtype)
         if record_size is None:

@@ -9,8 +9,10 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use zinto_core::codec::Endian;
 use zinto_core::codec::{BytesCodecs, decoded_len, size_probe};
 use zinto_core::formats::{self, MAX_HEADER_LEN, NumberType};
+use zinto_core::records::RecordLayout;
 use zinto_core::{Dims, LayoutError};
 
 use crate::array::{ReadOptions, zeroed_buffer};
@@ -62,6 +64,47 @@ impl SegmentsHeld {
     /// Bytes per row.
     pub fn row_len(&self) -> u64 {
         self.columns.saturating_mul(u64::from(self.dtype.size))
+    }
+
+    /// The record layout a sort key names for rows of these segments: `col=N`, the row's N-th
+    /// number (of the segments' type and byte order), or `TYPE@OFFSET` as
+    /// [`RecordLayout::parse`] reads it.
+    ///
+    /// # Errors
+    /// A message naming the spec: a column past the row, a type that cannot be a key, a spec
+    /// that does not parse.
+    pub fn key_layout(&self, spec: &str) -> Result<RecordLayout, String> {
+        let record_size = usize::try_from(self.row_len())
+            .map_err(|_| format!("--key {spec:?}: rows too long"))?;
+        let Some(col) = spec.strip_prefix("col=") else {
+            return RecordLayout::parse(spec, record_size)
+                .map_err(|e| format!("key {spec:?}: {e}"));
+        };
+        let col: u64 = col
+            .parse()
+            .map_err(|_| format!("key {spec:?}: the column after col= is not a number"))?;
+        if col >= self.columns {
+            return Err(format!(
+                "key {spec:?}: rows have {} columns (0 to {})",
+                self.columns,
+                self.columns.saturating_sub(1)
+            ));
+        }
+        let key_type = self.dtype.key_type().ok_or_else(|| {
+            format!(
+                "key {spec:?}: {} cannot be a sort key (f32, f64, i32, i64, u32, u64 can)",
+                self.dtype
+            )
+        })?;
+        let endian = if self.dtype.big_endian {
+            Endian::Big
+        } else {
+            Endian::Little
+        };
+        let offset = usize::try_from(col * u64::from(self.dtype.size))
+            .map_err(|_| format!("key {spec:?}: a column past any record"))?;
+        RecordLayout::new(record_size, offset, key_type, endian)
+            .map_err(|e| format!("key {spec:?}: {e}"))
     }
 
     /// The shape of the merged array: the rows, then `row_dims`.

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use zinto::core::codec::{BytesCodecs, Checksums, Compressor, Endian};
+use zinto::core::codec::{BytesCodecs, Checksums, Compressor};
 use zinto::core::formats::npy::MAGIC as NPY_MAGIC;
 use zinto::core::records::{RecordLayout, prepare_keys, sort_records_by_key_stable};
 use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions, SegmentFormat, SegmentsHeld};
@@ -53,37 +53,13 @@ pub fn parse_key(
     record_size: usize,
     held: Option<&SegmentsHeld>,
 ) -> Result<RecordLayout, String> {
-    if let Some(col) = spec.strip_prefix("col=") {
-        let held = held.ok_or_else(|| {
-            format!("--key {spec:?}: col= needs files that carry their type (.npy, msgpack-numpy)")
-        })?;
-        let col: u64 = col
-            .parse()
-            .map_err(|_| format!("--key {spec:?}: the column after col= is not a number"))?;
-        if col >= held.columns {
-            return Err(format!(
-                "--key {spec:?}: rows have {} columns (0 to {})",
-                held.columns,
-                held.columns.saturating_sub(1)
-            ));
-        }
-        let key_type = held.dtype.key_type().ok_or_else(|| {
-            format!(
-                "--key {spec:?}: {} cannot be a sort key (f32, f64, i32, i64, u32, u64 can)",
-                held.dtype
-            )
-        })?;
-        let endian = if held.dtype.big_endian {
-            Endian::Big
-        } else {
-            Endian::Little
-        };
-        let offset = usize::try_from(col * u64::from(held.dtype.size))
-            .map_err(|_| format!("--key {spec:?}: a column past any record"))?;
-        return RecordLayout::new(record_size, offset, key_type, endian)
-            .map_err(|e| format!("--key {spec:?}: {e}"));
+    match held {
+        Some(held) => held.key_layout(spec).map_err(|e| format!("--{e}")),
+        None if spec.starts_with("col=") => Err(format!(
+            "--key {spec:?}: col= needs files that carry their type (.npy, msgpack-numpy)"
+        )),
+        None => RecordLayout::parse(spec, record_size).map_err(|e| format!("--key {spec:?}: {e}")),
     }
-    RecordLayout::parse(spec, record_size).map_err(|e| format!("--key {spec:?}: {e}"))
 }
 
 fn codec_of(path: &Path) -> CodecArg {
