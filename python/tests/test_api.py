@@ -174,11 +174,20 @@ def test_ctrl_c_stops_a_long_read_between_chunks(tmp_path):
     path, data = big_array(tmp_path, mib=256, rows=64)
     a = zinto.open(path)
     out = np.full(a.shape, np.nan, dtype=np.float32)
-    timer = threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
+    # Ctrl-C once the first chunk (row) is in: the read is then under way, with 63 chunks to
+    # go. (A timer fired after a fixed delay raced the read: on a fast, warm machine the read
+    # can end first.)
+    def interrupt():
+        deadline = time.perf_counter() + 30
+        while np.isnan(out[0, -1]) and time.perf_counter() < deadline:
+            time.sleep(0.0001)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    watcher = threading.Thread(target=interrupt)
+    watcher.start()
     with pytest.raises(KeyboardInterrupt):
         a.read(out=out, threads=1)
-    timer.cancel()
+    watcher.join()
     # Stopped inside the read, at a chunk boundary: some rows (chunks) read, some never.
     read = [not np.isnan(row).any() for row in out]
     assert not all(read), "the read ran to the end: the signal was not seen during it"
