@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 
-/// How often signals are checked during a read.
-const POLL: Duration = Duration::from_millis(50);
+/// How often signals are checked during a read: often enough that a read of a few hundred MB
+/// (tens of milliseconds) is checked several times; each check takes the GIL once.
+const POLL: Duration = Duration::from_millis(10);
 
 /// Runs `read(cancel)` on another thread with the GIL released; returns its result, or the
 /// signal's exception if Python raised one while it ran. (`read` builds its exceptions without

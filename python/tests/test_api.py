@@ -184,10 +184,16 @@ def test_ctrl_c_stops_a_long_read_between_chunks(tmp_path):
         os.kill(os.getpid(), signal.SIGINT)
 
     watcher = threading.Thread(target=interrupt)
-    watcher.start()
-    with pytest.raises(KeyboardInterrupt):
-        a.read(out=out, threads=1)
-    watcher.join()
+    # Python installs its Ctrl-C handler only if SIGINT was not ignored when it started, and a
+    # shell ignores SIGINT in the jobs it runs in the background (CI here): install it.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        watcher.start()
+        with pytest.raises(KeyboardInterrupt):
+            a.read(out=out, threads=1)
+        watcher.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     # Stopped inside the read, at a chunk boundary: some rows (chunks) read, some never.
     read = [not np.isnan(row).any() for row in out]
     assert not all(read), "the read ran to the end: the signal was not seen during it"
