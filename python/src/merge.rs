@@ -51,13 +51,7 @@ pub fn merge<'py>(
         compressor,
         checksums: Checksums::NONE,
     };
-    let threads = match threads {
-        None => None,
-        Some(n) => Some(
-            NonZeroUsize::new(n)
-                .ok_or_else(|| PyValueError::new_err("threads must be at least 1"))?,
-        ),
-    };
+    let threads = worker_count(threads)?;
     let keys = absolute_keys(&files)?;
     let store = FileStore::new("/");
     let plan = ConcatPlan::new(&store, &keys, codecs).map_err(errors::to_py)?;
@@ -67,26 +61,7 @@ pub fn merge<'py>(
             piece.key, piece.len
         )));
     }
-    let out = PyArray1::<u8>::zeros(py, plan.len(), false);
-    {
-        let mut rw = out.readwrite();
-        let buf = rw
-            .as_slice_mut()
-            .map_err(|_| errors::ZintoError::new_err("a new array is not contiguous (a bug)"))?;
-        interruptible::run(py, |cancel| {
-            let options = ReadOptions {
-                threads,
-                cancel: Some(cancel),
-                ..ReadOptions::default()
-            };
-            plan.read_into(&store, buf, &options)
-                .map_err(errors::to_py)?;
-            let Some(layout) = &layout else {
-                return Ok(());
-            };
-            sort(buf, layout, stable, options.workers())
-        })?;
-    }
+    let out = read_and_sort(py, &store, &plan, layout.as_ref(), stable, threads)?;
     Ok(out)
 }
 
@@ -112,13 +87,7 @@ pub fn merge_segments<'py>(
             )));
         }
     };
-    let threads = match threads {
-        None => None,
-        Some(n) => Some(
-            NonZeroUsize::new(n)
-                .ok_or_else(|| PyValueError::new_err("threads must be at least 1"))?,
-        ),
-    };
+    let threads = worker_count(threads)?;
     let keys = absolute_keys(&files)?;
     let store = FileStore::new("/");
     let (plan, held) = ConcatPlan::segments(&store, &keys, format).map_err(errors::to_py)?;
@@ -127,6 +96,29 @@ pub fn merge_segments<'py>(
         .map(|k| held.key_layout(k))
         .transpose()
         .map_err(PyValueError::new_err)?;
+    let out = read_and_sort(py, &store, &plan, layout.as_ref(), stable, threads)?;
+    Ok((out, held.dtype.to_string(), held.shape()))
+}
+
+/// `threads` as a worker count: none for the default, at least one otherwise.
+fn worker_count(threads: Option<usize>) -> PyResult<Option<NonZeroUsize>> {
+    threads
+        .map(|n| {
+            NonZeroUsize::new(n).ok_or_else(|| PyValueError::new_err("threads must be at least 1"))
+        })
+        .transpose()
+}
+
+/// Reads `plan` from `store` into a new `uint8` array (allocated once, at its exact size) with
+/// the GIL released and Ctrl-C heard, then sorts its records by `layout`, if given.
+fn read_and_sort<'py>(
+    py: Python<'py>,
+    store: &FileStore,
+    plan: &ConcatPlan,
+    layout: Option<&RecordLayout>,
+    stable: bool,
+    threads: Option<NonZeroUsize>,
+) -> PyResult<Bound<'py, PyArray1<u8>>> {
     let out = PyArray1::<u8>::zeros(py, plan.len(), false);
     {
         let mut rw = out.readwrite();
@@ -139,15 +131,15 @@ pub fn merge_segments<'py>(
                 cancel: Some(cancel),
                 ..ReadOptions::default()
             };
-            plan.read_into(&store, buf, &options)
+            plan.read_into(store, buf, &options)
                 .map_err(errors::to_py)?;
-            let Some(layout) = &layout else {
+            let Some(layout) = layout else {
                 return Ok(());
             };
             sort(buf, layout, stable, options.workers())
         })?;
     }
-    Ok((out, held.dtype.to_string(), held.shape()))
+    Ok(out)
 }
 
 /// Sorts `buf`'s records by `layout`: stable with bounded scratch, else in parallel.

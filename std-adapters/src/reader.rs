@@ -408,12 +408,8 @@ impl<S: Store> ChunkReader<'_, S> {
                 got: len,
             }));
         }
-        let mut prev_end = 0usize;
-        for run in runs.clone() {
-            if run.src < prev_end {
-                return Ok(false);
-            }
-            prev_end = run.src + run.len;
+        if !walks_forwards(runs.clone()) {
+            return Ok(false);
         }
         let unit = self.meta.dtype.scalar_size();
         let swap = |buf: &mut [u8]| {

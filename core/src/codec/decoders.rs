@@ -427,6 +427,20 @@ impl Decoders {
         }
     }
 
+    /// The Blosc decoder, and the inner decoders it borrows apart from it.
+    #[cfg(feature = "alloc")]
+    fn blosc_and_inner(&mut self) -> Option<(&mut BloscDecoder<Vec<u8>>, Inner<'_>)> {
+        let blosc = self.blosc.as_mut()?;
+        let inner = Inner {
+            deflate: &mut self.deflate,
+            inflater: self.inflater,
+            zstd: &mut self.zstd,
+            zstd_window_cap: self.zstd_window_cap,
+            backends: &mut self.backends,
+        };
+        Some((blosc, inner))
+    }
+
     /// Inflates gzip and zlib streams with what `make` makes from now on.
     #[cfg(feature = "alloc")]
     pub(crate) fn set_inflater(&mut self, make: MakeInflater) {
@@ -467,14 +481,7 @@ impl Decoders {
                 .decode(input, dst, pos),
             #[cfg(feature = "alloc")]
             Compressor::Blosc(_) => {
-                let blosc = self.blosc.as_mut().ok_or(not_started)?;
-                let mut inner = Inner {
-                    deflate: &mut self.deflate,
-                    inflater: self.inflater,
-                    zstd: &mut self.zstd,
-                    zstd_window_cap: self.zstd_window_cap,
-                    backends: &mut self.backends,
-                };
+                let (blosc, mut inner) = self.blosc_and_inner().ok_or(not_started)?;
                 blosc.decode(input, dst, pos, &mut inner)
             }
             #[cfg(feature = "alloc")]
@@ -519,15 +526,8 @@ impl Decoders {
             )),
             #[cfg(feature = "alloc")]
             Compressor::Blosc(_) => {
-                let blosc = self.blosc.as_mut().ok_or(not_started)?;
-                let mut inner = Inner {
-                    deflate: &mut self.deflate,
-                    inflater: self.inflater,
-                    zstd: &mut self.zstd,
-                    zstd_window_cap: self.zstd_window_cap,
-                    backends: &mut self.backends,
-                };
                 let at = self.window_at;
+                let (blosc, mut inner) = self.blosc_and_inner().ok_or(not_started)?;
                 let p = blosc.decode(input, window, at, &mut inner)?;
                 self.window_at = if p.status == Status::NeedsOutput {
                     0

@@ -119,6 +119,21 @@ mod tests {
         }
     }
 
+    /// The codecs of a gzip (or zlib) chunk, and a decoder inflating with zlib-rs (`zlib_rs`)
+    /// or miniz_oxide.
+    fn decoder(zlib_rs: bool, gzip: bool) -> (BytesCodecs, ChunkDecoder) {
+        let compressor = if gzip {
+            Compressor::GZIP
+        } else {
+            Compressor::ZLIB
+        };
+        let mut d = ChunkDecoder::new();
+        if zlib_rs {
+            d.set_inflater(ZlibRs::boxed);
+        }
+        (BytesCodecs::compressed(Some(compressor)), d)
+    }
+
     /// Decodes whole with zlib-rs (`zlib_rs`) or miniz_oxide, in pieces of `piece` bytes.
     fn decode(
         zlib_rs: bool,
@@ -127,15 +142,7 @@ mod tests {
         len: usize,
         piece: usize,
     ) -> Result<Vec<u8>, DecodeError> {
-        let codecs = BytesCodecs::compressed(Some(if gzip {
-            Compressor::GZIP
-        } else {
-            Compressor::ZLIB
-        }));
-        let mut d = ChunkDecoder::new();
-        if zlib_rs {
-            d.set_inflater(ZlibRs::boxed);
-        }
+        let (codecs, mut d) = decoder(zlib_rs, gzip);
         d.start(&codecs, stored.len() as u64, len)?;
         let mut out = vec![0u8; len];
         let mut status = Status::NeedsInput;
@@ -158,15 +165,7 @@ mod tests {
         len: usize,
         piece: usize,
     ) -> Result<Vec<u8>, DecodeError> {
-        let codecs = BytesCodecs::compressed(Some(if gzip {
-            Compressor::GZIP
-        } else {
-            Compressor::ZLIB
-        }));
-        let mut d = ChunkDecoder::new();
-        if zlib_rs {
-            d.set_inflater(ZlibRs::boxed);
-        }
+        let (codecs, mut d) = decoder(zlib_rs, gzip);
         d.start_windowed(&codecs, stored.len() as u64, len)?;
         let mut ring = vec![0u8; RING_MIN];
         let mut out = Vec::new();
