@@ -290,20 +290,39 @@ impl<S: Store> Array<S> {
         };
         let threads = options.workers();
         let new_context = || ReadContext::new().map_err(|kind| Error::new(&self.path, None, kind));
-        let job = |ctx: &mut ReadContext, piece: &Piece, target: &mut PieceOut<'_, '_>| {
-            if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return Err(Error::new(&self.path, None, ErrorKind::Cancelled));
-            }
-            let key = self.chunk_key(&piece.chunk);
-            reader
-                .read_piece(ctx, &key, piece, target)
-                .map_err(|kind| Error::new(&self.path, Some(&key), kind))?;
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if let Some(progress) = options.progress {
-                progress(n, total);
-            }
-            Ok(())
+        #[cfg(feature = "remote")]
+        let fetch = match self.store.remote() {
+            Some(remote) => Some((remote, self.start_fetch(remote, &pieces, total)?)),
+            None => None,
         };
+        let job =
+            |ctx: &mut ReadContext, index: u64, piece: &Piece, target: &mut PieceOut<'_, '_>| {
+                if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    return Err(Error::new(&self.path, None, ErrorKind::Cancelled));
+                }
+                let key = self.chunk_key(&piece.chunk);
+                let _ = index;
+                #[cfg(feature = "remote")]
+                let read = match &fetch {
+                    Some((remote, stage)) => stage.piece(remote, index, &key).and_then(|store| {
+                        let reader = ChunkReader {
+                            store: &store,
+                            meta: &self.meta,
+                            out_shape: selection.shape(),
+                        };
+                        reader.read_piece(ctx, &key, piece, target)
+                    }),
+                    None => reader.read_piece(ctx, &key, piece, target),
+                };
+                #[cfg(not(feature = "remote"))]
+                let read = reader.read_piece(ctx, &key, piece, target);
+                read.map_err(|kind| Error::new(&self.path, Some(&key), kind))?;
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Some(progress) = options.progress {
+                    progress(n, total);
+                }
+                Ok(())
+            };
         for_each_piece(
             &self.path,
             &pieces,
@@ -315,6 +334,45 @@ impl<S: Store> Array<S> {
             &new_context,
             &job,
         )
+    }
+
+    /// Starts fetching the chunks (or shard indexes) of `pieces` from `remote`, in the order
+    /// the workers will take them.
+    #[cfg(feature = "remote")]
+    fn start_fetch(
+        &self,
+        remote: &crate::store::RemoteStore,
+        pieces: &zinto_core::Pieces<'_>,
+        total: u64,
+    ) -> Result<crate::store::fetch::FetchStage, Error> {
+        use crate::store::fetch::{FetchStage, Want};
+        use zinto_core::codec::IndexLocation;
+        let want = match self.meta.chain.levels().first().map(|l| &l.array_to_bytes) {
+            Some(ArrayToBytes::Sharding(layout)) => match layout.location() {
+                IndexLocation::End => Want::Suffix(layout.index_len()),
+                IndexLocation::Start => Want::Prefix(layout.index_len()),
+            },
+            _ => Want::Whole,
+        };
+        let mut keys = Vec::new();
+        keys.try_reserve_exact(usize::try_from(total).unwrap_or(usize::MAX))
+            .map_err(|_| {
+                Error::new(
+                    &self.path,
+                    None,
+                    ErrorKind::OutOfMemory {
+                        bytes: total.saturating_mul(64),
+                    },
+                )
+            })?;
+        for i in 0..total {
+            let piece = pieces.get(i).ok_or_else(|| {
+                let what = "a piece of the selection missing from its own count";
+                Error::new(&self.path, None, ErrorKind::Internal { what })
+            })?;
+            keys.push(self.chunk_key(&piece.chunk));
+        }
+        Ok(FetchStage::start(remote, keys, want))
     }
 
     /// Reads `selection` into `out`, a slice of `T` (`f32`, `i64`, ...) of exactly the

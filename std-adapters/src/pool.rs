@@ -47,9 +47,10 @@ fn span(piece: &Piece, elem: usize, out_shape: &[u64]) -> Option<(usize, usize)>
     runs.next().map(|r| (r.dst, r.len))
 }
 
-/// The work of one piece: given a worker's context, the piece, and where its bytes go.
+/// The work of one piece: given a worker's context, the piece's index (pieces are handed out
+/// in index order), the piece, and where its bytes go.
 pub(crate) type Job<'f> =
-    dyn Fn(&mut ReadContext, &Piece, &mut PieceOut<'_, '_>) -> Result<(), Error> + Sync + 'f;
+    dyn Fn(&mut ReadContext, u64, &Piece, &mut PieceOut<'_, '_>) -> Result<(), Error> + Sync + 'f;
 
 /// Runs `job` on every piece of `pieces`, on up to `threads` workers, writing into `out`.
 /// Returns the first error; once one occurs, no new piece is started.
@@ -109,6 +110,7 @@ pub(crate) fn for_each_piece(
                         record(inconsistent());
                         break;
                     };
+                    let at = *index;
                     *index += 1;
                     let Some(skip) = start.checked_sub(*consumed) else {
                         record(inconsistent());
@@ -119,11 +121,11 @@ pub(crate) fn for_each_piece(
                     let (mine, after) = taken.split_at_mut(len.min(taken.len()));
                     *rest = after;
                     *consumed = start + mine.len();
-                    (piece, start, mine)
+                    (at, piece, start, mine)
                 };
-                let (piece, base, slice) = next;
+                let (at, piece, base, slice) = next;
                 let mut target = PieceOut::Span { base, slice };
-                if let Err(e) = job(&mut ctx, &piece, &mut target) {
+                if let Err(e) = job(&mut ctx, at, &piece, &mut target) {
                     record(e);
                 }
             }
@@ -147,7 +149,7 @@ pub(crate) fn for_each_piece(
                 let result = shared
                     .claim(&piece.in_output)
                     .map_err(|kind| Error::new(path, None, kind))
-                    .and_then(|claim| job(&mut ctx, &piece, &mut PieceOut::Shared(claim)));
+                    .and_then(|claim| job(&mut ctx, index, &piece, &mut PieceOut::Shared(claim)));
                 if let Err(e) = result {
                     record(e);
                 }

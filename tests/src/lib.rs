@@ -5,6 +5,8 @@
 //!   live heap goes over it (how a fuzz run proves an allocation bound);
 //! - [`blosc_writer`]: Blosc chunks (LZ4 inside) for tests and seeds;
 //! - [`guard`]: destinations with guard bytes on both sides;
+//! - [`http`]: an HTTP file server that honours Range, and a proxy that injects faults, on
+//!   127.0.0.1, for the remote-store tests;
 //! - [`harness`]: one function per fuzz target, each over one public entry point. The fuzz
 //!   targets are three lines calling these; `tests/fuzz_regressions.rs` replays the committed
 //!   seed corpora and every crash input ever found through the same functions in `cargo test`.
@@ -13,3 +15,4 @@ pub mod alloc;
 pub mod blosc_writer;
 pub mod guard;
 pub mod harness;
+pub mod http;

@@ -1,10 +1,16 @@
 //! Stores that read a key's bytes straight into the caller's slice.
 
+#[cfg(feature = "remote")]
+pub(crate) mod fetch;
 mod file;
 mod memory;
+#[cfg(feature = "remote")]
+mod remote;
 
 pub use file::FileStore;
 pub use memory::MemoryStore;
+#[cfg(feature = "remote")]
+pub use remote::{RemoteOptions, RemoteStore, is_remote_url};
 
 use std::fmt;
 
@@ -61,6 +67,37 @@ pub trait Store: Send + Sync {
         Ok(())
     }
 
+    /// The whole object `key` if it exists and is at most `max` bytes (metadata, attributes):
+    /// `Ok(None)` if it does not exist. The default asks [`Store::size`] first, then reads;
+    /// a remote store does both in one request.
+    ///
+    /// # Errors
+    /// [`StoreError::TooLarge`] if it is larger than `max` (no buffer is sized by a store's
+    /// word beyond `max`); as [`Store::read_into`] otherwise.
+    fn read_whole(&self, key: &str, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        let Some(len) = self.size(key)? else {
+            return Ok(None);
+        };
+        if len > max {
+            return Err(StoreError::TooLarge { len, max });
+        }
+        let len = usize::try_from(len).map_err(|_| StoreError::TooLarge { len, max })?;
+        let mut buf = vec![0u8; len];
+        match self.read_into(key, 0, &mut buf) {
+            Ok(()) => Ok(Some(buf)),
+            Err(StoreError::Missing) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The object store behind this one, if it has one: reads of an array then go through
+    /// the fetch stage, many requests in flight ahead of the decoding workers, instead of one
+    /// blocking request per chunk per worker.
+    #[cfg(feature = "remote")]
+    fn remote(&self) -> Option<&RemoteStore> {
+        None
+    }
+
     /// The names one level below `prefix` (`""` for the root, else a key prefix without the
     /// trailing `/`): objects and deeper prefixes alike, sorted, each once. Used to list a
     /// group's members when it has no consolidated metadata.
@@ -95,17 +132,9 @@ pub(crate) fn read_small<S: Store + ?Sized>(
     key: &str,
     max: u64,
 ) -> Result<Option<Vec<u8>>, SmallReadError> {
-    let Some(len) = store.size(key).map_err(SmallReadError::Store)? else {
-        return Ok(None);
-    };
-    if len > max {
-        return Err(SmallReadError::TooLarge { len, max });
-    }
-    let len = usize::try_from(len).map_err(|_| SmallReadError::TooLarge { len, max })?;
-    let mut buf = vec![0u8; len];
-    match store.read_into(key, 0, &mut buf) {
-        Ok(()) => Ok(Some(buf)),
-        Err(StoreError::Missing) => Ok(None),
+    match store.read_whole(key, max) {
+        Ok(found) => Ok(found),
+        Err(StoreError::TooLarge { len, max }) => Err(SmallReadError::TooLarge { len, max }),
         Err(e) => Err(SmallReadError::Store(e)),
     }
 }
@@ -150,6 +179,43 @@ pub enum StoreError {
     },
     /// This store cannot list its keys (a plain HTTP server, for one).
     ListingUnsupported,
+    /// The object is larger than the caller allows ([`Store::read_whole`]).
+    TooLarge {
+        /// Its length.
+        len: u64,
+        /// The bound.
+        max: u64,
+    },
+    /// A URL no store can be made for: an unknown scheme, or a store the environment does
+    /// not configure (no region, a malformed endpoint).
+    BadUrl {
+        /// The URL.
+        url: String,
+        /// Why.
+        why: String,
+    },
+    /// The server refused the request (401 or 403): not a missing object.
+    AccessDenied {
+        /// The object's URL.
+        url: String,
+    },
+    /// A response body of another length than its headers (or the range asked) promised,
+    /// after any retries: a connection cut short, never a chunk read in part.
+    BodyLength {
+        /// The object's URL.
+        url: String,
+        /// Bytes promised.
+        expected: u64,
+        /// Bytes received.
+        got: u64,
+    },
+    /// A remote request failed, after any retries (a timeout, a 5xx answer, a reset).
+    Remote {
+        /// The object's URL.
+        url: String,
+        /// What the client reported.
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// An I/O error.
     Io(std::io::Error),
 }
@@ -175,6 +241,16 @@ impl fmt::Display for StoreError {
                 directory: false,
             } => write!(f, "{key:?} is not a regular file"),
             Self::ListingUnsupported => f.write_str("this store cannot list its keys"),
+            Self::TooLarge { len, max } => {
+                write!(f, "object of {len} bytes is larger than the {max} allowed")
+            }
+            Self::BadUrl { url, why } => write!(f, "cannot open {url}: {why}"),
+            Self::AccessDenied { url } => write!(f, "access denied: {url}"),
+            Self::BodyLength { url, expected, got } => write!(
+                f,
+                "response for {url} ended after {got} of {expected} bytes (connection cut short)"
+            ),
+            Self::Remote { url, source } => write!(f, "request for {url} failed: {source}"),
             Self::Io(e) => write!(f, "I/O error: {e}"),
         }
     }
@@ -184,6 +260,7 @@ impl std::error::Error for StoreError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Io(e) => Some(e),
+            Self::Remote { source, .. } => Some(source.as_ref()),
             _ => None,
         }
     }
@@ -196,6 +273,23 @@ impl<S: Store + ?Sized> Store for &S {
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         (**self).read_into(key, offset, dst)
     }
+    fn read_blocks(
+        &self,
+        key: &str,
+        offset: u64,
+        len: u64,
+        buf: &mut [u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
+    ) -> Result<(), ErrorKind> {
+        (**self).read_blocks(key, offset, len, buf, each)
+    }
+    fn read_whole(&self, key: &str, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        (**self).read_whole(key, max)
+    }
+    #[cfg(feature = "remote")]
+    fn remote(&self) -> Option<&RemoteStore> {
+        (**self).remote()
+    }
     fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         (**self).list_dir(prefix)
     }
@@ -207,6 +301,23 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         (**self).read_into(key, offset, dst)
+    }
+    fn read_blocks(
+        &self,
+        key: &str,
+        offset: u64,
+        len: u64,
+        buf: &mut [u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
+    ) -> Result<(), ErrorKind> {
+        (**self).read_blocks(key, offset, len, buf, each)
+    }
+    fn read_whole(&self, key: &str, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        (**self).read_whole(key, max)
+    }
+    #[cfg(feature = "remote")]
+    fn remote(&self) -> Option<&RemoteStore> {
+        (**self).remote()
     }
     fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         (**self).list_dir(prefix)

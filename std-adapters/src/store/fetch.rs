@@ -1,0 +1,412 @@
+//! The fetch stage: many GETs in flight ahead of the decoding workers, on the remote store's
+//! tokio runtime, each response's body handed to the worker that decodes it as it arrives.
+//!
+//! A read's pieces are fetched in the order the workers take them (the pool hands them out in
+//! index order), at most `in_flight` at a time: a piece's permit is held from its GET until its
+//! worker is done with it. Since every piece before the one a worker waits for was taken by a
+//! worker that is reading it, the oldest permit is always released: no deadlock, whatever
+//! `in_flight` is. A response body waits in a channel of [`FRAMES_AHEAD`] frames; a full channel
+//! stops the body being read (the server's TCP window then fills), so the memory held is
+//! bounded by the requests in flight times a few frames, never by the size of a chunk.
+//!
+//! What is fetched for a piece:
+//! - unsharded: the whole object, one GET, no HEAD first. A 404 is a missing chunk (the fill
+//!   value); its length comes from the response.
+//! - sharded: the shard's index, one GET of its byte range (a suffix range for an index at the
+//!   end), which also gives the shard's length. The inner chunks the piece needs are GET by
+//!   the worker, one ranged request each.
+
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use object_store::path::Path;
+use object_store::{GetOptions, GetRange, ObjectStore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
+use tokio::task::JoinSet;
+
+use super::remote::{Blocks, RemoteStore, error_for, filler};
+use super::{Store, StoreError};
+use crate::error::ErrorKind;
+
+/// Response frames a body may have waiting for its worker.
+pub const FRAMES_AHEAD: usize = 2;
+
+/// What to fetch for one piece.
+#[derive(Debug, Clone)]
+pub(crate) enum Want {
+    /// The whole object.
+    Whole,
+    /// The last `n` bytes (a shard index at the end).
+    Suffix(u64),
+    /// The first `n` bytes (a shard index at the start).
+    Prefix(u64),
+}
+
+/// What the fetch stage got for one piece.
+enum Fetched {
+    /// A 404: the chunk is missing.
+    Missing,
+    /// A whole object, its body arriving.
+    Stream {
+        /// The object's length, from the response.
+        len: u64,
+        /// Body frames, in order; an error ends them.
+        frames: mpsc::Receiver<Result<Bytes, StoreError>>,
+        /// Bytes of the object taken from `frames` so far.
+        at: u64,
+        /// What is left of the last frame taken.
+        pending: Bytes,
+        /// Held until the worker is done: one request in flight.
+        _permit: OwnedSemaphorePermit,
+    },
+    /// A byte range of an object, whole.
+    Range {
+        /// The object's length.
+        len: u64,
+        /// Where `bytes` start in it.
+        start: u64,
+        bytes: Bytes,
+    },
+}
+
+/// Where a worker waits for its piece's response.
+type Slot = Mutex<Option<oneshot::Receiver<Result<Fetched, StoreError>>>>;
+
+/// The fetches of one read, one slot per piece; dropping it cancels what is in flight.
+pub(crate) struct FetchStage {
+    slots: Vec<Slot>,
+    driver: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for FetchStage {
+    fn drop(&mut self) {
+        // Aborting the driver drops its JoinSet, which aborts every fetch it started.
+        self.driver.abort();
+    }
+}
+
+impl FetchStage {
+    /// Starts fetching `want` of each of `keys`, in order.
+    pub(crate) fn start(remote: &RemoteStore, keys: Vec<String>, want: Want) -> Self {
+        let mut slots = Vec::with_capacity(keys.len());
+        let mut jobs = Vec::with_capacity(keys.len());
+        for key in keys {
+            let (tx, rx) = oneshot::channel();
+            slots.push(Mutex::new(Some(rx)));
+            jobs.push((key, tx));
+        }
+        let permits = Arc::new(Semaphore::new(remote.options.in_flight.get()));
+        let store = Arc::clone(&remote.store);
+        let locations: Vec<_> = jobs
+            .into_iter()
+            .map(|(key, tx)| (remote.location(&key), key, tx))
+            .collect();
+        let errors = ErrorNamer {
+            url: remote.url().to_owned(),
+        };
+        let driver = remote.runtime.spawn(async move {
+            let mut fetches = JoinSet::new();
+            for (location, key, tx) in locations {
+                let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
+                    return;
+                };
+                let store = Arc::clone(&store);
+                let errors = errors.clone();
+                let want = want.clone();
+                fetches.spawn(async move {
+                    let Some(location) = location else {
+                        let _ = tx.send(Ok(Fetched::Missing));
+                        return;
+                    };
+                    fetch_one(store, location, &key, want, permit, tx, &errors).await;
+                });
+                // Reap finished fetches so the set stays as small as what is in flight.
+                while fetches.try_join_next().is_some() {}
+            }
+            while fetches.join_next().await.is_some() {}
+        });
+        Self { slots, driver }
+    }
+
+    /// The store the worker reading piece `index` (of `key`) reads through: the fetched object
+    /// first, `remote` for anything else.
+    pub(crate) fn piece<'r>(
+        &self,
+        remote: &'r RemoteStore,
+        index: u64,
+        key: &str,
+    ) -> Result<PieceStore<'r>, ErrorKind> {
+        let taken = usize::try_from(index)
+            .ok()
+            .and_then(|i| self.slots.get(i))
+            .and_then(|slot| slot.lock().ok()?.take())
+            .ok_or(ErrorKind::Internal {
+                what: "a piece fetched twice, or never",
+            })?;
+        // Blocks this worker (never a runtime thread) until the response's headers are in.
+        let fetched = taken
+            .blocking_recv()
+            .map_err(|_| ErrorKind::Internal {
+                what: "the fetch stage ended before answering",
+            })?
+            .map_err(ErrorKind::Store)?;
+        Ok(PieceStore {
+            remote,
+            key: key.to_owned(),
+            fetched: Mutex::new(fetched),
+        })
+    }
+}
+
+/// Names the URL of keys in errors, on the runtime (the store itself stays with the caller).
+#[derive(Clone)]
+struct ErrorNamer {
+    url: String,
+}
+
+impl ErrorNamer {
+    fn url_of(&self, key: &str) -> String {
+        format!("{}/{key}", self.url)
+    }
+
+    fn error(&self, key: &str, e: object_store::Error) -> StoreError {
+        error_for(|| self.url_of(key), e)
+    }
+}
+
+/// GETs `want` of `location` and answers `tx`; for a whole object, then pumps its body into
+/// the channel the worker reads, until the body ends or the worker drops it.
+async fn fetch_one(
+    store: Arc<dyn ObjectStore>,
+    location: Path,
+    key: &str,
+    want: Want,
+    permit: OwnedSemaphorePermit,
+    tx: oneshot::Sender<Result<Fetched, StoreError>>,
+    errors: &ErrorNamer,
+) {
+    let range = match want {
+        Want::Whole => None,
+        Want::Suffix(n) => Some(GetRange::Suffix(n)),
+        Want::Prefix(n) => Some(GetRange::Bounded(0..n)),
+    };
+    let options = GetOptions {
+        range,
+        ..GetOptions::default()
+    };
+    let result = match store.get_opts(&location, options).await {
+        Ok(r) => r,
+        Err(object_store::Error::NotFound { .. }) => {
+            let _ = tx.send(Ok(Fetched::Missing));
+            return;
+        }
+        Err(e) => {
+            let _ = tx.send(Err(errors.error(key, e)));
+            return;
+        }
+    };
+    let len = result.meta.size;
+    if !matches!(want, Want::Whole) {
+        let start = result.range.start;
+        let answer = result
+            .bytes()
+            .await
+            .map(|bytes| Fetched::Range { len, start, bytes })
+            .map_err(|e| errors.error(key, e));
+        let _ = tx.send(answer);
+        return;
+    }
+    let (frames_tx, frames) = mpsc::channel(FRAMES_AHEAD);
+    let answer = Fetched::Stream {
+        len,
+        frames,
+        at: 0,
+        pending: Bytes::new(),
+        _permit: permit,
+    };
+    if tx.send(Ok(answer)).is_err() {
+        return;
+    }
+    let mut body = result.into_stream();
+    while let Some(frame) = body.next().await {
+        let frame = frame.map_err(|e| errors.error(key, e));
+        let failed = frame.is_err();
+        if frames_tx.send(frame).await.is_err() || failed {
+            return;
+        }
+    }
+}
+
+/// The store one worker reads one piece through: the object the fetch stage got for it, and
+/// the remote store for every other request (a shard's inner chunks).
+pub(crate) struct PieceStore<'r> {
+    remote: &'r RemoteStore,
+    key: String,
+    fetched: Mutex<Fetched>,
+}
+
+impl PieceStore<'_> {
+    /// Runs `f` on the fetched object if `key` is its key.
+    fn with_fetched<T>(&self, key: &str, f: impl FnOnce(&mut Fetched) -> T) -> Option<T> {
+        if key != self.key {
+            return None;
+        }
+        let mut fetched = self.fetched.lock().ok()?;
+        Some(f(&mut fetched))
+    }
+}
+
+impl Fetched {
+    /// Hands `each` the body's bytes `offset..offset + len` in order, if the body has not
+    /// passed `offset` yet (`Ok(false)` otherwise: the caller asks the store again).
+    fn stream_range(
+        &mut self,
+        url: &dyn Fn() -> String,
+        offset: u64,
+        len: u64,
+        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
+    ) -> Result<bool, ErrorKind> {
+        let Self::Stream {
+            len: total,
+            frames,
+            at,
+            pending,
+            ..
+        } = self
+        else {
+            return Ok(false);
+        };
+        let end = offset
+            .checked_add(len)
+            .ok_or(ErrorKind::Store(StoreError::ShortRead {
+                offset,
+                wanted: len,
+                len: *total,
+            }))?;
+        if end > *total {
+            return Err(ErrorKind::Store(StoreError::ShortRead {
+                offset,
+                wanted: len,
+                len: *total,
+            }));
+        }
+        // `pending` holds the object's `at - pending.len()..at`.
+        let mut pos = *at - pending.len() as u64;
+        if offset < pos {
+            return Ok(false);
+        }
+        while pos < end {
+            if pending.is_empty() {
+                let frame = match frames.blocking_recv() {
+                    Some(Ok(frame)) => frame,
+                    Some(Err(e)) => return Err(ErrorKind::Store(e)),
+                    None => {
+                        return Err(ErrorKind::Store(StoreError::BodyLength {
+                            url: url(),
+                            expected: *total,
+                            got: *at,
+                        }));
+                    }
+                };
+                *at = at.saturating_add(frame.len() as u64);
+                if *at > *total {
+                    return Err(ErrorKind::Store(StoreError::BodyLength {
+                        url: url(),
+                        expected: *total,
+                        got: *at,
+                    }));
+                }
+                *pending = frame;
+                continue;
+            }
+            // Skip what lies before `offset`, hand on what lies before `end`.
+            let skip = usize::try_from(offset.saturating_sub(pos))
+                .unwrap_or(usize::MAX)
+                .min(pending.len());
+            let _ = pending.split_to(skip);
+            pos += skip as u64;
+            let take = usize::try_from(end - pos)
+                .unwrap_or(usize::MAX)
+                .min(pending.len());
+            if take > 0 {
+                let part = pending.split_to(take);
+                each(&part)?;
+                pos += take as u64;
+            }
+        }
+        Ok(true)
+    }
+}
+
+impl Store for PieceStore<'_> {
+    fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        let known = self.with_fetched(key, |f| match f {
+            Fetched::Missing => None,
+            Fetched::Stream { len, .. } | Fetched::Range { len, .. } => Some(*len),
+        });
+        match known {
+            Some(len) => Ok(len),
+            None => self.remote.size(key),
+        }
+    }
+
+    fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
+        let url = || self.remote.url_of(key);
+        let len = dst.len() as u64;
+        let done = self.with_fetched(key, |f| match f {
+            Fetched::Missing => Err(ErrorKind::Store(StoreError::Missing)),
+            Fetched::Range { start, bytes, .. } => {
+                let from = offset.checked_sub(*start);
+                let part = from
+                    .and_then(|from| usize::try_from(from).ok())
+                    .and_then(|from| bytes.get(from..from.checked_add(dst.len())?));
+                match part {
+                    Some(part) => {
+                        dst.copy_from_slice(part);
+                        Ok(true)
+                    }
+                    None => Ok(false),
+                }
+            }
+            stream @ Fetched::Stream { .. } => {
+                let mut fill = filler(dst);
+                stream.stream_range(&url, offset, len, &mut fill)
+            }
+        });
+        match done {
+            Some(Ok(true)) => Ok(()),
+            Some(Err(ErrorKind::Store(e))) => Err(e),
+            Some(Err(e)) => Err(StoreError::Io(std::io::Error::other(e.to_string()))),
+            Some(Ok(false)) | None => self.remote.read_into(key, offset, dst),
+        }
+    }
+
+    fn read_blocks(
+        &self,
+        key: &str,
+        offset: u64,
+        len: u64,
+        buf: &mut [u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
+    ) -> Result<(), ErrorKind> {
+        if len == 0 {
+            return Ok(());
+        }
+        let url = || self.remote.url_of(key);
+        let done = self.with_fetched(key, |f| match f {
+            Fetched::Missing => Err(ErrorKind::Store(StoreError::Missing)),
+            Fetched::Range { .. } => Ok(false),
+            stream @ Fetched::Stream { .. } => {
+                let mut blocks = Blocks::new(buf, len);
+                let mut gather = |part: &[u8]| blocks.push(part, each);
+                stream.stream_range(&url, offset, len, &mut gather)
+            }
+        });
+        match done {
+            Some(Ok(true)) => Ok(()),
+            Some(Err(e)) => Err(e),
+            Some(Ok(false)) | None => self.remote.read_blocks(key, offset, len, buf, each),
+        }
+    }
+}

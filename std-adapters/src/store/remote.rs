@@ -1,0 +1,550 @@
+//! Object stores and HTTP servers: `s3://`, `gs://`, `az://`, `http(s)://`, through Apache
+//! Arrow's `object_store`.
+//!
+//! Every call here blocks the calling thread on the store's own tokio runtime; none may be
+//! made from inside another async runtime's worker (use `spawn_blocking` there). Whole reads
+//! of an array do not go through these calls one chunk at a time: [`crate::Array::read_into`]
+//! starts the fetch stage (`fetch.rs`), which keeps many GETs in flight ahead of the decoding
+//! workers.
+
+use std::fmt;
+use std::num::NonZeroUsize;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use object_store::path::Path;
+use object_store::{
+    ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreExt, RetryConfig, aws, azure, gcp,
+    http,
+};
+
+use super::{Store, StoreError};
+use crate::error::ErrorKind;
+
+/// How a [`RemoteStore`] connects, retries and fetches.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RemoteOptions {
+    /// Send requests unsigned (public buckets), whatever credentials the environment holds.
+    pub anonymous: bool,
+    /// Objects a read fetches ahead of its decoding workers, at most: requests in flight.
+    /// Memory held by responses not yet decoded is bounded by this times about three response
+    /// frames (docs/memory.md).
+    pub in_flight: NonZeroUsize,
+    /// A request, body included, fails after this long (then is retried).
+    pub timeout: Duration,
+    /// Connecting fails after this long (then is retried).
+    pub connect_timeout: Duration,
+    /// Retries of a failed request (5xx answers, resets, timeouts, a body cut short), with
+    /// exponential backoff from 100 ms.
+    pub retries: usize,
+    /// No retry starts this long after a request's first attempt.
+    pub retry_timeout: Duration,
+    /// Further settings for the store's builder, as `object_store` names them
+    /// (`aws_region`, `google_service_account`, ...). The environment is read first.
+    pub config: Vec<(String, String)>,
+}
+
+impl Default for RemoteOptions {
+    fn default() -> Self {
+        Self {
+            anonymous: false,
+            in_flight: NonZeroUsize::new(64).unwrap_or(NonZeroUsize::MIN),
+            timeout: Duration::from_secs(300),
+            connect_timeout: Duration::from_secs(5),
+            retries: 5,
+            retry_timeout: Duration::from_secs(60),
+            config: Vec::new(),
+        }
+    }
+}
+
+/// A store over an object-store prefix or an HTTP(S) URL.
+///
+/// Credentials, region and endpoint come from the environment as each service's tools read
+/// them (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_REGION`, `AWS_ENDPOINT_URL`,
+/// `AWS_ALLOW_HTTP`; `GOOGLE_SERVICE_ACCOUNT`; `AZURE_STORAGE_ACCOUNT_NAME`, ...). A missing
+/// object is [`StoreError::Missing`] (a chunk reads as the fill value); a refused request is
+/// [`StoreError::AccessDenied`], never a missing chunk.
+///
+/// ```no_run
+/// use zinto::{Array, Region};
+/// use zinto::store::RemoteStore;
+///
+/// let store = RemoteStore::from_url("s3://bucket/climate.zarr")?;
+/// let array = Array::open(store, "temperature")?;
+/// let mut out = vec![0u8; array.selection_len(&Region::whole(array.shape())?)?];
+/// array.read_into(&Region::whole(array.shape())?, &mut out)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct RemoteStore {
+    pub(crate) store: Arc<dyn ObjectStore>,
+    /// The path below the bucket (or server) that keys are relative to; may be empty.
+    prefix: String,
+    /// The URL of the prefix, without a trailing `/`, for messages.
+    url: String,
+    pub(crate) runtime: Arc<tokio::runtime::Runtime>,
+    pub(crate) options: RemoteOptions,
+}
+
+impl fmt::Debug for RemoteStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RemoteStore")
+            .field("url", &self.url)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Whether `s` names a store this module opens: `s3://`, `s3a://`, `gs://`, `az://`,
+/// `abfs(s)://`, `adl://`, `azure://`, `http://`, `https://`.
+pub fn is_remote_url(s: &str) -> bool {
+    s.split_once("://").is_some_and(|(scheme, _)| {
+        matches!(
+            scheme.to_ascii_lowercase().as_str(),
+            "s3" | "s3a" | "gs" | "az" | "abfs" | "abfss" | "adl" | "azure" | "http" | "https"
+        )
+    })
+}
+
+impl RemoteStore {
+    /// A store over `url` with [`RemoteOptions::default`].
+    ///
+    /// # Errors
+    /// [`StoreError::BadUrl`] for a URL it cannot address, or a store it cannot configure
+    /// (no region, a malformed endpoint).
+    pub fn from_url(url: &str) -> Result<Self, StoreError> {
+        Self::from_url_with(url, RemoteOptions::default())
+    }
+
+    /// A store over `url` with `options`.
+    ///
+    /// # Errors
+    /// As [`Self::from_url`].
+    pub fn from_url_with(url: &str, options: RemoteOptions) -> Result<Self, StoreError> {
+        let bad = |why: String| StoreError::BadUrl {
+            url: url.to_owned(),
+            why,
+        };
+        let (scheme, rest) = url
+            .split_once("://")
+            .ok_or_else(|| bad("not a URL (scheme://...)".into()))?;
+        let scheme = scheme.to_ascii_lowercase();
+        if rest.trim_matches('/').is_empty() {
+            return Err(bad("no bucket, container or host".into()));
+        }
+        let trimmed = url.trim_end_matches('/');
+        let client = ClientOptions::new()
+            .with_timeout(options.timeout)
+            .with_connect_timeout(options.connect_timeout)
+            .with_allow_http(scheme == "http");
+        let retry = RetryConfig {
+            max_retries: options.retries,
+            retry_timeout: options.retry_timeout,
+            ..RetryConfig::default()
+        };
+        let built =
+            |r: object_store::Result<Arc<dyn ObjectStore>>| r.map_err(|e| bad(e.to_string()));
+        let (store, prefix): (Arc<dyn ObjectStore>, String) = match scheme.as_str() {
+            "http" | "https" => {
+                // The server is the store; the URL's path is the prefix within it.
+                let after = rest.find('/').map_or(rest.len(), |i| i);
+                let base = url.len() - rest.len() + after;
+                let mut b = http::HttpBuilder::new()
+                    .with_url(url.get(..base).unwrap_or(url))
+                    .with_client_options(client)
+                    .with_retry(retry);
+                for (k, v) in &options.config {
+                    let key = k
+                        .parse()
+                        .map_err(|e: object_store::Error| bad(e.to_string()))?;
+                    b = b.with_config(key, v);
+                }
+                let prefix = rest.get(after..).unwrap_or("").trim_matches('/').to_owned();
+                (built(b.build().map(|s| Arc::new(s) as _))?, prefix)
+            }
+            "s3" | "s3a" => {
+                let (bucket, prefix) = split_bucket(rest);
+                let mut b = aws::AmazonS3Builder::from_env()
+                    .with_bucket_name(bucket)
+                    .with_client_options(client)
+                    .with_retry(retry);
+                if options.anonymous {
+                    b = b.with_skip_signature(true);
+                }
+                for (k, v) in &options.config {
+                    let key = k
+                        .parse()
+                        .map_err(|e: object_store::Error| bad(e.to_string()))?;
+                    b = b.with_config(key, v);
+                }
+                (built(b.build().map(|s| Arc::new(s) as _))?, prefix)
+            }
+            "gs" => {
+                let (bucket, prefix) = split_bucket(rest);
+                let mut b = gcp::GoogleCloudStorageBuilder::from_env()
+                    .with_bucket_name(bucket)
+                    .with_client_options(client)
+                    .with_retry(retry);
+                if options.anonymous {
+                    b = b.with_skip_signature(true);
+                }
+                for (k, v) in &options.config {
+                    let key = k
+                        .parse()
+                        .map_err(|e: object_store::Error| bad(e.to_string()))?;
+                    b = b.with_config(key, v);
+                }
+                (built(b.build().map(|s| Arc::new(s) as _))?, prefix)
+            }
+            "az" | "abfs" | "abfss" | "adl" | "azure" => {
+                let mut b = azure::MicrosoftAzureBuilder::from_env()
+                    .with_url(trimmed)
+                    .with_client_options(client)
+                    .with_retry(retry);
+                if options.anonymous {
+                    b = b.with_skip_signature(true);
+                }
+                for (k, v) in &options.config {
+                    let key = k
+                        .parse()
+                        .map_err(|e: object_store::Error| bad(e.to_string()))?;
+                    b = b.with_config(key, v);
+                }
+                // `az://container/prefix`; the account comes from the environment (or the
+                // host of an `abfss://container@account...` URL, which the builder parses).
+                (
+                    built(b.build().map(|s| Arc::new(s) as _))?,
+                    split_bucket(rest).1,
+                )
+            }
+            other => return Err(bad(format!("unsupported scheme {other:?}"))),
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("zinto-fetch")
+            .enable_all()
+            .build()
+            .map_err(StoreError::Io)?;
+        Ok(Self {
+            store,
+            prefix,
+            url: trimmed.to_owned(),
+            runtime: Arc::new(runtime),
+            options,
+        })
+    }
+
+    /// The URL this store reads below, without a trailing `/`.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// How this store connects, retries and fetches.
+    pub fn options(&self) -> &RemoteOptions {
+        &self.options
+    }
+
+    /// The URL of `key`, as errors name it.
+    pub fn url_of(&self, key: &str) -> String {
+        if key.is_empty() {
+            self.url.clone()
+        } else {
+            format!("{}/{key}", self.url)
+        }
+    }
+
+    /// The object path of `key`; `None` for a key that would leave the prefix or that
+    /// `object_store` cannot address (`..`, `.`, empty segments): such keys are missing.
+    pub(crate) fn location(&self, key: &str) -> Option<Path> {
+        if key
+            .split('/')
+            .any(|p| p == ".." || p == "." || p.contains('\\'))
+        {
+            return None;
+        }
+        let joined = match (self.prefix.is_empty(), key.is_empty()) {
+            (true, _) => key.to_owned(),
+            (false, true) => self.prefix.clone(),
+            (false, false) => format!("{}/{key}", self.prefix),
+        };
+        Path::parse(joined).ok()
+    }
+
+    /// `e`, from a request for `key`, as a store error: a 404 is [`StoreError::Missing`], a
+    /// 401 or 403 [`StoreError::AccessDenied`].
+    pub(crate) fn error(&self, key: &str, e: object_store::Error) -> StoreError {
+        error_for(|| self.url_of(key), e)
+    }
+
+    /// GETs `range` of `key` (the whole object for `None`), handing each part of the body to
+    /// `each` in order; returns the object's length.
+    async fn get_streamed(
+        &self,
+        key: &str,
+        range: Option<Range<u64>>,
+        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
+    ) -> Result<u64, ErrorKind> {
+        let location = self
+            .location(key)
+            .ok_or(ErrorKind::Store(StoreError::Missing))?;
+        let options = GetOptions {
+            range: range.clone().map(GetRange::Bounded),
+            ..GetOptions::default()
+        };
+        let result = self
+            .store
+            .get_opts(&location, options)
+            .await
+            .map_err(|e| ErrorKind::Store(self.error(key, e)))?;
+        let len = result.meta.size;
+        let wanted = range.map_or(len, |r| r.end - r.start);
+        let got = result.range.end.saturating_sub(result.range.start);
+        if got != wanted {
+            return Err(ErrorKind::Store(StoreError::ShortRead {
+                offset: result.range.start,
+                wanted,
+                len,
+            }));
+        }
+        let mut stream = result.into_stream();
+        let mut received = 0u64;
+        while let Some(part) = stream.next().await {
+            let part = part.map_err(|e| ErrorKind::Store(self.error(key, e)))?;
+            received = received.saturating_add(part.len() as u64);
+            if received > wanted {
+                break;
+            }
+            each(&part)?;
+        }
+        if received != wanted {
+            return Err(ErrorKind::Store(StoreError::BodyLength {
+                url: self.url_of(key),
+                expected: wanted,
+                got: received,
+            }));
+        }
+        Ok(len)
+    }
+}
+
+/// `e`, from a request for the object at `url()`, as a store error: a 404 is
+/// [`StoreError::Missing`], a 401 or 403 [`StoreError::AccessDenied`].
+pub(crate) fn error_for(url: impl FnOnce() -> String, e: object_store::Error) -> StoreError {
+    match e {
+        object_store::Error::NotFound { .. } => StoreError::Missing,
+        object_store::Error::PermissionDenied { .. }
+        | object_store::Error::Unauthenticated { .. } => StoreError::AccessDenied { url: url() },
+        other => StoreError::Remote {
+            url: url(),
+            source: Box::new(other),
+        },
+    }
+}
+
+/// `bucket/prefix/...` as the bucket and the prefix without surrounding slashes.
+fn split_bucket(rest: &str) -> (&str, String) {
+    let rest = rest.trim_start_matches('/');
+    match rest.split_once('/') {
+        Some((bucket, prefix)) => (bucket, prefix.trim_matches('/').to_owned()),
+        None => (rest, String::new()),
+    }
+}
+
+/// Copies the body parts `each` gets into `dst`, in order; `Err` if they overrun it.
+pub(crate) fn filler(dst: &mut [u8]) -> impl FnMut(&[u8]) -> Result<(), ErrorKind> + '_ {
+    let mut at = 0usize;
+    move |part: &[u8]| {
+        let end = at.checked_add(part.len()).ok_or(ErrorKind::Internal {
+            what: "a response longer than its buffer",
+        })?;
+        dst.get_mut(at..end)
+            .ok_or(ErrorKind::Internal {
+                what: "a response longer than its buffer",
+            })?
+            .copy_from_slice(part);
+        at = end;
+        Ok(())
+    }
+}
+
+/// `ErrorKind` from a store read back into a [`StoreError`] (the trait's plain reads return
+/// those): store errors as they are, anything else as an I/O error with its message.
+fn store_error(e: ErrorKind) -> StoreError {
+    match e {
+        ErrorKind::Store(e) => e,
+        other => StoreError::Io(std::io::Error::other(other.to_string())),
+    }
+}
+
+impl Store for RemoteStore {
+    /// A HEAD request. Reads of chunks do not ask it: they GET, and a 404 is a missing chunk.
+    fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        let Some(location) = self.location(key) else {
+            return Ok(None);
+        };
+        match self.runtime.block_on(self.store.head(&location)) {
+            Ok(meta) => Ok(Some(meta.size)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.error(key, e)),
+        }
+    }
+
+    /// One ranged GET, its body copied into `dst` as it arrives. Nothing is asked for an
+    /// empty `dst`.
+    fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let end = offset
+            .checked_add(dst.len() as u64)
+            .ok_or(StoreError::ShortRead {
+                offset,
+                wanted: dst.len() as u64,
+                len: u64::MAX,
+            })?;
+        let mut fill = filler(dst);
+        self.runtime
+            .block_on(self.get_streamed(key, Some(offset..end), &mut fill))
+            .map(|_| ())
+            .map_err(store_error)
+    }
+
+    /// One ranged GET for all the blocks, its body gathered into `buf` block by block.
+    fn read_blocks(
+        &self,
+        key: &str,
+        offset: u64,
+        len: u64,
+        buf: &mut [u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
+    ) -> Result<(), ErrorKind> {
+        if len == 0 {
+            return Ok(());
+        }
+        let end = offset
+            .checked_add(len)
+            .ok_or(ErrorKind::Store(StoreError::ShortRead {
+                offset,
+                wanted: len,
+                len: u64::MAX,
+            }))?;
+        let mut blocks = Blocks::new(buf, len);
+        let mut gather = |part: &[u8]| blocks.push(part, each);
+        self.runtime
+            .block_on(self.get_streamed(key, Some(offset..end), &mut gather))?;
+        Ok(())
+    }
+
+    /// One GET; the object's length is checked against `max` before its body is gathered.
+    fn read_whole(&self, key: &str, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        let Some(location) = self.location(key) else {
+            return Ok(None);
+        };
+        let result = self.runtime.block_on(async {
+            let got = self.store.get(&location).await?;
+            if got.meta.size > max {
+                return Ok(Err(got.meta.size));
+            }
+            got.bytes().await.map(Ok)
+        });
+        match result {
+            Ok(Ok(bytes)) => Ok(Some(bytes.to_vec())),
+            Ok(Err(len)) => Err(StoreError::TooLarge { len, max }),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.error(key, e)),
+        }
+    }
+
+    /// One listing request with a delimiter. Plain HTTP servers cannot list:
+    /// [`StoreError::ListingUnsupported`].
+    fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
+        let location = self.location(prefix);
+        let listed = self
+            .runtime
+            .block_on(self.store.list_with_delimiter(location.as_ref()));
+        let listed = match listed {
+            Ok(l) => l,
+            Err(object_store::Error::NotImplemented { .. })
+            | Err(object_store::Error::NotSupported { .. }) => {
+                return Err(StoreError::ListingUnsupported);
+            }
+            Err(e) => return Err(self.error(prefix, e)),
+        };
+        let mut names: Vec<String> = listed
+            .common_prefixes
+            .iter()
+            .filter_map(|p| p.filename().map(str::to_owned))
+            .chain(
+                listed
+                    .objects
+                    .iter()
+                    .filter_map(|o| o.location.filename().map(str::to_owned)),
+            )
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        Ok(names)
+    }
+
+    fn remote(&self) -> Option<&RemoteStore> {
+        Some(self)
+    }
+}
+
+/// Gathers body parts into blocks of `buf.len()` bytes (the last one shorter), handing each
+/// full block on: [`Store::read_blocks`]'s contract, whatever sizes the network delivers.
+pub(crate) struct Blocks<'b> {
+    buf: &'b mut [u8],
+    /// Bytes of the current block filled.
+    filled: usize,
+    /// Bytes not yet handed on, this block included.
+    left: u64,
+}
+
+impl<'b> Blocks<'b> {
+    pub(crate) fn new(buf: &'b mut [u8], len: u64) -> Self {
+        Self {
+            buf,
+            filled: 0,
+            left: len,
+        }
+    }
+
+    /// Adds `part`, handing on every block it completes.
+    pub(crate) fn push(
+        &mut self,
+        mut part: &[u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
+    ) -> Result<(), ErrorKind> {
+        while !part.is_empty() {
+            if self.left == 0 {
+                return Err(ErrorKind::Internal {
+                    what: "a response longer than the range asked for",
+                });
+            }
+            let block_len = super::next_block(self.buf, self.left)?.len();
+            let take = (block_len - self.filled).min(part.len());
+            let (now, later) = part.split_at(take);
+            self.buf
+                .get_mut(self.filled..self.filled + take)
+                .ok_or(ErrorKind::Internal {
+                    what: "a block past its buffer",
+                })?
+                .copy_from_slice(now);
+            self.filled += take;
+            part = later;
+            if self.filled == block_len {
+                let block = self.buf.get(..block_len).ok_or(ErrorKind::Internal {
+                    what: "a block past its buffer",
+                })?;
+                each(block)?;
+                self.left -= block_len as u64;
+                self.filled = 0;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,412 @@
+//! Reads through object stores and HTTP, against real servers started here on 127.0.0.1:
+//! the harness's Range-capable file server (`zinto_tests::http`), a proxy in front of it that
+//! injects faults, and moto's S3 server (`moto_server`, from the test venv: scripts/test sets
+//! `ZINTO_MOTO_SERVER`). Every fixture array read remotely must equal its local read; faults
+//! are retried to the right bytes or fail with an error naming the chunk's URL; nothing waits
+//! longer than a few seconds.
+
+#![cfg(feature = "remote")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
+#![allow(clippy::cast_possible_truncation)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use zinto::store::{RemoteOptions, RemoteStore};
+use zinto::{Array, FileStore, ReadOptions, Region, Store, ZarrFormat};
+use zinto_tests::http::{Fault, FaultProxy, FileServer};
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+}
+
+/// Options for tests: short timeouts and few retries, so that a failing case ends in seconds.
+fn quick() -> RemoteOptions {
+    let mut o = RemoteOptions::default();
+    o.timeout = Duration::from_secs(5);
+    o.connect_timeout = Duration::from_secs(2);
+    o.retries = 3;
+    o.retry_timeout = Duration::from_secs(10);
+    o
+}
+
+fn remote(url: &str, options: RemoteOptions) -> RemoteStore {
+    RemoteStore::from_url_with(url, options).unwrap()
+}
+
+/// Every selection of every array in the fixture manifests.
+fn selections() -> Vec<(String, Region)> {
+    let mut all = vec![];
+    for file in [
+        "manifest.json",
+        "manifest_numcodecs.json",
+        "manifest_tensorstore.json",
+    ] {
+        let manifest: Vec<Value> =
+            serde_json::from_slice(&std::fs::read(fixtures().join(file)).unwrap()).unwrap();
+        for entry in manifest {
+            let name = entry["name"].as_str().unwrap().to_owned();
+            for sel in entry["selections"].as_array().unwrap() {
+                let v = |k: &str| -> Vec<u64> {
+                    sel[k]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.as_u64().unwrap())
+                        .collect()
+                };
+                all.push((name.clone(), Region::new(&v("start"), &v("shape")).unwrap()));
+            }
+        }
+    }
+    all
+}
+
+/// Reads every fixture selection through `store` and through the local files; lists every
+/// difference before failing. Returns how many selections were compared.
+fn same_as_local(store: &RemoteStore) -> usize {
+    let local = FileStore::new(fixtures().join("data"));
+    let mut failures = vec![];
+    let all = selections();
+    assert!(all.len() > 700, "{} selections", all.len());
+    let mut last: Option<(String, Array<&RemoteStore>, Array<&FileStore>)> = None;
+    for (name, region) in &all {
+        if last.as_ref().is_none_or(|(n, _, _)| n != name) {
+            match Array::open(store, name) {
+                Ok(a) => last = Some((name.clone(), a, Array::open(&local, name).unwrap())),
+                Err(e) => {
+                    failures.push(format!("{name}: open: {e}"));
+                    last = None;
+                    continue;
+                }
+            }
+        }
+        let Some((_, there, here)) = &last else {
+            continue;
+        };
+        match there.read_to_vec(region) {
+            Err(e) => failures.push(format!("{name} {region:?}: {e}")),
+            Ok(bytes) if bytes != here.read_to_vec(region).unwrap() => {
+                failures.push(format!(
+                    "{name} {region:?}: other bytes than the local read"
+                ));
+            }
+            Ok(_) => {}
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    all.len()
+}
+
+#[test]
+fn every_fixture_reads_over_http_as_it_reads_from_disk() {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let store = remote(&server.url(), quick());
+    same_as_local(&store);
+}
+
+/// `v3_gzip` opened from the local metadata over `store` (no request for the metadata), and
+/// its local twin.
+fn gzip_array<S: Store>(store: S) -> (Array<S>, Vec<u8>) {
+    let name = "v3_gzip";
+    let json = std::fs::read(fixtures().join("data").join(name).join("zarr.json")).unwrap();
+    let array = Array::from_metadata(store, name, ZarrFormat::V3, &json, None).unwrap();
+    let local = Array::open(FileStore::new(fixtures().join("data")), name).unwrap();
+    let whole = local
+        .read_to_vec(&Region::whole(local.shape()).unwrap())
+        .unwrap();
+    (array, whole)
+}
+
+fn chunk_count(array: &Array<impl Store>) -> usize {
+    array
+        .shape()
+        .iter()
+        .zip(array.chunk_shape())
+        .map(|(s, c)| s.div_ceil(*c) as usize)
+        .product()
+}
+
+#[test]
+fn a_read_sends_one_get_per_chunk_and_no_head() {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let store = remote(&server.url(), quick());
+    let (array, whole) = gzip_array(&store);
+    let got = array
+        .read_to_vec(&Region::whole(array.shape()).unwrap())
+        .unwrap();
+    assert_eq!(got, whole);
+    let log = server.requests();
+    assert!(log.iter().all(|r| r.method == "GET"), "{log:?}");
+    assert!(
+        log.iter().all(|r| r.range.is_none()),
+        "whole objects: {log:?}"
+    );
+    assert_eq!(log.len(), chunk_count(&array), "{log:?}");
+    let mut paths: Vec<_> = log.iter().map(|r| r.path.clone()).collect();
+    paths.sort();
+    paths.dedup();
+    assert_eq!(paths.len(), log.len(), "each chunk once: {log:?}");
+}
+
+#[test]
+fn a_sharded_read_gets_each_index_once_by_a_suffix_range() {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let store = remote(&server.url(), quick());
+    let array = Array::open(&store, "v3_shard_end").unwrap();
+    let before = server.requests().len();
+    let local = Array::open(FileStore::new(fixtures().join("data")), "v3_shard_end").unwrap();
+    let region = Region::whole(array.shape()).unwrap();
+    assert_eq!(
+        array.read_to_vec(&region).unwrap(),
+        local.read_to_vec(&region).unwrap()
+    );
+    let log = &server.requests()[before..];
+    let suffixes = log
+        .iter()
+        .filter(|r| r.range.as_deref().is_some_and(|r| r.starts_with("bytes=-")))
+        .count();
+    let shards: usize = array
+        .shape()
+        .iter()
+        .zip(array.shard_shape().unwrap())
+        .map(|(s, c)| s.div_ceil(*c) as usize)
+        .product();
+    assert_eq!(suffixes, shards, "one index per shard: {log:?}");
+    assert!(log.iter().all(|r| r.method == "GET"), "{log:?}");
+}
+
+#[test]
+fn faults_are_retried_to_the_right_bytes() {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let faults = vec![
+        Fault::Status(503),
+        Fault::Drop,
+        Fault::Truncate(40),
+        Fault::Delay(Duration::from_millis(300)),
+        Fault::Status(500),
+        Fault::Truncate(0),
+    ];
+    let proxy = FaultProxy::start(server.addr(), faults).unwrap();
+    let store = remote(&proxy.url(), quick());
+    let (array, whole) = gzip_array(&store);
+    for threads in [1, 2] {
+        let options = ReadOptions {
+            threads: NonZeroUsize::new(threads),
+            ..ReadOptions::default()
+        };
+        let mut out = vec![0u8; whole.len()];
+        array
+            .read_into_with(&Region::whole(array.shape()).unwrap(), &mut out, &options)
+            .unwrap();
+        assert_eq!(out, whole);
+    }
+    // The faulty answers were retried: more requests than two reads of every chunk.
+    assert!(proxy.requests().len() > 2 * chunk_count(&array));
+}
+
+/// Reads `v3_gzip` through a proxy that answers every request with `fault`; returns the
+/// error's message and how long the read took.
+fn fail_every_time(fault: Fault, options: RemoteOptions) -> (String, Duration) {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let proxy = FaultProxy::start(server.addr(), vec![fault; 1000]).unwrap();
+    let store = remote(&proxy.url(), options);
+    let (array, _) = gzip_array(&store);
+    let started = Instant::now();
+    let e = array
+        .read_to_vec(&Region::whole(array.shape()).unwrap())
+        .unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.contains(&format!("{}/v3_gzip/c/", proxy.url())),
+        "the chunk's URL: {message}"
+    );
+    (message, started.elapsed())
+}
+
+#[test]
+fn a_server_that_keeps_failing_ends_the_read_with_the_chunk_named() {
+    let (message, took) = fail_every_time(Fault::Status(503), quick());
+    assert!(message.contains("503"), "{message}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+#[test]
+fn a_body_cut_short_every_time_is_an_error_not_a_partial_chunk() {
+    let (message, took) = fail_every_time(Fault::Truncate(10), quick());
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    assert!(!message.is_empty());
+}
+
+#[test]
+fn a_server_that_stalls_past_the_timeout_ends_the_read() {
+    let mut options = quick();
+    options.timeout = Duration::from_millis(500);
+    options.retries = 1;
+    let (_, took) = fail_every_time(Fault::Delay(Duration::from_secs(3)), options);
+    assert!(took < Duration::from_secs(15), "{took:?}");
+}
+
+#[test]
+fn forbidden_is_access_denied_not_a_missing_chunk() {
+    let (message, _) = fail_every_time(Fault::Status(403), quick());
+    assert!(message.contains("access denied: http://"), "{message}");
+}
+
+#[test]
+fn a_missing_chunk_is_one_404_and_reads_as_the_fill_value() {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let store = remote(&server.url(), quick());
+    // Every chunk of v3_fill_int is missing.
+    let array = Array::open(&store, "v3_fill_int").unwrap();
+    let before = server.requests().len();
+    let local = Array::open(FileStore::new(fixtures().join("data")), "v3_fill_int").unwrap();
+    let region = Region::whole(array.shape()).unwrap();
+    assert_eq!(
+        array.read_to_vec(&region).unwrap(),
+        local.read_to_vec(&region).unwrap()
+    );
+    let log = &server.requests()[before..];
+    assert_eq!(log.len(), chunk_count(&array), "{log:?}");
+    assert!(log.iter().all(|r| r.method == "GET"), "{log:?}");
+}
+
+#[test]
+fn urls_that_cannot_be_addressed_are_refused_by_name() {
+    for url in ["ftp://host/x", "no-scheme", "s3://"] {
+        let e = RemoteStore::from_url(url).unwrap_err().to_string();
+        assert!(e.contains(url), "{url}: {e}");
+    }
+}
+
+// ---- S3, through moto's server -------------------------------------------------------------
+
+/// moto's S3 server on a free port of 127.0.0.1, killed when dropped.
+struct Moto {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts moto's server (`ZINTO_MOTO_SERVER`, else `moto_server` on the PATH). `None` if there
+/// is none and `ZINTO_REQUIRE_SERVERS` is unset: scripts/test sets both, so CI cannot skip.
+fn moto() -> Option<Moto> {
+    let program = std::env::var("ZINTO_MOTO_SERVER").unwrap_or_else(|_| "moto_server".into());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(&program)
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let child = match child {
+        Ok(c) => c,
+        Err(e) if std::env::var_os("ZINTO_REQUIRE_SERVERS").is_none() => {
+            eprintln!("SKIPPED: cannot start {program}: {e} (scripts/test provides it)");
+            return None;
+        }
+        Err(e) => panic!("cannot start {program}: {e}"),
+    };
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let moto = Moto { child, addr };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        assert!(Instant::now() < deadline, "moto did not start in 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Some(moto)
+}
+
+/// Sends one request (moto checks no signature) on a connection of its own, and returns the
+/// answer's status.
+fn request(addr: SocketAddr, method: &str, path: &str, body: &[u8]) -> u16 {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
+         Content-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut answer = String::new();
+    BufReader::new(stream).read_line(&mut answer).unwrap();
+    answer.split(' ').nth(1).unwrap().parse().unwrap()
+}
+
+/// Uploads every file below `dir` to `bucket` under its relative path.
+fn upload(addr: SocketAddr, bucket: &str, dir: &Path) -> usize {
+    assert_eq!(request(addr, "PUT", &format!("/{bucket}"), b""), 200);
+    let mut files = vec![dir.to_path_buf()];
+    let mut sent = 0;
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let key = p
+            .strip_prefix(dir)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .replace('\\', "/");
+        let body = std::fs::read(&p).unwrap();
+        let status = request(addr, "PUT", &format!("/{bucket}/{key}"), &body);
+        assert_eq!(status, 200, "{key}");
+        sent += 1;
+    }
+    sent
+}
+
+/// S3 options for moto: its endpoint over plain HTTP, any credentials.
+fn moto_options(addr: SocketAddr) -> RemoteOptions {
+    let mut o = quick();
+    o.config = vec![
+        ("aws_endpoint".into(), format!("http://{addr}")),
+        ("aws_allow_http".into(), "true".into()),
+        ("aws_region".into(), "us-east-1".into()),
+        ("aws_access_key_id".into(), "testing".into()),
+        ("aws_secret_access_key".into(), "testing".into()),
+        ("aws_virtual_hosted_style_request".into(), "false".into()),
+    ];
+    o
+}
+
+#[test]
+fn every_fixture_reads_from_moto_s3_as_it_reads_from_disk() {
+    let Some(moto) = moto() else { return };
+    let sent = upload(moto.addr, "fixtures", &fixtures().join("data"));
+    assert!(sent > 1000, "{sent} files");
+    let store = remote("s3://fixtures", moto_options(moto.addr));
+    same_as_local(&store);
+    // And below a prefix, listing a group's members (S3 lists; plain HTTP cannot).
+    let store = remote("s3://fixtures/v3_gzip", moto_options(moto.addr));
+    let array = Array::open(&store, "").unwrap();
+    assert_eq!(array.shape(), [20, 13]);
+    let names = store.list_dir("").unwrap();
+    assert!(names.contains(&"zarr.json".to_owned()), "{names:?}");
+    // A missing bucket is an error, not an array of fill values.
+    let store = remote("s3://no-such-bucket", moto_options(moto.addr));
+    assert!(Array::open(&store, "v3_gzip").is_err());
+}
