@@ -726,3 +726,78 @@ fn variable_length_reads_allocate_the_exact_buffers_and_one_chunk() {
         "the bound is too loose to mean anything"
     );
 }
+
+/// Writes `store`'s objects as files below a new temporary directory.
+#[cfg(feature = "remote")]
+fn to_files(store: &MemoryStore, name: &str) -> std::path::PathBuf {
+    let name: String = name.chars().filter(char::is_ascii_alphanumeric).collect();
+    let dir = std::env::temp_dir().join(format!("zinto-mem-{name}-{}", std::process::id()));
+    for key in [
+        "a/zarr.json",
+        "a/c/0/0/0",
+        "a/c/1/0/0",
+        "a/c/2/0/0",
+        "a/c/3/0/0",
+    ] {
+        let len = store.size(key).unwrap().unwrap() as usize;
+        let mut bytes = vec![0u8; len];
+        store.read_into(key, 0, &mut bytes).unwrap();
+        let path = dir.join(key);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    dir
+}
+
+/// The largest buffer hyper (under object_store's reqwest) reads one response body into: its
+/// read strategy's ceiling, 8 KiB + 100 x 4 KiB, which `BytesMut` may round up to twice that
+/// when it grows (seen: 811 008 bytes).
+#[cfg(feature = "remote")]
+const HTTP_READ_BUFFER: usize = 2 * (8192 + 4096 * 100);
+
+/// Heap one request in flight may hold (docs/memory.md, term `R`): the frames waiting for its
+/// worker ([`zinto::store::FRAMES_AHEAD`]), the one being copied, and hyper's buffer being
+/// filled, each at most [`HTTP_READ_BUFFER`]; and the test's own file server's 64 KiB
+/// buffer for the connection (it runs in this process, so it counts).
+#[cfg(feature = "remote")]
+const PER_REQUEST: usize = (zinto::store::FRAMES_AHEAD + 2) * HTTP_READ_BUFFER + 64 * 1024;
+
+/// What the first read through a new store sets up once: the runtime's worker state, the
+/// connection pool, the keys of the read.
+#[cfg(feature = "remote")]
+const REMOTE_FIXED: usize = 1024 * 1024;
+
+#[cfg(feature = "remote")]
+#[test]
+fn remote_reads_hold_a_few_frames_per_request_in_flight_not_a_chunk() {
+    let _turn = one_at_a_time();
+    for (name, store) in cases() {
+        if name == "blosc" || name == "gzip+crc32c" {
+            continue; // the codec's part of the bound is tested above; the transport is the same
+        }
+        let dir = to_files(&store, name);
+        let server = zinto_tests::http::FileServer::start(&dir).unwrap();
+        for in_flight in [1, 4] {
+            let mut options = zinto::store::RemoteOptions::default();
+            options.in_flight = NonZeroUsize::new(in_flight).unwrap();
+            let remote = zinto::store::RemoteStore::from_url_with(&server.url(), options).unwrap();
+            for threads in [1, 2] {
+                let (extra, largest) = whole_read(&remote, threads);
+                eprintln!("{name}, {in_flight} in flight, {threads} workers: {extra} bytes");
+                let bound = whole_read_bound(name, &store, threads)
+                    + in_flight * PER_REQUEST
+                    + REMOTE_FIXED;
+                assert!(
+                    extra <= bound,
+                    "{name}, {in_flight} in flight, {threads} workers: {extra} bytes > {bound}"
+                );
+                assert!(
+                    largest <= BLOCK_LEN.max(HTTP_READ_BUFFER),
+                    "{name}: an allocation of {largest} bytes (chunks are {CHUNK_LEN})"
+                );
+            }
+        }
+        drop(server);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

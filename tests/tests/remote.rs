@@ -160,7 +160,7 @@ fn a_read_sends_one_get_per_chunk_and_no_head() {
 }
 
 #[test]
-fn a_sharded_read_gets_each_index_once_by_a_suffix_range() {
+fn a_sharded_read_gets_each_index_by_a_suffix_range_then_its_chunks_in_one_span() {
     let server = FileServer::start(fixtures().join("data")).unwrap();
     let store = remote(&server.url(), quick());
     let array = Array::open(&store, "v3_shard_end").unwrap();
@@ -183,6 +183,8 @@ fn a_sharded_read_gets_each_index_once_by_a_suffix_range() {
         .map(|(s, c)| s.div_ceil(*c) as usize)
         .product();
     assert_eq!(suffixes, shards, "one index per shard: {log:?}");
+    // zarr-python writes a shard's inner chunks in order: one more GET per shard, for all.
+    assert_eq!(log.len(), 2 * shards, "one span per shard: {log:?}");
     assert!(log.iter().all(|r| r.method == "GET"), "{log:?}");
 }
 

@@ -13,9 +13,13 @@
 //! - unsharded: the whole object, one GET, no HEAD first. A 404 is a missing chunk (the fill
 //!   value); its length comes from the response.
 //! - sharded: the shard's index, one GET of its byte range (a suffix range for an index at the
-//!   end), which also gives the shard's length. The inner chunks the piece needs are GET by
-//!   the worker, one ranged request each.
+//!   end), which also gives the shard's length. Once the reader has parsed the index, it says
+//!   which byte ranges it will read ([`Store::will_read`]): ranges that follow each other
+//!   with gaps under [`SPAN_GAP`] are fetched as one streamed GET each (a whole shard read in
+//!   order is one request), one span at a time per worker.
 
+use std::collections::VecDeque;
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -32,6 +36,10 @@ use crate::error::ErrorKind;
 /// Response frames a body may have waiting for its worker.
 pub const FRAMES_AHEAD: usize = 2;
 
+/// Byte ranges of a shard closer than this are fetched by one request (the bytes between
+/// them are read and dropped): a round trip costs more than this many bytes on most links.
+pub const SPAN_GAP: u64 = 1 << 20;
+
 /// What to fetch for one piece.
 #[derive(Debug, Clone)]
 pub(crate) enum Want {
@@ -41,24 +49,36 @@ pub(crate) enum Want {
     Suffix(u64),
     /// The first `n` bytes (a shard index at the start).
     Prefix(u64),
+    /// A byte range, streamed (ranges of a shard).
+    Span(Range<u64>),
+}
+
+impl Want {
+    /// Whether the body streams to the worker (else it is gathered whole first).
+    fn streams(&self) -> bool {
+        matches!(self, Self::Whole | Self::Span(_))
+    }
 }
 
 /// What the fetch stage got for one piece.
 enum Fetched {
     /// A 404: the chunk is missing.
     Missing,
-    /// A whole object, its body arriving.
+    /// A byte range of an object (the whole of it, or a span), its body arriving.
     Stream {
         /// The object's length, from the response.
         len: u64,
+        /// The end of the range (the first byte is where `at` started).
+        end: u64,
         /// Body frames, in order; an error ends them.
         frames: mpsc::Receiver<Result<Bytes, StoreError>>,
-        /// Bytes of the object taken from `frames` so far.
+        /// Offset in the object of the end of the frames taken from `frames` so far.
         at: u64,
         /// What is left of the last frame taken.
         pending: Bytes,
-        /// Held until the worker is done: one request in flight.
-        _permit: OwnedSemaphorePermit,
+        /// Held until the worker is done: one request in flight. A shard's spans hold none
+        /// (the shard's own permit counts them).
+        _permit: Option<OwnedSemaphorePermit>,
     },
     /// A byte range of an object, whole.
     Range {
@@ -119,7 +139,7 @@ impl FetchStage {
                         let _ = tx.send(Ok(Fetched::Missing));
                         return;
                     };
-                    fetch_one(store, location, &key, want, permit, tx, &errors).await;
+                    fetch_one(store, location, &key, want, Some(permit), tx, &errors).await;
                 });
                 // Reap finished fetches so the set stays as small as what is in flight.
                 while fetches.try_join_next().is_some() {}
@@ -155,6 +175,7 @@ impl FetchStage {
             remote,
             key: key.to_owned(),
             fetched: Mutex::new(fetched),
+            spans: Mutex::new(Spans::default()),
         })
     }
 }
@@ -182,14 +203,15 @@ async fn fetch_one(
     location: Path,
     key: &str,
     want: Want,
-    permit: OwnedSemaphorePermit,
+    permit: Option<OwnedSemaphorePermit>,
     tx: oneshot::Sender<Result<Fetched, StoreError>>,
     errors: &ErrorNamer,
 ) {
-    let range = match want {
+    let range = match &want {
         Want::Whole => None,
-        Want::Suffix(n) => Some(GetRange::Suffix(n)),
-        Want::Prefix(n) => Some(GetRange::Bounded(0..n)),
+        Want::Suffix(n) => Some(GetRange::Suffix(*n)),
+        Want::Prefix(n) => Some(GetRange::Bounded(0..*n)),
+        Want::Span(r) => Some(GetRange::Bounded(r.clone())),
     };
     let options = GetOptions {
         range,
@@ -207,7 +229,7 @@ async fn fetch_one(
         }
     };
     let len = result.meta.size;
-    if !matches!(want, Want::Whole) {
+    if !want.streams() {
         let start = result.range.start;
         let answer = result
             .bytes()
@@ -220,8 +242,9 @@ async fn fetch_one(
     let (frames_tx, frames) = mpsc::channel(FRAMES_AHEAD);
     let answer = Fetched::Stream {
         len,
+        end: result.range.end,
         frames,
-        at: 0,
+        at: result.range.start,
         pending: Bytes::new(),
         _permit: permit,
     };
@@ -238,22 +261,107 @@ async fn fetch_one(
     }
 }
 
-/// The store one worker reads one piece through: the object the fetch stage got for it, and
-/// the remote store for every other request (a shard's inner chunks).
+/// The store one worker reads one piece through: the object the fetch stage got for it, then
+/// the spans of a shard the reader announced, and the remote store for anything else.
 pub(crate) struct PieceStore<'r> {
     remote: &'r RemoteStore,
     key: String,
     fetched: Mutex<Fetched>,
+    spans: Mutex<Spans>,
+}
+
+/// The spans of a shard still to fetch, in the order they will be read, and the one arriving.
+#[derive(Default)]
+struct Spans {
+    planned: VecDeque<Range<u64>>,
+    current: Option<Fetched>,
 }
 
 impl PieceStore<'_> {
-    /// Runs `f` on the fetched object if `key` is its key.
-    fn with_fetched<T>(&self, key: &str, f: impl FnOnce(&mut Fetched) -> T) -> Option<T> {
+    /// Hands `each` the bytes `key[offset..offset + len]` from what was fetched, or from the
+    /// announced span that holds them (fetching it now); `Ok(false)`, having handed nothing,
+    /// if none holds them.
+    fn serve(
+        &self,
+        key: &str,
+        offset: u64,
+        len: u64,
+        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
+    ) -> Result<bool, ErrorKind> {
         if key != self.key {
-            return None;
+            return Ok(false);
         }
-        let mut fetched = self.fetched.lock().ok()?;
-        Some(f(&mut fetched))
+        let poisoned = || ErrorKind::Internal {
+            what: "a fetched object's lock poisoned",
+        };
+        let url = || self.remote.url_of(key);
+        {
+            let mut fetched = self.fetched.lock().map_err(|_| poisoned())?;
+            match &mut *fetched {
+                Fetched::Missing => return Err(ErrorKind::Store(StoreError::Missing)),
+                Fetched::Range { start, bytes, .. } => {
+                    let part = offset
+                        .checked_sub(*start)
+                        .and_then(|from| usize::try_from(from).ok())
+                        .and_then(|from| {
+                            bytes.get(from..from.checked_add(usize::try_from(len).ok()?)?)
+                        });
+                    if let Some(part) = part {
+                        each(part)?;
+                        return Ok(true);
+                    }
+                }
+                stream @ Fetched::Stream { .. } => {
+                    if stream.stream_range(&url, offset, len, each)? {
+                        return Ok(true);
+                    }
+                }
+            }
+        }
+        let mut spans = self.spans.lock().map_err(|_| poisoned())?;
+        if let Some(current) = &mut spans.current
+            && current.stream_range(&url, offset, len, each)?
+        {
+            return Ok(true);
+        }
+        while spans.planned.front().is_some_and(|s| s.end <= offset) {
+            spans.planned.pop_front();
+        }
+        let end = offset.saturating_add(len);
+        match spans.planned.front() {
+            Some(span) if span.start <= offset && end <= span.end => {
+                let span = span.clone();
+                spans.planned.pop_front();
+                let current = spans.current.insert(self.open_span(key, span)?);
+                current.stream_range(&url, offset, len, each)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Starts one streamed GET of `span` of `key` and waits for its headers.
+    fn open_span(&self, key: &str, span: Range<u64>) -> Result<Fetched, ErrorKind> {
+        let location = self
+            .remote
+            .location(key)
+            .ok_or(ErrorKind::Store(StoreError::Missing))?;
+        let (tx, rx) = oneshot::channel();
+        let store = Arc::clone(&self.remote.store);
+        let errors = ErrorNamer {
+            url: self.remote.url().to_owned(),
+        };
+        let key = key.to_owned();
+        self.remote.runtime.spawn(async move {
+            fetch_one(store, location, &key, Want::Span(span), None, tx, &errors).await;
+        });
+        match rx.blocking_recv() {
+            Ok(Ok(Fetched::Missing)) => Err(ErrorKind::Store(StoreError::Missing)),
+            Ok(Ok(fetched)) => Ok(fetched),
+            Ok(Err(e)) => Err(ErrorKind::Store(e)),
+            Err(_) => Err(ErrorKind::Internal {
+                what: "a span's fetch ended before answering",
+            }),
+        }
     }
 }
 
@@ -269,6 +377,7 @@ impl Fetched {
     ) -> Result<bool, ErrorKind> {
         let Self::Stream {
             len: total,
+            end: stream_end,
             frames,
             at,
             pending,
@@ -293,7 +402,7 @@ impl Fetched {
         }
         // `pending` holds the object's `at - pending.len()..at`.
         let mut pos = *at - pending.len() as u64;
-        if offset < pos {
+        if offset < pos || end > *stream_end {
             return Ok(false);
         }
         while pos < end {
@@ -304,16 +413,16 @@ impl Fetched {
                     None => {
                         return Err(ErrorKind::Store(StoreError::BodyLength {
                             url: url(),
-                            expected: *total,
+                            expected: *stream_end,
                             got: *at,
                         }));
                     }
                 };
                 *at = at.saturating_add(frame.len() as u64);
-                if *at > *total {
+                if *at > *stream_end {
                     return Err(ErrorKind::Store(StoreError::BodyLength {
                         url: url(),
-                        expected: *total,
+                        expected: *stream_end,
                         got: *at,
                     }));
                 }
@@ -341,44 +450,28 @@ impl Fetched {
 
 impl Store for PieceStore<'_> {
     fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
-        let known = self.with_fetched(key, |f| match f {
-            Fetched::Missing => None,
-            Fetched::Stream { len, .. } | Fetched::Range { len, .. } => Some(*len),
-        });
-        match known {
-            Some(len) => Ok(len),
-            None => self.remote.size(key),
+        if key == self.key
+            && let Ok(fetched) = self.fetched.lock()
+        {
+            return Ok(match &*fetched {
+                Fetched::Missing => None,
+                Fetched::Stream { len, .. } | Fetched::Range { len, .. } => Some(*len),
+            });
         }
+        self.remote.size(key)
     }
 
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
-        let url = || self.remote.url_of(key);
-        let len = dst.len() as u64;
-        let done = self.with_fetched(key, |f| match f {
-            Fetched::Missing => Err(ErrorKind::Store(StoreError::Missing)),
-            Fetched::Range { start, bytes, .. } => {
-                let from = offset.checked_sub(*start);
-                let part = from
-                    .and_then(|from| usize::try_from(from).ok())
-                    .and_then(|from| bytes.get(from..from.checked_add(dst.len())?));
-                match part {
-                    Some(part) => {
-                        dst.copy_from_slice(part);
-                        Ok(true)
-                    }
-                    None => Ok(false),
-                }
-            }
-            stream @ Fetched::Stream { .. } => {
-                let mut fill = filler(dst);
-                stream.stream_range(&url, offset, len, &mut fill)
-            }
-        });
-        match done {
-            Some(Ok(true)) => Ok(()),
-            Some(Err(ErrorKind::Store(e))) => Err(e),
-            Some(Err(e)) => Err(StoreError::Io(std::io::Error::other(e.to_string()))),
-            Some(Ok(false)) | None => self.remote.read_into(key, offset, dst),
+        let served = {
+            let len = dst.len() as u64;
+            let mut fill = filler(dst);
+            self.serve(key, offset, len, &mut fill)
+        };
+        match served {
+            Ok(true) => Ok(()),
+            Ok(false) => self.remote.read_into(key, offset, dst),
+            Err(ErrorKind::Store(e)) => Err(e),
+            Err(e) => Err(StoreError::Io(std::io::Error::other(e.to_string()))),
         }
     }
 
@@ -393,20 +486,36 @@ impl Store for PieceStore<'_> {
         if len == 0 {
             return Ok(());
         }
-        let url = || self.remote.url_of(key);
-        let done = self.with_fetched(key, |f| match f {
-            Fetched::Missing => Err(ErrorKind::Store(StoreError::Missing)),
-            Fetched::Range { .. } => Ok(false),
-            stream @ Fetched::Stream { .. } => {
-                let mut blocks = Blocks::new(buf, len);
-                let mut gather = |part: &[u8]| blocks.push(part, each);
-                stream.stream_range(&url, offset, len, &mut gather)
+        let served = {
+            let mut blocks = Blocks::new(buf, len);
+            let mut gather = |part: &[u8]| blocks.push(part, each);
+            self.serve(key, offset, len, &mut gather)?
+        };
+        if served {
+            Ok(())
+        } else {
+            self.remote.read_blocks(key, offset, len, buf, each)
+        }
+    }
+
+    /// Plans the spans of the shard to fetch: ranges in the order given, joined while each
+    /// starts at or after the one before ends, less than [`SPAN_GAP`] after it.
+    fn will_read(&self, key: &str, ranges: &[Range<u64>]) {
+        if key != self.key {
+            return;
+        }
+        let Ok(mut spans) = self.spans.lock() else {
+            return;
+        };
+        spans.current = None;
+        spans.planned.clear();
+        for r in ranges.iter().filter(|r| r.start < r.end) {
+            match spans.planned.back_mut() {
+                Some(last) if r.start >= last.end && r.start - last.end < SPAN_GAP => {
+                    last.end = r.end;
+                }
+                _ => spans.planned.push_back(r.clone()),
             }
-        });
-        match done {
-            Some(Ok(true)) => Ok(()),
-            Some(Err(e)) => Err(e),
-            Some(Ok(false)) | None => self.remote.read_blocks(key, offset, len, buf, each),
         }
     }
 }

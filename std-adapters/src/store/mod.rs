@@ -7,6 +7,8 @@ mod memory;
 #[cfg(feature = "remote")]
 mod remote;
 
+#[cfg(feature = "remote")]
+pub use fetch::{FRAMES_AHEAD, SPAN_GAP};
 pub use file::FileStore;
 pub use memory::MemoryStore;
 #[cfg(feature = "remote")]
@@ -88,6 +90,13 @@ pub trait Store: Send + Sync {
             Err(StoreError::Missing) => Ok(None),
             Err(e) => Err(e),
         }
+    }
+
+    /// Says that the byte ranges `ranges` of `key` are about to be read, in this order (the
+    /// inner chunks of a shard a piece needs, once its index is read): a remote store fetches
+    /// them with as few requests as it can. A hint; the default ignores it.
+    fn will_read(&self, key: &str, ranges: &[std::ops::Range<u64>]) {
+        let _ = (key, ranges);
     }
 
     /// The object store behind this one, if it has one: reads of an array then go through
@@ -286,6 +295,9 @@ impl<S: Store + ?Sized> Store for &S {
     fn read_whole(&self, key: &str, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
         (**self).read_whole(key, max)
     }
+    fn will_read(&self, key: &str, ranges: &[std::ops::Range<u64>]) {
+        (**self).will_read(key, ranges);
+    }
     #[cfg(feature = "remote")]
     fn remote(&self) -> Option<&RemoteStore> {
         (**self).remote()
@@ -314,6 +326,9 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     fn read_whole(&self, key: &str, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
         (**self).read_whole(key, max)
+    }
+    fn will_read(&self, key: &str, ranges: &[std::ops::Range<u64>]) {
+        (**self).will_read(key, ranges);
     }
     #[cfg(feature = "remote")]
     fn remote(&self) -> Option<&RemoteStore> {
