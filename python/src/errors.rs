@@ -50,7 +50,18 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// The Python exception for a zinto error, its message the error's own (path, chunk, cause).
 pub fn to_py(e: zinto::Error) -> PyErr {
     let msg = e.to_string();
-    match e.kind() {
+    of_kind(e.kind(), msg)
+}
+
+/// The Python exception for a zinto error about what the user named `shown` (a URL), its
+/// message naming that instead of the node's path in the store.
+pub fn to_py_at(shown: &str, e: &zinto::Error) -> PyErr {
+    of_kind(e.kind(), format!("{shown}: {}", e.kind()))
+}
+
+/// The Python exception for an error of `kind`, with `msg`.
+fn of_kind(kind: &ErrorKind, msg: String) -> PyErr {
+    match kind {
         ErrorKind::Metadata(zinto::MetadataError::Missing) => {
             pyo3::exceptions::PyFileNotFoundError::new_err(msg)
         }

@@ -10,9 +10,36 @@ mod merge;
 
 use pyo3::prelude::*;
 
-/// Opens the array or group at `path` (a directory): returns `RsArray` or `RsGroup`.
+/// Opens the array or group at `path` (a directory, or a URL: `s3://`, `gs://`, `az://`,
+/// `http(s)://`): returns `RsArray` or `RsGroup`. For URLs, `anonymous` sends requests
+/// unsigned and `in_flight` bounds the requests a read keeps in flight.
 #[pyfunction]
-fn open(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (path, anonymous = false, in_flight = None))]
+fn open(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    anonymous: bool,
+    in_flight: Option<usize>,
+) -> PyResult<Py<PyAny>> {
+    if let Some(url) = path.to_str().filter(|p| p.contains("://")) {
+        if !zinto::store::is_remote_url(url) {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "{url}: not a store zinto reads (s3://, gs://, az://, http(s)://, or a directory)"
+            )));
+        }
+        let mut options = zinto::store::RemoteOptions::default();
+        options.anonymous = anonymous;
+        if let Some(n) = in_flight {
+            options.in_flight = std::num::NonZeroUsize::new(n).ok_or_else(|| {
+                pyo3::exceptions::PyValueError::new_err("in_flight must be at least 1")
+            })?;
+        }
+        let store = zinto::store::RemoteStore::from_url_with(url, options)
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+        let store: array::AnyStore = std::sync::Arc::new(store);
+        let node = zinto::Node::open(store, "").map_err(|e| errors::to_py_at(url, &e))?;
+        return wrap(py, node);
+    }
     if !path.exists() {
         return Err(pyo3::exceptions::PyFileNotFoundError::new_err(format!(
             "{}: no such directory",
@@ -26,7 +53,11 @@ fn open(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Py<PyAny>> {
         )));
     }
     let store: array::AnyStore = std::sync::Arc::new(zinto::FileStore::new(&path));
-    let node = zinto::Node::open(store, "").map_err(errors::to_py)?;
+    wrap(py, zinto::Node::open(store, "").map_err(errors::to_py)?)
+}
+
+/// The Python object of an opened node.
+fn wrap(py: Python<'_>, node: zinto::Node<array::AnyStore>) -> PyResult<Py<PyAny>> {
     Ok(match node {
         zinto::Node::Array(a) => Py::new(py, array::RsArray::new(a))?.into_any(),
         zinto::Node::Group(g) => Py::new(py, group::RsGroup::new(g))?.into_any(),

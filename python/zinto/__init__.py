@@ -42,10 +42,19 @@ class SelectionError(IndexError, ValueError):
     """
 
 
-def open(path):  # noqa: A001 - the package's entry point, as zarr.open
-    """Opens the array or group at `path` (a directory): an `Array` or a `Group`."""
-    node = _zinto.open(os.fspath(path))
-    return _wrap(node)
+def open(path, *, anonymous=False, in_flight=None):  # noqa: A001 - as zarr.open
+    """Opens the array or group at `path`: an `Array` or a `Group`.
+
+    `path` is a directory, or a URL: ``s3://bucket/prefix``, ``gs://``, ``az://``,
+    ``http(s)://``. Credentials, region and endpoint come from the environment
+    (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_REGION``, ``AWS_ENDPOINT_URL``,
+    ``AWS_ALLOW_HTTP=true`` for a plain-HTTP endpoint, ...). ``anonymous=True`` sends requests
+    unsigned (public buckets); ``in_flight`` bounds the requests a read keeps in flight
+    (default 64).
+    """
+    if isinstance(path, str) and "://" in path:
+        return _wrap(_zinto.open(path, anonymous, in_flight))
+    return _wrap(_zinto.open(os.fspath(path)))
 
 
 def _wrap(node):

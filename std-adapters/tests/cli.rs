@@ -646,8 +646,8 @@ fn paths_that_are_not_arrays_say_what_they_are() {
     let file = weather.join("zarr.json");
     let err = text(&zinto(&["info", file.to_str().unwrap()]).stderr);
     assert!(err.contains("is a file; pass the directory"), "{err}");
-    let err = text(&zinto(&["info", "s3://bucket/data.zarr"]).stderr);
-    assert!(err.contains("remote stores are not supported yet"), "{err}");
+    let err = text(&zinto(&["info", "ftp://host/data.zarr"]).stderr);
+    assert!(err.contains("not a store zinto reads"), "{err}");
     let err = text(
         &zinto(&[
             "read",
@@ -783,4 +783,85 @@ fn merge_refusals_name_the_file_or_the_option() {
         text(&run.stderr)
     );
     std::fs::remove_file(&raw).unwrap();
+}
+
+/// The harness's Range-capable file server (shared with tests/, std only).
+#[cfg(feature = "remote")]
+#[path = "../../tests/src/http.rs"]
+#[allow(dead_code, clippy::unwrap_used, clippy::expect_used, missing_docs)]
+mod http;
+
+#[cfg(feature = "remote")]
+#[test]
+fn info_and_read_work_on_a_url_as_on_a_directory() {
+    let server = http::FileServer::start(example("")).unwrap();
+    let url = format!("{}/temperature.zarr", server.url());
+    let local = example("temperature.zarr");
+    let info = text(&zinto(&["info", &url]).stdout);
+    assert!(info.contains("shape:        [360, 720]"), "{info}");
+    assert!(
+        info.contains("remote store: present ones not counted"),
+        "{info}"
+    );
+    let read = |path: &str| {
+        let out = zinto(&["read", path, "--select", "10:200,5:90", "--format", "json"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        text(&out.stdout)
+    };
+    assert_eq!(read(&url), read(local.to_str().unwrap()));
+    // Every chunk of the read was one GET, and nothing asked a HEAD.
+    assert!(server.requests().iter().all(|r| r.method == "GET"));
+    let group = text(&zinto(&["info", &format!("{}/weather.zarr", server.url())]).stdout);
+    assert!(group.contains("temperature  float32 [48, 6]"), "{group}");
+    let missing = zinto(&["read", &format!("{}/nothing.zarr", server.url())]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        text(&missing.stderr).contains("/nothing.zarr: no zarr.json"),
+        "{}",
+        text(&missing.stderr)
+    );
+}
+
+#[cfg(feature = "remote")]
+#[test]
+fn merge_reads_segments_from_urls_as_from_files() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/segments");
+    let expected = std::fs::read(dir.join("expected_by_col1.npy")).unwrap();
+    let server = http::FileServer::start(&dir).unwrap();
+    let tmp = std::env::temp_dir().join(format!("zinto-merge-url-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for sub in ["npy", "msgpack"] {
+        let out = tmp.join(format!("{sub}.npy"));
+        let urls: Vec<String> = segments(sub)
+            .iter()
+            .map(|f| {
+                let name = PathBuf::from(f)
+                    .file_name()
+                    .unwrap()
+                    .to_str()
+                    .unwrap()
+                    .to_owned();
+                format!("{}/{sub}/{name}", server.url())
+            })
+            .collect();
+        let mut args = vec!["merge", "--key", "col=1", "--stable", "--out"];
+        args.push(out.to_str().unwrap());
+        args.extend(urls.iter().map(String::as_str));
+        let run = zinto(&args);
+        assert_eq!(run.status.code(), Some(0), "{sub}: {}", text(&run.stderr));
+        assert!(
+            std::fs::read(&out).unwrap() == expected,
+            "{sub}: other bytes"
+        );
+    }
+    // URLs on two servers, or URLs mixed with files, are refused by name.
+    let mixed = zinto(&[
+        "merge",
+        "--out",
+        "-",
+        &format!("{}/npy/a.npy", server.url()),
+        "x.npy",
+    ]);
+    assert_eq!(mixed.status.code(), Some(2), "{}", text(&mixed.stderr));
+    std::fs::remove_dir_all(&tmp).unwrap();
 }

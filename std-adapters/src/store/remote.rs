@@ -16,8 +16,8 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use object_store::path::Path;
 use object_store::{
-    ClientOptions, GetOptions, GetRange, ObjectStore, ObjectStoreExt, RetryConfig, aws, azure, gcp,
-    http,
+    ClientConfigKey, GetOptions, GetRange, ObjectStore, ObjectStoreExt, RetryConfig, aws, azure,
+    gcp, http,
 };
 
 use super::{Store, StoreError};
@@ -136,10 +136,16 @@ impl RemoteStore {
             return Err(bad("no bucket, container or host".into()));
         }
         let trimmed = url.trim_end_matches('/');
-        let client = ClientOptions::new()
-            .with_timeout(options.timeout)
-            .with_connect_timeout(options.connect_timeout)
-            .with_allow_http(scheme == "http");
+        // Set key by key, not as a whole `ClientOptions`: that would drop what the builders
+        // read from the environment (`AWS_ALLOW_HTTP`, a proxy).
+        let ms = |d: Duration| format!("{}ms", d.as_millis());
+        let mut client = vec![
+            (ClientConfigKey::Timeout, ms(options.timeout)),
+            (ClientConfigKey::ConnectTimeout, ms(options.connect_timeout)),
+        ];
+        if scheme == "http" {
+            client.push((ClientConfigKey::AllowHttp, "true".to_owned()));
+        }
         let retry = RetryConfig {
             max_retries: options.retries,
             retry_timeout: options.retry_timeout,
@@ -154,8 +160,10 @@ impl RemoteStore {
                 let base = url.len() - rest.len() + after;
                 let mut b = http::HttpBuilder::new()
                     .with_url(url.get(..base).unwrap_or(url))
-                    .with_client_options(client)
                     .with_retry(retry);
+                for (k, v) in client {
+                    b = b.with_config(k, v);
+                }
                 for (k, v) in &options.config {
                     let key = k
                         .parse()
@@ -169,8 +177,10 @@ impl RemoteStore {
                 let (bucket, prefix) = split_bucket(rest);
                 let mut b = aws::AmazonS3Builder::from_env()
                     .with_bucket_name(bucket)
-                    .with_client_options(client)
                     .with_retry(retry);
+                for (k, v) in client {
+                    b = b.with_config(aws::AmazonS3ConfigKey::Client(k), v);
+                }
                 if options.anonymous {
                     b = b.with_skip_signature(true);
                 }
@@ -186,8 +196,10 @@ impl RemoteStore {
                 let (bucket, prefix) = split_bucket(rest);
                 let mut b = gcp::GoogleCloudStorageBuilder::from_env()
                     .with_bucket_name(bucket)
-                    .with_client_options(client)
                     .with_retry(retry);
+                for (k, v) in client {
+                    b = b.with_config(gcp::GoogleConfigKey::Client(k), v);
+                }
                 if options.anonymous {
                     b = b.with_skip_signature(true);
                 }
@@ -202,8 +214,10 @@ impl RemoteStore {
             "az" | "abfs" | "abfss" | "adl" | "azure" => {
                 let mut b = azure::MicrosoftAzureBuilder::from_env()
                     .with_url(trimmed)
-                    .with_client_options(client)
                     .with_retry(retry);
+                for (k, v) in client {
+                    b = b.with_config(azure::AzureConfigKey::Client(k), v);
+                }
                 if options.anonymous {
                     b = b.with_skip_signature(true);
                 }

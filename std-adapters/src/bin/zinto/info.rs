@@ -35,11 +35,11 @@ pub struct Storage {
 }
 
 /// Asks the store about every chunk of `array` (one stat each), up to
-/// [`MAX_CHUNKS_COUNTED`] chunks.
+/// [`MAX_CHUNKS_COUNTED`] chunks; none of a remote store (a request each).
 pub fn storage<S: Store>(array: &Array<S>) -> Result<Storage, String> {
     let grid = &array.metadata().grid;
     let chunks = grid.num_chunks();
-    if chunks > MAX_CHUNKS_COUNTED {
+    if chunks > MAX_CHUNKS_COUNTED || array.store().remote().is_some() {
         return Ok(Storage {
             chunks,
             counted: None,
@@ -198,6 +198,10 @@ pub fn array_text<S: Store>(array: &Array<S>, shown: &str, storage: &Storage) ->
                 }
             ));
         }
+        None if array.store().remote().is_some() => lines.push(format!(
+            "{kind}:  {} in all (remote store: present ones not counted, a request each)",
+            storage.chunks
+        )),
         None => lines.push(format!(
             "{kind}:  {} in all (more than {MAX_CHUNKS_COUNTED}: present ones not counted)",
             storage.chunks

@@ -16,10 +16,12 @@ use std::io::IsTerminal;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use zinto::{Array, FileStore, Node, ReadOptions, VlenData};
+use zinto::store::{RemoteOptions, RemoteStore, is_remote_url};
+use zinto::{Array, FileStore, Node, ReadOptions, Store, VlenData};
 
 use crate::output::{Format, Output};
 
@@ -30,17 +32,40 @@ use crate::output::{Format, Output};
     about = "Read chunked, compressed arrays (Zarr v3 and v2) straight into one buffer",
     long_about = "Read chunked, compressed arrays (Zarr v3 and v2) straight into one buffer.\n\n\
         PATH is the directory of an array (the folder holding zarr.json, or .zarray for v2) or \
-        of a group (zarr.json, or .zgroup): `info` shows either, `read` reads an array.",
+        of a group (zarr.json, or .zgroup): `info` shows either, `read` reads an array. It may \
+        be a URL: s3://bucket/prefix, gs://, az://, http(s)://. Credentials, region and \
+        endpoint come from the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, \
+        AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP=true for plain-HTTP endpoints; \
+        GOOGLE_SERVICE_ACCOUNT; AZURE_STORAGE_ACCOUNT_NAME, ...).",
     after_help = "Examples:\n  zinto info examples/data/weather.zarr\n  \
         zinto read examples/data/temperature.zarr --select 10:200,5:90 --out part.npy\n  \
         zinto read examples/data/weather.zarr/station --format json\n  \
         zinto read examples/data/temperature.zarr --threads 1 --json\n  \
+        zinto info --anonymous s3://bucket/dataset.zarr\n  \
         zinto merge --record-size 24 --key f64@8 --out merged.bin spectra/*.zst"
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// For URLs: send requests unsigned (public buckets), whatever credentials the environment
+    /// holds.
+    #[arg(long, global = true)]
+    anonymous: bool,
+    /// For URLs: objects fetched ahead of the decoding threads, at most (requests in flight;
+    /// default 64).
+    #[arg(long, global = true, value_name = "N")]
+    in_flight: Option<NonZeroUsize>,
 }
+
+/// How to reach remote stores, from the command line.
+#[derive(Clone, Copy)]
+struct RemoteArgs {
+    anonymous: bool,
+    in_flight: Option<NonZeroUsize>,
+}
+
+/// The store of a command: a directory or an object-store URL.
+type AnyStore = Arc<dyn Store>;
 
 #[derive(Subcommand)]
 enum Command {
@@ -51,7 +76,7 @@ enum Command {
         zinto info examples/data/weather.zarr\n  zinto info --json examples/data/weather.zarr"
     )]
     Info {
-        /// The array's or group's directory.
+        /// The array's or group's directory (or URL).
         path: PathBuf,
         /// Print one JSON object instead: an array's fields (node_type, name, path,
         /// zarr_format, shape, dtype, numpy_dtype, chunks, shards, codecs, fill_value,
@@ -68,7 +93,7 @@ enum Command {
         zinto read examples/data/temperature.zarr --select -1,-10: --format json\n  \
         zinto read examples/data/temperature.zarr --select 3 --out - | od -f | head")]
     Read {
-        /// The array's directory.
+        /// The array's directory (or URL).
         array: PathBuf,
         /// What to read, NumPy-like, one item per dimension separated by commas:
         /// `start:stop`, `:`, `start:`, `:stop`, an index, or `...`. Negative values count
@@ -164,8 +189,12 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    let remote = RemoteArgs {
+        anonymous: cli.anonymous,
+        in_flight: cli.in_flight,
+    };
     let result = match cli.command {
-        Command::Info { path, json } => info(&path, json),
+        Command::Info { path, json } => info(&path, json, remote),
         Command::Read {
             array,
             select,
@@ -175,6 +204,7 @@ fn main() -> ExitCode {
             json,
         } => read(&ReadArgs {
             dir: &array,
+            remote,
             select: &select,
             threads,
             out: out.as_deref(),
@@ -192,6 +222,7 @@ fn main() -> ExitCode {
             json,
         } => merge::merge(&merge::MergeArgs {
             files: &files,
+            remote,
             record_size,
             key: key.as_deref(),
             codec,
@@ -214,13 +245,28 @@ fn main() -> ExitCode {
     }
 }
 
-/// Opens what is at `path`: an array or a group, with messages for what it is not.
-fn open_node(path: &Path) -> Result<Node<FileStore>, Failure> {
+/// A store over the URL `url`, with the command line's settings.
+fn remote_store(url: &str, remote: RemoteArgs) -> Result<RemoteStore, Failure> {
+    let mut options = RemoteOptions::default();
+    options.anonymous = remote.anonymous;
+    if let Some(n) = remote.in_flight {
+        options.in_flight = n;
+    }
+    RemoteStore::from_url_with(url, options).map_err(|e| Failure::Other(e.to_string()))
+}
+
+/// Opens what is at `path` (a directory or a URL): an array or a group, with messages for what
+/// it is not.
+fn open_node(path: &Path, remote: RemoteArgs) -> Result<Node<AnyStore>, Failure> {
     let shown = path.display();
-    if path.to_str().is_some_and(|p| p.contains("://")) {
-        return Err(Failure::Other(format!(
-            "{shown}: remote stores are not supported yet; pass a local directory"
-        )));
+    if let Some(url) = path.to_str().filter(|p| p.contains("://")) {
+        if !is_remote_url(url) {
+            return Err(Failure::Usage(format!(
+                "{url}: not a store zinto reads (s3://, gs://, az://, http(s)://, or a directory)"
+            )));
+        }
+        let store: AnyStore = Arc::new(remote_store(url, remote)?);
+        return Node::open(store, "").map_err(|e| Failure::Other(format!("{url}: {}", e.kind())));
     }
     if path.is_file() {
         let hint = match (path.file_name().and_then(|n| n.to_str()), path.parent()) {
@@ -234,13 +280,13 @@ fn open_node(path: &Path) -> Result<Node<FileStore>, Failure> {
     if !path.is_dir() {
         return Err(Failure::Other(format!("{shown}: no such directory")));
     }
-    Node::open(FileStore::new(path), "")
-        .map_err(|e| Failure::Other(format!("{shown}: {}", e.kind())))
+    let store: AnyStore = Arc::new(FileStore::new(path));
+    Node::open(store, "").map_err(|e| Failure::Other(format!("{shown}: {}", e.kind())))
 }
 
 /// Opens the array at `dir`; a group is named with its members.
-fn open(dir: &Path) -> Result<Array<FileStore>, Failure> {
-    match open_node(dir)? {
+fn open(dir: &Path, remote: RemoteArgs) -> Result<Array<AnyStore>, Failure> {
+    match open_node(dir, remote)? {
         Node::Array(a) => Ok(a),
         Node::Group(g) => {
             let names: Vec<String> = match g.members() {
@@ -287,14 +333,14 @@ fn write_output(out: Option<&Path>, buf: &[u8]) -> Result<(), Failure> {
     written.map_err(|e| Failure::Other(format!("writing {}: {e}", path.display())))
 }
 
-fn info(path: &Path, json: bool) -> Result<(), Failure> {
+fn info(path: &Path, json: bool, remote: RemoteArgs) -> Result<(), Failure> {
     let shown = path.display().to_string();
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or(&shown)
         .to_owned();
-    match open_node(path)? {
+    match open_node(path, remote)? {
         Node::Array(array) => {
             let storage = info::storage(&array).map_err(Failure::Other)?;
             if json {
@@ -327,6 +373,7 @@ fn info(path: &Path, json: bool) -> Result<(), Failure> {
 /// The arguments of `zinto read`.
 struct ReadArgs<'a> {
     dir: &'a Path,
+    remote: RemoteArgs,
     select: &'a str,
     threads: Option<NonZeroUsize>,
     out: Option<&'a Path>,
@@ -357,7 +404,7 @@ fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
     }
     // Before the read: a missing folder or an unwritable file fails now, not after it.
     let output = Output::prepare(args.out, format)?;
-    let array = open(args.dir)?;
+    let array = open(args.dir, args.remote)?;
     let dtype = array.dtype();
     if dtype.is_variable_length() && format == Format::Raw && args.out.is_some() {
         return Err(Failure::Usage(format!(

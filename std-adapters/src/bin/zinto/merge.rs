@@ -9,9 +9,9 @@ use std::time::Instant;
 use zinto::core::codec::{BytesCodecs, Checksums, Compressor};
 use zinto::core::formats::npy::MAGIC as NPY_MAGIC;
 use zinto::core::records::{RecordLayout, prepare_keys, sort_records_by_key_stable};
-use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions, SegmentFormat, SegmentsHeld};
+use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions, SegmentFormat, SegmentsHeld, Store};
 
-use crate::{Failure, check_output, rss, write_output};
+use crate::{AnyStore, Failure, RemoteArgs, check_output, remote_store, rss, write_output};
 
 /// Scratch for `--stable`: merges whose smaller side fits are one pass; larger ones split.
 pub const STABLE_SCRATCH_LEN: usize = 16 << 20;
@@ -37,6 +37,7 @@ pub enum CodecArg {
 /// What `zinto merge` was asked to do.
 pub struct MergeArgs<'a> {
     pub files: &'a [PathBuf],
+    pub remote: RemoteArgs,
     pub record_size: Option<NonZeroUsize>,
     pub key: Option<&'a str>,
     pub codec: CodecArg,
@@ -62,8 +63,9 @@ pub fn parse_key(
     }
 }
 
-fn codec_of(path: &Path) -> CodecArg {
-    match path
+/// The format of the file at `key` of `store`, by its name, else by its first bytes.
+fn codec_of(store: &dyn Store, key: &str) -> CodecArg {
+    match Path::new(key)
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
@@ -73,18 +75,25 @@ fn codec_of(path: &Path) -> CodecArg {
         Some("msgpack" | "msgpk" | "mpk") => CodecArg::Msgpack,
         Some("zst" | "zstd") => CodecArg::Zstd,
         Some("gz") => CodecArg::Gzip,
-        _ => sniff(path),
+        _ => sniff(store, key),
     }
 }
 
-/// The format by the file's first bytes: the `.npy`, zstd and gzip magic numbers, else raw.
-fn sniff(path: &Path) -> CodecArg {
-    use std::io::Read;
+/// The format by the file's first bytes: the `.npy`, zstd and gzip magic numbers, else raw
+/// (also for a file that cannot be read: the read proper then says why).
+fn sniff(store: &dyn Store, key: &str) -> CodecArg {
     let mut head = [0u8; 6];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut head))
-        .unwrap_or(0);
-    match head.get(..n).unwrap_or(&[]) {
+    let n = match store.size(key) {
+        Ok(Some(len)) => usize::try_from(len).unwrap_or(usize::MAX).min(head.len()),
+        _ => 0,
+    };
+    let Some(head) = head.get_mut(..n) else {
+        return CodecArg::Raw;
+    };
+    if store.read_into(key, 0, head).is_err() {
+        return CodecArg::Raw;
+    }
+    match &*head {
         h if h.starts_with(NPY_MAGIC) => CodecArg::Npy,
         [0x28, 0xB5, 0x2F, 0xFD, ..] => CodecArg::Zstd,
         [0x1F, 0x8B, ..] => CodecArg::Gzip,
@@ -98,16 +107,13 @@ enum Inputs {
     Chunks(BytesCodecs),
 }
 
-fn resolve_codec(codec: CodecArg, files: &[PathBuf]) -> Result<Inputs, Failure> {
+fn resolve_codec(codec: CodecArg, store: &dyn Store, keys: &[String]) -> Result<Inputs, Failure> {
     let codec = if codec == CodecArg::Auto {
-        let first = files.first().map_or(CodecArg::Raw, |f| codec_of(f));
-        if let Some(other) = files.iter().find(|f| codec_of(f) != first) {
+        let first = keys.first().map_or(CodecArg::Raw, |k| codec_of(store, k));
+        if let Some(other) = keys.iter().find(|k| codec_of(store, k) != first) {
             return Err(Failure::Usage(format!(
-                "{} is not stored like {} (by its name or first bytes); pass --codec",
-                other.display(),
-                files
-                    .first()
-                    .map_or_else(String::new, |f| f.display().to_string())
+                "{other} is not stored like {} (by its name or first bytes); pass --codec",
+                keys.first().map_or("", String::as_str)
             )));
         }
         first
@@ -127,26 +133,74 @@ fn resolve_codec(codec: CodecArg, files: &[PathBuf]) -> Result<Inputs, Failure> 
     }))
 }
 
+/// The store the files are in, and their keys: absolute paths in a store rooted at `/`, so
+/// that errors name the file; or, for URLs (all on one bucket or server), paths below it.
+fn inputs_of(files: &[PathBuf], remote: RemoteArgs) -> Result<(AnyStore, Vec<String>), Failure> {
+    let urls: Vec<&str> = files
+        .iter()
+        .filter_map(|f| f.to_str().filter(|s| s.contains("://")))
+        .collect();
+    if urls.is_empty() {
+        let mut keys = Vec::with_capacity(files.len());
+        for file in files {
+            let path = std::fs::canonicalize(file)
+                .map_err(|e| Failure::Other(format!("{}: {e}", file.display())))?;
+            let key = path
+                .to_str()
+                .ok_or_else(|| Failure::Other(format!("{}: path is not UTF-8", file.display())))?;
+            keys.push(key.to_owned());
+        }
+        return Ok((std::sync::Arc::new(FileStore::new("/")), keys));
+    }
+    // `scheme://authority/key`: one store for the authority every URL must share.
+    let split = |url: &str| -> Option<(String, String)> {
+        let (scheme, rest) = url.split_once("://")?;
+        let (authority, key) = rest.split_once('/')?;
+        Some((
+            format!("{scheme}://{authority}"),
+            key.trim_matches('/').to_owned(),
+        ))
+    };
+    let mut root: Option<String> = None;
+    let mut keys = Vec::with_capacity(files.len());
+    for file in files {
+        let shown = file.display().to_string();
+        let (base, key) = file
+            .to_str()
+            .and_then(split)
+            .filter(|(_, key)| !key.is_empty())
+            .ok_or_else(|| {
+                Failure::Usage(format!(
+                    "{shown}: mix of local files and URLs, or a URL naming no file; pass either"
+                ))
+            })?;
+        if let Some(r) = root.as_ref().filter(|r| **r != base) {
+            return Err(Failure::Usage(format!(
+                "{shown}: every URL must be on one bucket or server ({r})"
+            )));
+        }
+        root = Some(base);
+        keys.push(key);
+    }
+    let root = root.ok_or_else(|| Failure::Usage("no files to merge".into()))?;
+    if !zinto::store::is_remote_url(&root) {
+        return Err(Failure::Usage(format!(
+            "{root}: not a store zinto reads (s3://, gs://, az://, http(s)://)"
+        )));
+    }
+    Ok((std::sync::Arc::new(remote_store(&root, remote)?), keys))
+}
+
 /// Runs `zinto merge`.
 pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
     check_output(args.out, args.json)?;
-    let inputs = resolve_codec(args.codec, args.files)?;
+    let (store, keys) = inputs_of(args.files, args.remote)?;
+    let inputs = resolve_codec(args.codec, store.as_ref(), &keys)?;
     let npy_out = args.out.is_some_and(|p| {
         p.extension()
             .and_then(|e| e.to_str())
             .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
     });
-    // Keys are absolute paths in a store rooted at `/`, so errors name the file.
-    let mut keys = Vec::with_capacity(args.files.len());
-    for file in args.files {
-        let path = std::fs::canonicalize(file)
-            .map_err(|e| Failure::Other(format!("{}: {e}", file.display())))?;
-        let key = path
-            .to_str()
-            .ok_or_else(|| Failure::Other(format!("{}: path is not UTF-8", file.display())))?;
-        keys.push(key.to_owned());
-    }
-    let store = FileStore::new("/");
     let threads = ReadOptions {
         threads: args.threads,
         progress: None,

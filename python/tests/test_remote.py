@@ -1,0 +1,107 @@
+"""Remote stores from Python: `zinto.open("s3://...")` against moto's S3 server, started here on
+127.0.0.1 and filled with the conformance fixtures by boto3; each array read through S3 must
+equal its read from disk. Credentials and endpoint come from the environment, as a user's would.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import zinto
+
+from fixtures import DATA, EXAMPLES
+
+NAMES = ["v3_gzip", "v3_shard_end", "v3_fill_int", "v2_zstd_dot", "v3_zstd_checksum_crc32c"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def moto_s3():
+    """moto's S3 server with bucket `fixtures` holding NAMES, and the environment that finds it."""
+    boto3 = pytest.importorskip("boto3")
+    server = Path(sys.executable).with_name("moto_server")
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(server), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        endpoint = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "moto did not start in 30 s"
+                time.sleep(0.1)
+        env = {
+            "AWS_ENDPOINT_URL": endpoint,
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_REGION": "us-east-1",
+            "AWS_ALLOW_HTTP": "true",
+        }
+        s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1",
+                          aws_access_key_id="testing", aws_secret_access_key="testing")
+        s3.create_bucket(Bucket="fixtures")
+        for base, name in [(DATA, n) for n in NAMES] + [(EXAMPLES, "weather.zarr")]:
+            for path in (base / name).rglob("*"):
+                if path.is_file():
+                    s3.put_object(Bucket="fixtures", Key=path.relative_to(base).as_posix(),
+                                  Body=path.read_bytes())
+        yield env
+    finally:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+def s3_env(moto_s3, monkeypatch):
+    for k, v in moto_s3.items():
+        monkeypatch.setenv(k, v)
+    return moto_s3
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_array_on_s3_reads_as_it_reads_from_disk(s3_env, name):
+    there = zinto.open(f"s3://fixtures/{name}")
+    here = zinto.open(DATA / name)
+    assert there.shape == here.shape and there.dtype == here.dtype
+    np.testing.assert_array_equal(there[...], here[...])
+    # A selection, and a read into a buffer the caller owns.
+    key = tuple(slice(1, max(2, n - 1)) for n in here.shape)
+    out = np.empty_like(here[key])
+    there.read(key, out=out)
+    np.testing.assert_array_equal(out, here[key])
+
+
+def test_a_group_on_s3_lists_and_reads_as_on_disk(s3_env):
+    there = zinto.open("s3://fixtures/weather.zarr")
+    here = zinto.open(EXAMPLES / "weather.zarr")
+    assert isinstance(there, zinto.Group)
+    assert there.members() == here.members()
+    for name, kind in here.members():
+        if kind == "array":
+            np.testing.assert_array_equal(there[name][...], here[name][...])
+
+
+def test_remote_errors_name_what_failed(s3_env):
+    with pytest.raises(FileNotFoundError, match="s3://fixtures/missing"):
+        zinto.open("s3://fixtures/missing")
+    with pytest.raises(ValueError, match="ftp://x"):
+        zinto.open("ftp://x/y")
+    with pytest.raises(ValueError, match="in_flight"):
+        zinto.open("s3://fixtures/v3_gzip", in_flight=0)
