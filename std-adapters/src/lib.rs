@@ -41,7 +41,7 @@ mod records;
 pub mod store;
 mod vlen;
 
-pub use array::{Array, ReadOptions, zeroed_buffer};
+pub use array::{Array, REMOTE_WORKERS_PER_CORE, ReadOptions, zeroed_buffer};
 #[cfg(feature = "zstd-c")]
 pub use backend::CZstd;
 pub use concat::{

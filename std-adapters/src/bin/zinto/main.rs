@@ -432,12 +432,11 @@ fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
         .pieces(region)
         .and_then(|p| p.chunk_count())
         .map_err(|e| Failure::Usage(e.to_string()))?;
-    let threads = ReadOptions {
+    let threads = array.workers(&ReadOptions {
         threads: args.threads,
         progress: None,
         ..ReadOptions::default()
-    }
-    .workers();
+    });
     let workers = threads
         .get()
         .min(usize::try_from(chunks).unwrap_or(usize::MAX))
