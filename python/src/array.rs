@@ -41,6 +41,26 @@ pub fn array_in_directory(
     from_metadata(store, path, zarr_format, json)
 }
 
+/// The array `path` below the object-store or HTTP URL `url` (zarr-python's store, when zinto
+/// can address it), described by `json`; `config` holds the store's settings as object_store
+/// names them (`endpoint`, `region`, `access_key_id`, `allow_http`, ...), over the
+/// environment's.
+#[pyfunction]
+#[pyo3(signature = (url, path, zarr_format, json, config))]
+pub fn array_at_url(
+    url: &str,
+    path: &str,
+    zarr_format: u8,
+    json: &[u8],
+    config: Vec<(String, String)>,
+) -> PyResult<RsArray> {
+    let mut options = zinto::store::RemoteOptions::default();
+    options.config = config;
+    let store = zinto::store::RemoteStore::from_url_with(url, options)
+        .map_err(|e| crate::errors::StoreError::new_err(e.to_string()))?;
+    from_metadata(Arc::new(store), path, zarr_format, json)
+}
+
 /// The array described by `json` whose chunks are the given `{key: bytes}` (fetched by
 /// zarr-python from a store zinto does not read itself). Keys are relative to the array.
 #[pyfunction]

@@ -105,3 +105,56 @@ def test_remote_errors_name_what_failed(s3_env):
         zinto.open("ftp://x/y")
     with pytest.raises(ValueError, match="in_flight"):
         zinto.open("s3://fixtures/v3_gzip", in_flight=0)
+
+
+def _no_fetched_bytes(monkeypatch):
+    """Makes the pipeline's fallback (decoding the bytes zarr-python fetched) fail the test."""
+    import zinto.pipeline as pipeline
+
+    def fetched_by_zarr(*args):
+        raise AssertionError("the pipeline decoded bytes zarr-python fetched")
+
+    monkeypatch.setattr(pipeline._zinto, "array_of_chunks", fetched_by_zarr)
+    return pipeline
+
+
+PIPELINE_NAMES = ["v3_gzip", "v3_shard_end", "v2_zstd_dot", "v3_fill_int"]
+
+
+def _read_through_the_pipeline(store, pipeline):
+    import zarr
+
+    with zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"}):
+        for name in PIPELINE_NAMES:
+            before = pipeline.reads_by_zinto
+            got = zarr.open_array(store, path=name, mode="r")[...]
+            assert pipeline.reads_by_zinto > before, name
+            np.testing.assert_array_equal(got, zinto.open(DATA / name)[...])
+
+
+def test_the_pipeline_fetches_an_obstore_s3_stores_chunks_itself(s3_env, monkeypatch):
+    from obstore.store import S3Store
+    from zarr.storage import ObjectStore
+
+    pipeline = _no_fetched_bytes(monkeypatch)
+    # The settings come from the store, not the environment: zinto must take them from it.
+    for k in s3_env:
+        monkeypatch.delenv(k)
+    inner = S3Store("fixtures", config={
+        "endpoint": s3_env["AWS_ENDPOINT_URL"], "region": "us-east-1",
+        "access_key_id": "testing", "secret_access_key": "testing"},
+        client_options={"allow_http": True})
+    _read_through_the_pipeline(ObjectStore(inner, read_only=True), pipeline)
+
+
+def test_the_pipeline_fetches_an_s3fs_stores_chunks_itself(s3_env, monkeypatch):
+    import s3fs
+    from zarr.storage import FsspecStore
+
+    pipeline = _no_fetched_bytes(monkeypatch)
+    for k in s3_env:
+        monkeypatch.delenv(k)
+    fs = s3fs.S3FileSystem(key="testing", secret="testing", asynchronous=True,
+                           client_kwargs={"endpoint_url": s3_env["AWS_ENDPOINT_URL"],
+                                          "region_name": "us-east-1"})
+    _read_through_the_pipeline(FsspecStore(fs, path="fixtures", read_only=True), pipeline)

@@ -6,8 +6,10 @@
 A read whose chunks all land in a C-contiguous, native-byte-order NumPy output (what
 `zarr.open_array(...)[...]` and xarray allocate) is done by zinto: the output zarr-python
 allocated is handed to Rust workers that decode every chunk straight into its part of it. From
-a LocalStore zinto reads the chunk files itself; from any other store it decodes the bytes
-zarr-python fetched. Anything else (a data type or codec zinto does not read, variable-length
+a LocalStore zinto reads the chunk files itself; from an ObjectStore (obstore's S3, GCS, Azure
+or HTTP store) or an FsspecStore over s3fs it fetches the chunks itself from the same URL with
+the same settings (many requests in flight, each body streamed into its decoder); from any
+other store it decodes the bytes zarr-python fetched. Anything else (a data type or codec zinto does not read, variable-length
 strings, fancy indexing, F-ordered or big-endian outputs) goes to zarr-python's default
 pipeline, as do all writes, so nothing that works without zinto stops working.
 """
@@ -20,7 +22,12 @@ import numpy as np
 from zarr.abc.codec import CodecPipeline
 from zarr.core.buffer import default_buffer_prototype
 from zarr.core.codec_pipeline import BatchedCodecPipeline
-from zarr.storage import LocalStore
+from zarr.storage import FsspecStore, LocalStore
+
+try:
+    from zarr.storage import ObjectStore
+except ImportError:  # zarr-python without obstore support
+    ObjectStore = None
 
 from . import _zinto
 
@@ -44,6 +51,53 @@ class _Meta:
     separator: str
     prefix: str  # "c" for v3's default encoding, "" otherwise
     sharded: bool
+
+
+def _text(value):
+    """A setting as object_store reads it: booleans in lower case."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _remote(store):
+    """`(url, settings)` through which zinto reaches `store`'s objects itself, or None: an
+    ObjectStore over obstore's S3, GCS, Azure or HTTP store, or an FsspecStore over s3fs."""
+    if ObjectStore is not None and isinstance(store, ObjectStore):
+        inner = store.store
+        kind = type(inner).__name__
+        settings = {k: _text(v) for k, v in (getattr(inner, "config", None) or {}).items()}
+        settings.update(
+            {k: _text(v) for k, v in (getattr(inner, "client_options", None) or {}).items()})
+        prefix = (getattr(inner, "prefix", None) or "").strip("/")
+        if kind == "HTTPStore":
+            return inner.url.rstrip("/"), sorted(settings.items())
+        scheme, container = {"S3Store": ("s3", "bucket"), "GCSStore": ("gs", "bucket"),
+                             "AzureStore": ("az", "container_name")}.get(kind, (None, None))
+        bucket = settings.pop(container, None) if scheme else None
+        if not bucket:
+            return None
+        url = f"{scheme}://{bucket}" + (f"/{prefix}" if prefix else "")
+        return url, sorted(settings.items())
+    if isinstance(store, FsspecStore) and type(store.fs).__name__ == "S3FileSystem":
+        fs = store.fs
+        path = store.path.strip("/")
+        if not path:
+            return None
+        settings = {}
+        endpoint = (fs.client_kwargs or {}).get("endpoint_url") or getattr(fs, "endpoint_url", None)
+        if endpoint:
+            settings["aws_endpoint"] = endpoint
+            if endpoint.startswith("http://"):
+                settings["aws_allow_http"] = "true"
+        region = (fs.client_kwargs or {}).get("region_name")
+        if region:
+            settings["aws_region"] = region
+        if fs.key and fs.secret:
+            settings["aws_access_key_id"] = fs.key
+            settings["aws_secret_access_key"] = fs.secret
+        if fs.anon:
+            settings["aws_skip_signature"] = "true"
+        return f"s3://{path}", sorted(settings.items())
+    return None
 
 
 def _default_pipeline(metadata):
@@ -240,14 +294,23 @@ class ZintoCodecPipeline(CodecPipeline):
         return array_path, start, extent
 
     async def _array(self, batch, array_path):
-        """The zinto array over the store's own files (LocalStore) or over the chunk bytes
-        zarr-python fetched."""
+        """The zinto array over the store's own files (LocalStore), over the store's URL (an
+        object store zinto can address), or over the chunk bytes zarr-python fetched."""
         m = self._meta
         if isinstance(self._store, LocalStore):
             key = ("dir", array_path)
             if key not in self._arrays:
                 self._arrays[key] = _zinto.array_in_directory(
                     str(self._store.root), array_path, m.zarr_format, m.document)
+            return self._arrays[key]
+        remote = _remote(self._store)
+        if remote is not None:
+            key = ("url", array_path)
+            if key not in self._arrays:
+                url, settings = remote
+                # Blocking: zinto's own runtime does the requests (not zarr-python's loop).
+                self._arrays[key] = await asyncio.to_thread(
+                    _zinto.array_at_url, url, array_path, m.zarr_format, m.document, settings)
             return self._arrays[key]
         prototype = default_buffer_prototype()
         fetched = await asyncio.gather(*(bg.get(prototype=prototype) for bg, *_ in batch))
@@ -265,9 +328,10 @@ class ZintoCodecPipeline(CodecPipeline):
                 or not target.flags.writeable or not target.dtype.isnative \
                 or target.dtype.kind in "OTUSV":
             return False
-        if self._meta.sharded and not isinstance(self._store, LocalStore):
-            # From other stores zinto would get whole shards; zarr-python fetches only the
-            # index and the inner chunks it needs.
+        if self._meta.sharded and not isinstance(self._store, LocalStore) \
+                and _remote(self._store) is None:
+            # From the bytes zarr-python fetches zinto would need whole shards; zarr-python
+            # fetches only the index and the inner chunks it needs.
             return False
         region = self._region(batch, target.shape, tuple(drop_axes))
         if region is None:
