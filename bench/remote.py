@@ -12,7 +12,9 @@ before the read (after opening the array) minus the output, over the output.
 
 Readers: zarr-python over `zarr.storage.ObjectStore(obstore.store.S3Store(...))`; zarr-python over
 `zarr.storage.FsspecStore` (s3fs); the zarrs pipeline (zarrs-python's codec pipeline) over the
-obstore store; tensorstore's `s3` kvstore driver; and `target/release/zinto read s3://...`, which
+obstore store; zarr-python with zinto's codec pipeline (`pip install ./python`) over the obstore
+store, which fetches the chunks itself; tensorstore's `s3` kvstore driver; and
+`target/release/zinto read s3://...`, which
 takes the server from the environment (AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
 AWS_REGION, AWS_ALLOW_HTTP). Every reader keeps its defaults (zarr-python's async.concurrency, the
 printed one, bounds its requests in flight). As in peers.py every reader gives a checksum and the
@@ -108,6 +110,9 @@ else:
                     secret_access_key=secret, region=region,
                     client_options={"allow_http": True}),
             read_only=True)
+    if kind == "zinto-pipeline":
+        import zinto
+        zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"})
     if kind == "zarrs":
         import zarrs
         zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"})
@@ -127,6 +132,9 @@ else:
     out = arr[index]
 secs = time.perf_counter() - t
 assert isinstance(out, np.ndarray) and out.flags.c_contiguous
+if kind == "zinto-pipeline":
+    # zinto read it (fetching the chunks itself), not zarr-python's default pipeline.
+    assert zinto.pipeline.reads_by_zinto > 0
 # Peak before the checksum (a small copy: 1/97 of the output, as float64).
 peak = rss("VmHWM:")
 print(json.dumps({"seconds": secs, "bytes": out.nbytes, "peak": peak, "base": base,
@@ -426,6 +434,8 @@ def main():
             ("zarr-python, obstore", lambda key, fmt, sel: run.peer("zarr-obstore", key, fmt, sel)),
             ("zarr-python, s3fs", lambda key, fmt, sel: run.peer("zarr-s3fs", key, fmt, sel)),
             ("zarrs pipeline, obstore", lambda key, fmt, sel: run.peer("zarrs", key, fmt, sel)),
+            ("zarr-python + zinto pipeline, obstore",
+             lambda key, fmt, sel: run.peer("zinto-pipeline", key, fmt, sel)),
             ("tensorstore, s3 driver", lambda key, fmt, sel: run.peer("tensorstore", key, fmt, sel)),
         ]
         print(f"{os.cpu_count()} cores, shared by the readers and s3s-fs on 127.0.0.1:{port} ("

@@ -11,6 +11,7 @@ use zinto::core::codec::{BytesCodecs, Checksums, Compressor};
 use zinto::core::records::{RecordLayout, sort_records_by_key_stable};
 use zinto::{ConcatPlan, FileStore, ReadOptions, SegmentFormat};
 
+use crate::array::AnyStore;
 use crate::{errors, interruptible};
 
 /// Scratch for a stable sort: merges whose smaller side fits are one pass.
@@ -52,8 +53,7 @@ pub fn merge<'py>(
         checksums: Checksums::NONE,
     };
     let threads = worker_count(threads)?;
-    let keys = absolute_keys(&files)?;
-    let store = FileStore::new("/");
+    let (store, keys) = store_and_keys(&files)?;
     let plan = ConcatPlan::new(&store, &keys, codecs).map_err(errors::to_py)?;
     if let Some(piece) = plan.pieces().iter().find(|p| p.len % record_size != 0) {
         return Err(PyValueError::new_err(format!(
@@ -88,8 +88,7 @@ pub fn merge_segments<'py>(
         }
     };
     let threads = worker_count(threads)?;
-    let keys = absolute_keys(&files)?;
-    let store = FileStore::new("/");
+    let (store, keys) = store_and_keys(&files)?;
     let (plan, held) = ConcatPlan::segments(&store, &keys, format).map_err(errors::to_py)?;
     let held = held.ok_or_else(|| PyValueError::new_err("no files to merge"))?;
     let layout = key
@@ -113,7 +112,7 @@ fn worker_count(threads: Option<usize>) -> PyResult<Option<NonZeroUsize>> {
 /// the GIL released and Ctrl-C heard, then sorts its records by `layout`, if given.
 fn read_and_sort<'py>(
     py: Python<'py>,
-    store: &FileStore,
+    store: &AnyStore,
     plan: &ConcatPlan,
     layout: Option<&RecordLayout>,
     stable: bool,
@@ -156,6 +155,33 @@ fn sort(
         zinto::sort_records_parallel(buf, layout, threads)
     };
     sorted.map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The store `files` are in, and their keys: URLs (all on one bucket or server; `*` and `?`
+/// in their last segment expanded by listing) in a remote store, or local files' absolute paths
+/// in a store rooted at `/` (errors then name the file).
+fn store_and_keys(files: &[PathBuf]) -> PyResult<(AnyStore, Vec<String>)> {
+    let urls: Vec<&str> = files
+        .iter()
+        .filter_map(|f| f.to_str().filter(|s| s.contains("://")))
+        .collect();
+    if !urls.is_empty() {
+        if urls.len() != files.len() {
+            return Err(PyValueError::new_err(
+                "a mix of local files and URLs: pass either",
+            ));
+        }
+        let (store, keys) = zinto::store::objects(&urls, zinto::store::RemoteOptions::default())
+            .map_err(|e| match e {
+                zinto::StoreError::BadUrl { .. } => PyValueError::new_err(e.to_string()),
+                other => errors::StoreError::new_err(other.to_string()),
+            })?;
+        return Ok((std::sync::Arc::new(store), keys));
+    }
+    Ok((
+        std::sync::Arc::new(FileStore::new("/")),
+        absolute_keys(files)?,
+    ))
 }
 
 /// The absolute paths of `files`, as keys of a store rooted at `/` (errors then name the file).

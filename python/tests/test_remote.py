@@ -158,3 +158,19 @@ def test_the_pipeline_fetches_an_s3fs_stores_chunks_itself(s3_env, monkeypatch):
                            client_kwargs={"endpoint_url": s3_env["AWS_ENDPOINT_URL"],
                                           "region_name": "us-east-1"})
     _read_through_the_pipeline(FsspecStore(fs, path="fixtures", read_only=True), pipeline)
+
+
+def test_merge_takes_segment_urls_and_patterns(s3_env):
+    import boto3
+
+    segments = DATA.parent / "segments"
+    s3 = boto3.client("s3", endpoint_url=s3_env["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                      aws_access_key_id="testing", aws_secret_access_key="testing")
+    for path in sorted((segments / "npy").glob("*.npy")):
+        s3.put_object(Bucket="fixtures", Key=f"segments/{path.name}", Body=path.read_bytes())
+    expected = np.load(segments / "expected_by_col1.npy")
+    got = zinto.merge(["s3://fixtures/segments/*.npy"], key="col=1", stable=True)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+    with pytest.raises(ValueError, match="matches no object"):
+        zinto.merge(["s3://fixtures/segments/*.msgpack"], key="col=1")

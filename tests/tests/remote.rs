@@ -408,6 +408,23 @@ fn every_fixture_reads_from_moto_s3_as_it_reads_from_disk() {
     assert_eq!(array.shape(), [20, 13]);
     let names = store.list_dir("").unwrap();
     assert!(names.contains(&"zarr.json".to_owned()), "{names:?}");
+    // Objects named by a pattern, expanded by listing (how `zinto merge s3://.../segm-*` finds
+    // its segments); a pattern matching nothing, and URLs on two buckets, are refused.
+    let (_, keys) =
+        zinto::store::objects(&["s3://fixtures/v3_gzip/c/0/*"], moto_options(moto.addr)).unwrap();
+    assert_eq!(keys, ["v3_gzip/c/0/0", "v3_gzip/c/0/1"]);
+    let e = zinto::store::objects(
+        &["s3://fixtures/v3_gzip/c/0/*.npy"],
+        moto_options(moto.addr),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("matches no object"), "{e}");
+    let e = zinto::store::objects(
+        &["s3://fixtures/a", "s3://other/b"],
+        moto_options(moto.addr),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("s3://other/b"), "{e}");
     // A missing bucket is an error, not an array of fill values.
     let store = remote("s3://no-such-bucket", moto_options(moto.addr));
     assert!(Array::open(&store, "v3_gzip").is_err());

@@ -87,6 +87,9 @@ enum Fetched {
         /// Where `bytes` start in it.
         start: u64,
         bytes: Bytes,
+        /// Held until the worker is done with the shard: the fetch stage does not run ahead
+        /// of the workers by more than `in_flight` shard indexes either.
+        _permit: Option<OwnedSemaphorePermit>,
     },
 }
 
@@ -234,7 +237,12 @@ async fn fetch_one(
         let answer = result
             .bytes()
             .await
-            .map(|bytes| Fetched::Range { len, start, bytes })
+            .map(|bytes| Fetched::Range {
+                len,
+                start,
+                bytes,
+                _permit: permit,
+            })
             .map_err(|e| errors.error(key, e));
         let _ = tx.send(answer);
         return;

@@ -12,7 +12,7 @@ pub use fetch::{FRAMES_AHEAD, SPAN_GAP};
 pub use file::FileStore;
 pub use memory::MemoryStore;
 #[cfg(feature = "remote")]
-pub use remote::{RemoteOptions, RemoteStore, is_remote_url};
+pub use remote::{RemoteOptions, RemoteStore, is_remote_url, objects};
 
 use std::fmt;
 

@@ -562,3 +562,118 @@ impl<'b> Blocks<'b> {
         Ok(())
     }
 }
+
+/// The objects `urls` name, all on one bucket, container or server: a store at their common
+/// root (`scheme://authority`) and each object's key below it, in the order given. A `*` or
+/// `?` in the last segment of a URL (`s3://bucket/run/segm-*.msgpack`) is matched against the
+/// names listing its folder gives, sorted; it must match at least one.
+///
+/// # Errors
+/// [`StoreError::BadUrl`] for URLs on different roots, one naming no object, a pattern that
+/// matches nothing, or a store that cannot be made; a listing's error (plain HTTP servers
+/// cannot list: [`StoreError::ListingUnsupported`]).
+pub fn objects(
+    urls: &[&str],
+    options: RemoteOptions,
+) -> Result<(RemoteStore, Vec<String>), StoreError> {
+    let bad = |url: &str, why: &str| StoreError::BadUrl {
+        url: url.to_owned(),
+        why: why.to_owned(),
+    };
+    let mut root: Option<&str> = None;
+    let mut wanted = Vec::with_capacity(urls.len());
+    for url in urls {
+        let (scheme, rest) = url
+            .split_once("://")
+            .ok_or_else(|| bad(url, "not a URL (scheme://...)"))?;
+        let authority = rest.split('/').next().unwrap_or(rest);
+        let base = url
+            .get(..scheme.len() + 3 + authority.len())
+            .ok_or_else(|| bad(url, "not a URL (scheme://...)"))?;
+        let key = rest.get(authority.len()..).unwrap_or("").trim_matches('/');
+        if key.is_empty() {
+            return Err(bad(url, "names no object"));
+        }
+        if let Some(r) = root.filter(|r| *r != base) {
+            return Err(bad(url, &format!("not on {r}, as the URLs before it")));
+        }
+        root = Some(base);
+        wanted.push((*url, key));
+    }
+    let root = root.ok_or_else(|| bad("", "no URLs"))?;
+    let store = RemoteStore::from_url_with(root, options)?;
+    let mut keys = Vec::with_capacity(wanted.len());
+    for (url, key) in wanted {
+        let (folder, name) = key.rsplit_once('/').unwrap_or(("", key));
+        if !name.contains(['*', '?']) {
+            keys.push(key.to_owned());
+            continue;
+        }
+        let found: Vec<String> = store
+            .list_dir(folder)?
+            .into_iter()
+            .filter(|n| glob_match(name.as_bytes(), n.as_bytes()))
+            .map(|n| {
+                if folder.is_empty() {
+                    n
+                } else {
+                    format!("{folder}/{n}")
+                }
+            })
+            .collect();
+        if found.is_empty() {
+            return Err(bad(url, "matches no object"));
+        }
+        keys.extend(found);
+    }
+    Ok((store, keys))
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of bytes and `?` for one.
+fn glob_match(pattern: &[u8], name: &[u8]) -> bool {
+    // Greedy with one backtrack point: the last `*` seen, and where its run ended.
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match pattern.get(p) {
+            Some(b'*') => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some(&c) if c == b'?' || name.get(n) == Some(&c) => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    p = sp + 1;
+                    n = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern
+        .get(p..)
+        .is_some_and(|rest| rest.iter().all(|&c| c == b'*'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+
+    #[test]
+    fn glob_patterns_match_as_a_shell_would() {
+        let m = |p: &str, n: &str| glob_match(p.as_bytes(), n.as_bytes());
+        assert!(m("segm-*.msgpack", "segm-001.msgpack"));
+        assert!(m("*", "anything"));
+        assert!(m("a?c", "abc"));
+        assert!(m("*.npy", ".npy"));
+        assert!(m("a*b*c", "aXbYbZc"));
+        assert!(!m("segm-*.msgpack", "segm-001.npy"));
+        assert!(!m("a?c", "ac"));
+        assert!(!m("abc", "abcd"));
+        assert!(!m("*x", "abc"));
+    }
+}

@@ -245,14 +245,20 @@ fn main() -> ExitCode {
     }
 }
 
-/// A store over the URL `url`, with the command line's settings.
-fn remote_store(url: &str, remote: RemoteArgs) -> Result<RemoteStore, Failure> {
+/// The command line's settings for remote stores.
+fn remote_options(remote: RemoteArgs) -> RemoteOptions {
     let mut options = RemoteOptions::default();
     options.anonymous = remote.anonymous;
     if let Some(n) = remote.in_flight {
         options.in_flight = n;
     }
-    RemoteStore::from_url_with(url, options).map_err(|e| Failure::Other(e.to_string()))
+    options
+}
+
+/// A store over the URL `url`, with the command line's settings.
+fn remote_store(url: &str, remote: RemoteArgs) -> Result<RemoteStore, Failure> {
+    RemoteStore::from_url_with(url, remote_options(remote))
+        .map_err(|e| Failure::Other(e.to_string()))
 }
 
 /// Opens what is at `path` (a directory or a URL): an array or a group, with messages for what

@@ -11,7 +11,7 @@ use zinto::core::formats::npy::MAGIC as NPY_MAGIC;
 use zinto::core::records::{RecordLayout, prepare_keys, sort_records_by_key_stable};
 use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions, SegmentFormat, SegmentsHeld, Store};
 
-use crate::{AnyStore, Failure, RemoteArgs, check_output, remote_store, rss, write_output};
+use crate::{AnyStore, Failure, RemoteArgs, check_output, rss, write_output};
 
 /// Scratch for `--stable`: merges whose smaller side fits are one pass; larger ones split.
 pub const STABLE_SCRATCH_LEN: usize = 16 << 20;
@@ -152,43 +152,17 @@ fn inputs_of(files: &[PathBuf], remote: RemoteArgs) -> Result<(AnyStore, Vec<Str
         }
         return Ok((std::sync::Arc::new(FileStore::new("/")), keys));
     }
-    // `scheme://authority/key`: one store for the authority every URL must share.
-    let split = |url: &str| -> Option<(String, String)> {
-        let (scheme, rest) = url.split_once("://")?;
-        let (authority, key) = rest.split_once('/')?;
-        Some((
-            format!("{scheme}://{authority}"),
-            key.trim_matches('/').to_owned(),
-        ))
-    };
-    let mut root: Option<String> = None;
-    let mut keys = Vec::with_capacity(files.len());
-    for file in files {
-        let shown = file.display().to_string();
-        let (base, key) = file
-            .to_str()
-            .and_then(split)
-            .filter(|(_, key)| !key.is_empty())
-            .ok_or_else(|| {
-                Failure::Usage(format!(
-                    "{shown}: mix of local files and URLs, or a URL naming no file; pass either"
-                ))
-            })?;
-        if let Some(r) = root.as_ref().filter(|r| **r != base) {
-            return Err(Failure::Usage(format!(
-                "{shown}: every URL must be on one bucket or server ({r})"
-            )));
-        }
-        root = Some(base);
-        keys.push(key);
+    if urls.len() != files.len() {
+        return Err(Failure::Usage(
+            "a mix of local files and URLs: pass either".into(),
+        ));
     }
-    let root = root.ok_or_else(|| Failure::Usage("no files to merge".into()))?;
-    if !zinto::store::is_remote_url(&root) {
-        return Err(Failure::Usage(format!(
-            "{root}: not a store zinto reads (s3://, gs://, az://, http(s)://)"
-        )));
-    }
-    Ok((std::sync::Arc::new(remote_store(&root, remote)?), keys))
+    let options = crate::remote_options(remote);
+    let (store, keys) = zinto::store::objects(&urls, options).map_err(|e| match e {
+        zinto::StoreError::BadUrl { .. } => Failure::Usage(e.to_string()),
+        other => Failure::Other(other.to_string()),
+    })?;
+    Ok((std::sync::Arc::new(store), keys))
 }
 
 /// Runs `zinto merge`.
