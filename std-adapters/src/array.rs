@@ -480,9 +480,10 @@ impl<S: Store> Array<S> {
 }
 
 /// Workers per core of a read from a remote store, unless [`ReadOptions::threads`] says
-/// otherwise. Measured (docs/benchmarks.md): on 2 cores, ten 40 MB zstd chunks over S3 read at
-/// 155-175 MB/s on 2 workers, 211-242 on 4, 239-273 on 8, extra memory 1.4-1.8%, 2.0%, 3.0%.
-pub const REMOTE_WORKERS_PER_CORE: usize = 4;
+/// otherwise. Measured on 2 cores over S3 (docs/benchmarks.md): ten 40 MB zstd chunks read at
+/// 155-184 MB/s on 2 workers, 211-242 on 4, 224-273 on 8; 3,600 small chunks at 102-116, 104-109
+/// and 96-99: four workers (two per core) do well on both.
+pub const REMOTE_WORKERS_PER_CORE: usize = 2;
 
 /// How to run a read.
 #[derive(Default, Clone, Copy)]
