@@ -865,3 +865,41 @@ fn merge_reads_segments_from_urls_as_from_files() {
     assert_eq!(mixed.status.code(), Some(2), "{}", text(&mixed.stderr));
     std::fs::remove_dir_all(&tmp).unwrap();
 }
+
+#[test]
+fn outputs_over_four_mib_read_into_mapped_memory_the_same_bytes() {
+    // 1,100 x 1,024 uint32 = 4.5 MB: the command maps its output (huge pages asked for).
+    let dir = std::env::temp_dir().join(format!("zinto-big-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("a/c/0")).unwrap();
+    std::fs::write(
+        dir.join("a/zarr.json"),
+        r#"{"zarr_format": 3, "node_type": "array", "shape": [1100, 1024], "data_type": "uint32",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [600, 1024]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 7,
+        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}"#,
+    )
+    .unwrap();
+    let values: Vec<u8> = (0..600u32 * 1024).flat_map(u32::to_le_bytes).collect();
+    std::fs::write(dir.join("a/c/0/0"), &values).unwrap();
+    // Chunk (1, 0) is missing: its rows read as the fill value.
+    let out = dir.join("out.bin");
+    let run = zinto(&[
+        "read",
+        dir.join("a").to_str().unwrap(),
+        "--format",
+        "raw",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let got = std::fs::read(&out).unwrap();
+    assert_eq!(got.len(), 1100 * 1024 * 4);
+    assert!(got[..values.len()] == values[..]);
+    assert!(
+        got[values.len()..]
+            .chunks_exact(4)
+            .all(|v| v == 7u32.to_ne_bytes())
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -2,6 +2,7 @@
 //!
 //! Exit codes: 0 success, 2 usage error (bad arguments or selection), 1 any other error.
 
+mod buffer;
 mod dates;
 mod describe;
 mod info;
@@ -390,7 +391,7 @@ struct ReadArgs<'a> {
 /// What a read produced.
 enum Data {
     /// Fixed-size elements, C order, native byte order.
-    Fixed(Vec<u8>),
+    Fixed(buffer::OutBuf),
     /// Variable-length elements.
     Vlen(VlenData),
 }
@@ -479,7 +480,7 @@ fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
             progress: Some(&progress),
             ..ReadOptions::default()
         };
-        let mut buf = zinto::zeroed_buffer(len).ok_or_else(|| {
+        let mut buf = buffer::zeroed(len).ok_or_else(|| {
             Failure::Other(format!(
                 "{shown}: cannot allocate {len} bytes for the selection"
             ))
