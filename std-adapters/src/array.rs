@@ -480,10 +480,12 @@ impl<S: Store> Array<S> {
 }
 
 /// Workers per core of a read from a remote store, unless [`ReadOptions::threads`] says
-/// otherwise. Measured on 2 cores over S3 (docs/benchmarks.md): ten 40 MB zstd chunks read at
-/// 155-184 MB/s on 2 workers, 211-242 on 4, 224-273 on 8; 3,600 small chunks at 102-116, 104-109
-/// and 96-99: four workers (two per core) do well on both.
-pub const REMOTE_WORKERS_PER_CORE: usize = 2;
+/// otherwise. A worker waits on the network as well as decoding: while it decodes one response
+/// the others wait in bounded channels. Measured on 2 cores over S3, three runs
+/// (docs/benchmarks.md): ten 40 MB zstd chunks at 155-197 MB/s on 2 workers, 186-242 on 4,
+/// 224-273 on 8 (tensorstore 211-245); 3,600 small chunks at 102-116, 104-109 and 99-120
+/// (tensorstore 98-112). Eight workers on two cores kept up with the fastest peer in every run.
+pub const REMOTE_WORKERS_PER_CORE: usize = 4;
 
 /// How to run a read.
 #[derive(Default, Clone, Copy)]
