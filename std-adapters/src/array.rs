@@ -481,11 +481,12 @@ impl<S: Store> Array<S> {
 
 /// Workers per core of a read from a remote store, unless [`ReadOptions::threads`] says
 /// otherwise. A worker waits on the network as well as decoding: while it decodes one response
-/// the others wait in bounded channels. Measured on 2 cores over S3, three runs
-/// (docs/benchmarks.md): ten 40 MB zstd chunks at 155-197 MB/s on 2 workers, 186-242 on 4,
-/// 224-273 on 8 (tensorstore 211-245); 3,600 small chunks at 102-116, 104-109 and 99-120
-/// (tensorstore 98-112). Eight workers on two cores kept up with the fastest peer in every run.
-pub const REMOTE_WORKERS_PER_CORE: usize = 4;
+/// the others wait in bounded channels, so one worker per core streams too few responses.
+/// Measured on 2 cores over S3 in six runs (docs/benchmarks.md), medians: ten 40 MB zstd chunks
+/// at 227 MB/s on 4 workers, 243 on 8 (tensorstore 226); 3,600 small chunks at 107 and 99
+/// (tensorstore 97); extra memory 2.0% and 3-5% on the former. Four workers (two per core): the
+/// same speed within the runs' spread, less memory.
+pub const REMOTE_WORKERS_PER_CORE: usize = 2;
 
 /// How to run a read.
 #[derive(Default, Clone, Copy)]
