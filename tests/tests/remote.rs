@@ -229,6 +229,7 @@ fn fail_every_time(fault: Fault, options: RemoteOptions) -> (String, Duration) {
         .read_to_vec(&Region::whole(array.shape()).unwrap())
         .unwrap_err();
     let message = e.to_string();
+    eprintln!("{fault:?}: {message}");
     assert!(
         message.contains(&format!("{}/v3_gzip/c/", proxy.url())),
         "the chunk's URL: {message}"
