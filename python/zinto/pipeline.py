@@ -64,6 +64,8 @@ def _remote(store):
     if ObjectStore is not None and isinstance(store, ObjectStore):
         inner = store.store
         kind = type(inner).__name__
+        if getattr(inner, "credential_provider", None) is not None:
+            return None  # credentials zinto cannot ask for itself
         settings = {k: _text(v) for k, v in (getattr(inner, "config", None) or {}).items()}
         settings.update(
             {k: _text(v) for k, v in (getattr(inner, "client_options", None) or {}).items()})
@@ -80,8 +82,8 @@ def _remote(store):
     if isinstance(store, FsspecStore) and type(store.fs).__name__ == "S3FileSystem":
         fs = store.fs
         path = store.path.strip("/")
-        if not path:
-            return None
+        if not path or getattr(fs, "token", None) or getattr(fs, "profile", None):
+            return None  # session tokens, profiles: credentials zinto does not take from s3fs
         settings = {}
         endpoint = (fs.client_kwargs or {}).get("endpoint_url") or getattr(fs, "endpoint_url", None)
         if endpoint:
@@ -157,6 +159,9 @@ class ZintoCodecPipeline(CodecPipeline):
         self._meta = meta
         self._store = store
         self._arrays = {}
+        # Set when zinto could not read zarr's store through its URL (credentials it does not
+        # see, a region redirect): from then on zinto decodes the bytes zarr-python fetches.
+        self._remote_failed = False
 
     def __getstate__(self):
         # Dask sends arrays (and their pipelines) to worker processes: the opened zinto arrays
@@ -303,7 +308,7 @@ class ZintoCodecPipeline(CodecPipeline):
                 self._arrays[key] = _zinto.array_in_directory(
                     str(self._store.root), array_path, m.zarr_format, m.document)
             return self._arrays[key]
-        remote = _remote(self._store)
+        remote = None if self._remote_failed else _remote(self._store)
         if remote is not None:
             key = ("url", array_path)
             if key not in self._arrays:
@@ -329,7 +334,7 @@ class ZintoCodecPipeline(CodecPipeline):
                 or target.dtype.kind in "OTUSV":
             return False
         if self._meta.sharded and not isinstance(self._store, LocalStore) \
-                and _remote(self._store) is None:
+                and (self._remote_failed or _remote(self._store) is None):
             # From the bytes zarr-python fetches zinto would need whole shards; zarr-python
             # fetches only the index and the inner chunks it needs.
             return False
@@ -347,8 +352,21 @@ class ZintoCodecPipeline(CodecPipeline):
         except TypeError:  # "string", "bytes": no fixed NumPy type
             return False
         flat = target.reshape(-1).view(np.uint8)
+        remote = not isinstance(self._store, LocalStore) and ("url", array_path) in self._arrays
         try:
-            rs.read_into(start, extent, flat, None)
+            if remote:
+                # A network read: off zarr-python's event loop, which other reads share.
+                await asyncio.to_thread(rs.read_into, start, extent, flat, None)
+            else:
+                rs.read_into(start, extent, flat, None)
+        except _zinto.StoreError:
+            if not remote:
+                raise
+            # zarr-python reaches this store and zinto does not (credentials or a region it
+            # does not see): zarr-python fetches from now on; the output is written again.
+            self._remote_failed = True
+            self._arrays.pop(("url", array_path), None)
+            return False
         except ValueError:
             # The region is outside the shape zinto knows: the array was resized or appended
             # to since this pipeline was made (zarr-python keeps the pipeline, with the old

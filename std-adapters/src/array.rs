@@ -297,7 +297,16 @@ impl<S: Store> Array<S> {
         };
         let job =
             |ctx: &mut ReadContext, index: u64, piece: &Piece, target: &mut PieceOut<'_, '_>| {
+                // A read that fails or is cancelled stops the other fetches.
+                #[cfg(feature = "remote")]
+                let abort = || {
+                    if let Some((_, stage)) = &fetch {
+                        stage.abort();
+                    }
+                };
                 if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    #[cfg(feature = "remote")]
+                    abort();
                     return Err(Error::new(&self.path, None, ErrorKind::Cancelled));
                 }
                 let key = self.chunk_key(&piece.chunk);
@@ -314,6 +323,10 @@ impl<S: Store> Array<S> {
                     }),
                     None => reader.read_piece(ctx, &key, piece, target),
                 };
+                #[cfg(feature = "remote")]
+                if read.is_err() {
+                    abort();
+                }
                 #[cfg(not(feature = "remote"))]
                 let read = reader.read_piece(ctx, &key, piece, target);
                 read.map_err(|kind| Error::new(&self.path, Some(&key), kind))?;
@@ -452,10 +465,9 @@ impl<S: Store> Array<S> {
         if options.threads.is_none()
             && let Some(remote) = self.store.remote()
         {
-            let per_core = NonZeroUsize::new(REMOTE_WORKERS_PER_CORE).unwrap_or(NonZeroUsize::MIN);
             return options
                 .workers()
-                .saturating_mul(per_core)
+                .saturating_mul(REMOTE_WORKERS_PER_CORE)
                 .min(remote.options().in_flight);
         }
         options.workers()
@@ -486,7 +498,7 @@ impl<S: Store> Array<S> {
 /// at 227 MB/s on 4 workers, 243 on 8 (tensorstore 226); 3,600 small chunks at 107 and 99
 /// (tensorstore 97); extra memory 2.0% and 3-5% on the former. Four workers (two per core): the
 /// same speed within the runs' spread, less memory.
-pub const REMOTE_WORKERS_PER_CORE: usize = 2;
+pub const REMOTE_WORKERS_PER_CORE: NonZeroUsize = NonZeroUsize::MIN.saturating_add(1);
 
 /// How to run a read.
 #[derive(Default, Clone, Copy)]

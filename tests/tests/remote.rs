@@ -430,3 +430,44 @@ fn every_fixture_reads_from_moto_s3_as_it_reads_from_disk() {
     let store = remote("s3://no-such-bucket", moto_options(moto.addr));
     assert!(Array::open(&store, "v3_gzip").is_err());
 }
+
+#[test]
+fn more_workers_than_requests_in_flight_read_the_right_bytes_and_cancel_without_hanging() {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let proxy = FaultProxy::start(
+        server.addr(),
+        vec![Fault::Delay(Duration::from_millis(200)); 1000],
+    )
+    .unwrap();
+    let mut o = quick();
+    o.in_flight = NonZeroUsize::new(1).unwrap();
+    let store = remote(&proxy.url(), o);
+    let (array, whole) = gzip_array(&store);
+    let region = Region::whole(array.shape()).unwrap();
+    let mut out = vec![0u8; whole.len()];
+    let options = ReadOptions {
+        threads: NonZeroUsize::new(4),
+        ..ReadOptions::default()
+    };
+    array.read_into_with(&region, &mut out, &options).unwrap();
+    assert_eq!(out, whole);
+    // Cancelled after the first chunk: every worker, even one waiting for the one request in
+    // flight, stops; the read ends well before the 6 chunks' 1.2 s of delays.
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let progress = |_done: u64, _all: u64| cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+    let options = ReadOptions {
+        threads: NonZeroUsize::new(4),
+        progress: Some(&progress),
+        cancel: Some(&cancel),
+    };
+    let started = Instant::now();
+    let e = array
+        .read_into_with(&region, &mut out, &options)
+        .unwrap_err();
+    assert!(matches!(e.kind(), zinto::ErrorKind::Cancelled), "{e}");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -110,6 +110,14 @@ impl Drop for FetchStage {
 }
 
 impl FetchStage {
+    /// Stops every fetch: for a read that failed or was cancelled. Workers waiting for a
+    /// response, or for more of a body, wake with an error instead of waiting for downloads
+    /// nobody will use (a piece taken but never read keeps its request's permit: with more
+    /// workers than requests in flight, a worker could otherwise wait for a permit forever).
+    pub(crate) fn abort(&self) {
+        self.driver.abort();
+    }
+
     /// Starts fetching `want` of each of `keys`, in order.
     pub(crate) fn start(remote: &RemoteStore, keys: Vec<String>, want: Want) -> Self {
         let mut slots = Vec::with_capacity(keys.len());
@@ -363,7 +371,11 @@ impl PieceStore<'_> {
             fetch_one(store, location, &key, Want::Span(span), None, tx, &errors).await;
         });
         match rx.blocking_recv() {
-            Ok(Ok(Fetched::Missing)) => Err(ErrorKind::Store(StoreError::Missing)),
+            // The shard was there a moment ago (its index was read): not a missing chunk.
+            Ok(Ok(Fetched::Missing)) => Err(ErrorKind::Store(StoreError::Remote {
+                url: self.remote.url_of(&self.key),
+                source: "the object was deleted during the read (404 for a range of it)".into(),
+            })),
             Ok(Ok(fetched)) => Ok(fetched),
             Ok(Err(e)) => Err(ErrorKind::Store(e)),
             Err(_) => Err(ErrorKind::Internal {

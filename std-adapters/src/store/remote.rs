@@ -51,7 +51,7 @@ impl Default for RemoteOptions {
     fn default() -> Self {
         Self {
             anonymous: false,
-            in_flight: NonZeroUsize::new(64).unwrap_or(NonZeroUsize::MIN),
+            in_flight: NonZeroUsize::MIN.saturating_add(63),
             timeout: Duration::from_secs(300),
             connect_timeout: Duration::from_secs(5),
             retries: 5,
@@ -475,7 +475,12 @@ impl Store for RemoteStore {
     /// One listing request with a delimiter. Plain HTTP servers cannot list:
     /// [`StoreError::ListingUnsupported`].
     fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        let location = self.location(prefix);
+        // A prefix no key can have (`..`, empty segments) has nothing below it; `None` would
+        // list the bucket's root.
+        let Some(location) = self.location(prefix) else {
+            return Ok(vec![]);
+        };
+        let location = (!location.as_ref().is_empty()).then_some(location);
         let listed = self
             .runtime
             .block_on(self.store.list_with_delimiter(location.as_ref()));
