@@ -153,6 +153,26 @@ impl RemoteStore {
         };
         let built =
             |r: object_store::Result<Arc<dyn ObjectStore>>| r.map_err(|e| bad(e.to_string()));
+        // The cloud builders take the same settings under their own key types: the client's,
+        // unsigned requests, then the caller's keys.
+        macro_rules! cloud {
+            ($builder:expr, $client_key:path) => {{
+                let mut b = $builder.with_retry(retry);
+                for (k, v) in client {
+                    b = b.with_config($client_key(k), v);
+                }
+                if options.anonymous {
+                    b = b.with_skip_signature(true);
+                }
+                for (k, v) in &options.config {
+                    let key = k
+                        .parse()
+                        .map_err(|e: object_store::Error| bad(e.to_string()))?;
+                    b = b.with_config(key, v);
+                }
+                built(b.build().map(|s| Arc::new(s) as _))?
+            }};
+        }
         let (store, prefix): (Arc<dyn ObjectStore>, String) = match scheme.as_str() {
             "http" | "https" => {
                 // The server is the store; the URL's path is the prefix within it.
@@ -175,62 +195,20 @@ impl RemoteStore {
             }
             "s3" | "s3a" => {
                 let (bucket, prefix) = split_bucket(rest);
-                let mut b = aws::AmazonS3Builder::from_env()
-                    .with_bucket_name(bucket)
-                    .with_retry(retry);
-                for (k, v) in client {
-                    b = b.with_config(aws::AmazonS3ConfigKey::Client(k), v);
-                }
-                if options.anonymous {
-                    b = b.with_skip_signature(true);
-                }
-                for (k, v) in &options.config {
-                    let key = k
-                        .parse()
-                        .map_err(|e: object_store::Error| bad(e.to_string()))?;
-                    b = b.with_config(key, v);
-                }
-                (built(b.build().map(|s| Arc::new(s) as _))?, prefix)
+                let b = aws::AmazonS3Builder::from_env().with_bucket_name(bucket);
+                (cloud!(b, aws::AmazonS3ConfigKey::Client), prefix)
             }
             "gs" => {
                 let (bucket, prefix) = split_bucket(rest);
-                let mut b = gcp::GoogleCloudStorageBuilder::from_env()
-                    .with_bucket_name(bucket)
-                    .with_retry(retry);
-                for (k, v) in client {
-                    b = b.with_config(gcp::GoogleConfigKey::Client(k), v);
-                }
-                if options.anonymous {
-                    b = b.with_skip_signature(true);
-                }
-                for (k, v) in &options.config {
-                    let key = k
-                        .parse()
-                        .map_err(|e: object_store::Error| bad(e.to_string()))?;
-                    b = b.with_config(key, v);
-                }
-                (built(b.build().map(|s| Arc::new(s) as _))?, prefix)
+                let b = gcp::GoogleCloudStorageBuilder::from_env().with_bucket_name(bucket);
+                (cloud!(b, gcp::GoogleConfigKey::Client), prefix)
             }
             "az" | "abfs" | "abfss" | "adl" | "azure" => {
-                let mut b = azure::MicrosoftAzureBuilder::from_env()
-                    .with_url(trimmed)
-                    .with_retry(retry);
-                for (k, v) in client {
-                    b = b.with_config(azure::AzureConfigKey::Client(k), v);
-                }
-                if options.anonymous {
-                    b = b.with_skip_signature(true);
-                }
-                for (k, v) in &options.config {
-                    let key = k
-                        .parse()
-                        .map_err(|e: object_store::Error| bad(e.to_string()))?;
-                    b = b.with_config(key, v);
-                }
                 // `az://container/prefix`; the account comes from the environment (or the
                 // host of an `abfss://container@account...` URL, which the builder parses).
+                let b = azure::MicrosoftAzureBuilder::from_env().with_url(trimmed);
                 (
-                    built(b.build().map(|s| Arc::new(s) as _))?,
+                    cloud!(b, azure::AzureConfigKey::Client),
                     split_bucket(rest).1,
                 )
             }
