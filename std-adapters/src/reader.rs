@@ -652,21 +652,6 @@ fn start_windowed(
         .map_err(ErrorKind::Decode)
 }
 
-/// The most a compressor can expand its input: DEFLATE about 1032:1; zstd about 32768:1 (a
-/// 4-byte RLE block yields 128 KiB).
-/// Blosc: its inner zstd's; LZ4 (and BloscLZ) about 255:1; bzip2 about 45 899 236:1.
-fn max_ratio(codecs: &BytesCodecs) -> u64 {
-    match codecs.compressor {
-        None => 1,
-        Some(Compressor::Gzip { .. } | Compressor::Zlib { .. }) => 1032,
-        Some(Compressor::Zstd { .. } | Compressor::Blosc(_)) => 32_768,
-        Some(Compressor::Lz4 { .. }) => 256,
-        Some(Compressor::Bz2 { .. }) => 45_899_236,
-        // A compressor added without its ratio here: no bound, so no refusal.
-        Some(_) => u64::MAX,
-    }
-}
-
 /// Refuses a chunk whose stored size cannot decode to `decoded` bytes, before a buffer of that
 /// size is allocated on the metadata's word.
 pub(crate) fn check_plausible(
@@ -674,7 +659,9 @@ pub(crate) fn check_plausible(
     stored: u64,
     decoded: usize,
 ) -> Result<(), ErrorKind> {
-    let most = stored.saturating_mul(max_ratio(codecs)).saturating_add(64);
+    // Uncompressed bytes decode to themselves; a compressor states its own bound.
+    let ratio = codecs.compressor.as_ref().map_or(1, Compressor::max_ratio);
+    let most = stored.saturating_mul(ratio).saturating_add(64);
     if decoded as u64 > most {
         return Err(ErrorKind::ChunkTooLarge {
             decoded: decoded as u64,

@@ -26,8 +26,8 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 fn encode(c: &BytesCodecs, data: &[u8]) -> Vec<u8> {
     let mut out = match c.compressor {
         None => data.to_vec(),
-        Some(Compressor::Zstd { .. }) => zstd::bulk::compress(data, 3).unwrap(),
-        Some(Compressor::Gzip { .. }) => gzip(data),
+        Some(Compressor::Zstd(_)) => zstd::bulk::compress(data, 3).unwrap(),
+        Some(Compressor::Gzip(_)) => gzip(data),
         Some(other) => unreachable!("no encoder for {other}"),
     };
     for _ in 0..c.checksums.len() {

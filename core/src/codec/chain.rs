@@ -64,7 +64,7 @@ impl ChecksumSpec {
             ChecksumKind::Crc32 => CodecName::Crc32,
             ChecksumKind::Adler32 => CodecName::Adler32,
             ChecksumKind::Fletcher32 => CodecName::Fletcher32,
-            _ => CodecName::Crc32c,
+            ChecksumKind::Crc32c => CodecName::Crc32c,
         }
     }
 

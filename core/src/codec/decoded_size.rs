@@ -7,14 +7,8 @@
 //! concatenating variable-size chunks sizes its buffer exactly with these, then decodes each
 //! chunk into its own part of it.
 
-use super::Compressor;
-use super::blosc::HEADER_LEN as BLOSC_HEADER_LEN;
 use super::chain::BytesCodecs;
-use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use super::{CodecName, DecodeError};
-
-/// Smallest possible gzip member: 10-byte header, 2 bytes of DEFLATE, 8-byte trailer.
-const MIN_GZIP_LEN: u64 = 20;
 
 /// The bytes of a stored chunk that [`decoded_len`] needs: `head_len` bytes from the start and
 /// `tail_len` bytes from `tail_offset`.
@@ -43,22 +37,6 @@ fn payload_range(codecs: &BytesCodecs, encoded_len: u64) -> Result<(u64, u64), D
         })
 }
 
-fn head_probe(
-    start: u64,
-    payload: u64,
-    want: u64,
-    codec: CodecName,
-) -> Result<SizeProbe, DecodeError> {
-    if payload < want {
-        return Err(DecodeError::Truncated { codec });
-    }
-    Ok(SizeProbe {
-        head_len: usize::try_from(start + want).map_err(|_| DecodeError::Truncated { codec })?,
-        tail_offset: 0,
-        tail_len: 0,
-    })
-}
-
 /// Which bytes of a chunk of `encoded_len` stored bytes tell its decoded size.
 ///
 /// # Errors
@@ -66,36 +44,25 @@ fn head_probe(
 /// compressor's fixed fields; [`DecodeError::SizeUnknown`] for zlib.
 pub fn size_probe(codecs: &BytesCodecs, encoded_len: u64) -> Result<SizeProbe, DecodeError> {
     let (start, payload) = payload_range(codecs, encoded_len)?;
-    let none = SizeProbe {
-        head_len: 0,
-        tail_offset: 0,
-        tail_len: 0,
+    let Some(compressor) = codecs.compressor else {
+        return Ok(SizeProbe {
+            head_len: 0,
+            tail_offset: 0,
+            tail_len: 0,
+        });
     };
-    match codecs.compressor {
-        None => Ok(none),
-        Some(Compressor::Zstd { .. }) => Ok(SizeProbe {
-            head_len: usize::try_from(start + payload.min(MAX_FRAME_HEADER_LEN as u64))
-                .unwrap_or(MAX_FRAME_HEADER_LEN),
-            ..none
-        }),
-        Some(Compressor::Gzip { .. }) => {
-            if payload < MIN_GZIP_LEN {
-                return Err(DecodeError::Truncated {
-                    codec: CodecName::Gzip,
-                });
-            }
-            Ok(SizeProbe {
-                head_len: usize::try_from(start + 2).unwrap_or(usize::MAX),
-                tail_offset: start + payload - 4,
-                tail_len: 4,
-            })
-        }
-        Some(Compressor::Blosc(_)) => {
-            head_probe(start, payload, BLOSC_HEADER_LEN as u64, CodecName::Blosc)
-        }
-        Some(Compressor::Lz4 { .. }) => head_probe(start, payload, 4, CodecName::Lz4),
-        Some(c) => Err(DecodeError::SizeUnknown { codec: c.name() }),
-    }
+    let p = compressor.codec().size_probe(payload)?;
+    let beyond = DecodeError::Truncated {
+        codec: compressor.name(),
+    };
+    Ok(SizeProbe {
+        head_len: usize::try_from(start)
+            .ok()
+            .and_then(|s| s.checked_add(p.head_len))
+            .ok_or(beyond)?,
+        tail_offset: start.checked_add(p.tail_offset).ok_or(beyond)?,
+        tail_len: p.tail_len,
+    })
 }
 
 /// The decoded size of a chunk of `encoded_len` stored bytes, from the `head` and `tail` bytes
@@ -128,48 +95,8 @@ pub fn decoded_len(
     let head = usize::try_from(start)
         .ok()
         .and_then(|s| head.get(s..probe.head_len));
-    let truncated = |codec| DecodeError::Truncated { codec };
     match codecs.compressor {
         None => Ok(payload),
-        Some(Compressor::Zstd { .. }) => {
-            let head = head.ok_or(truncated(CodecName::Zstd))?;
-            FrameHeader::parse(head)?
-                .ok_or(truncated(CodecName::Zstd))?
-                .content_size
-                .ok_or(DecodeError::SizeUnknown {
-                    codec: CodecName::Zstd,
-                })
-        }
-        Some(Compressor::Gzip { .. }) => {
-            if head.ok_or(truncated(CodecName::Gzip))? != [0x1f, 0x8b] {
-                return Err(DecodeError::Corrupt {
-                    codec: CodecName::Gzip,
-                    reason: "not a gzip member (bad magic number)",
-                });
-            }
-            let isize: [u8; 4] = tail
-                .get(..4)
-                .and_then(|t| t.try_into().ok())
-                .ok_or(truncated(CodecName::Gzip))?;
-            Ok(u64::from(u32::from_le_bytes(isize)))
-        }
-        Some(Compressor::Blosc(_)) => {
-            let nbytes: [u8; 4] = head
-                .and_then(|h| h.get(4..8))
-                .and_then(|t| t.try_into().ok())
-                .ok_or(truncated(CodecName::Blosc))?;
-            Ok(u64::from(u32::from_le_bytes(nbytes)))
-        }
-        Some(Compressor::Lz4 { .. }) => {
-            let size: [u8; 4] = head
-                .and_then(|h| h.get(..4))
-                .and_then(|t| t.try_into().ok())
-                .ok_or(truncated(CodecName::Lz4))?;
-            u64::try_from(i32::from_le_bytes(size)).map_err(|_| DecodeError::Corrupt {
-                codec: CodecName::Lz4,
-                reason: "negative decoded size",
-            })
-        }
-        Some(c) => Err(DecodeError::SizeUnknown { codec: c.name() }),
+        Some(c) => c.codec().decoded_len(head, tail),
     }
 }

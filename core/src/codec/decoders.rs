@@ -8,11 +8,10 @@ use alloc::{boxed::Box, vec::Vec};
 #[cfg(feature = "alloc")]
 use super::blosc::BloscDecoder;
 use super::blosc::InnerDecompress;
+use super::compressor::NOT_STARTED;
 #[cfg(feature = "alloc")]
 use super::deflate::RawInflate;
 use super::deflate::{DeflateDecoder, DeflateFormat};
-#[cfg(feature = "alloc")]
-use super::error::OUT_OF_STEP;
 #[cfg(feature = "alloc")]
 use super::zstd::ZstdDecoder;
 use super::{CodecName, Compressor, DecodeError, Progress, Status, blosclz, lz4};
@@ -81,17 +80,17 @@ pub trait Backend: Send {
 #[derive(Default)]
 pub(crate) struct Decoders {
     active: Option<Compressor>,
-    deflate: Option<DeflateDecoder>,
+    pub(in crate::codec) deflate: Option<DeflateDecoder>,
     #[cfg(feature = "alloc")]
-    zstd: Option<ZstdDecoder>,
+    pub(in crate::codec) zstd: Option<ZstdDecoder>,
     #[cfg(feature = "alloc")]
-    blosc: Option<BloscDecoder<Vec<u8>>>,
+    pub(in crate::codec) blosc: Option<BloscDecoder<Vec<u8>>>,
     /// A stream decoded in one call once whole (numcodecs lz4): gathered here.
     #[cfg(feature = "alloc")]
-    whole: Vec<u8>,
+    pub(in crate::codec) whole: Vec<u8>,
     #[cfg(feature = "alloc")]
-    whole_len: usize,
-    decoded_len: usize,
+    pub(in crate::codec) whole_len: usize,
+    pub(in crate::codec) decoded_len: usize,
     #[cfg(feature = "alloc")]
     backends: Vec<Box<dyn Backend>>,
     /// The backend decoding the active stream, if one does.
@@ -107,7 +106,7 @@ pub(crate) struct Decoders {
     /// Where in the window a windowed Blosc stream goes on: a block part-decoded is staged
     /// in the window after what was produced, so the window moves on only at a block's edge
     /// (after [`Status::NeedsOutput`]).
-    window_at: usize,
+    pub(in crate::codec) window_at: usize,
 }
 
 /// Makes a [`RawInflate`] ([`ChunkDecoder::set_inflater`](super::ChunkDecoder::set_inflater)).
@@ -128,7 +127,7 @@ fn new_deflate(
 
 /// The inner codecs Blosc needs, borrowed from [`Decoders`] apart from the Blosc decoder.
 #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
-struct Inner<'a> {
+pub(crate) struct Inner<'a> {
     deflate: &'a mut Option<DeflateDecoder>,
     #[cfg(feature = "alloc")]
     inflater: Option<MakeInflater>,
@@ -326,11 +325,7 @@ impl Decoders {
         {
             return b.windowed();
         }
-        matches!(
-            compressor,
-            Compressor::Gzip { .. } | Compressor::Zlib { .. }
-        ) || (cfg!(feature = "alloc")
-            && matches!(compressor, Compressor::Zstd { .. } | Compressor::Blosc(_)))
+        compressor.codec().can_window()
     }
 
     /// Starts a stream of `compressor`, decoded into a whole destination or (`windowed`)
@@ -349,8 +344,6 @@ impl Decoders {
         if windowed && !self.can_window(compressor) {
             return Err(unsupported(compressor.name(), "decoding through a window"));
         }
-        #[cfg(not(feature = "alloc"))]
-        let _ = encoded_len;
         #[cfg(feature = "alloc")]
         {
             self.active_backend = self
@@ -367,54 +360,15 @@ impl Decoders {
                 return Ok(());
             }
         }
-        match compressor {
-            Compressor::Gzip { .. } => self.reset_deflate(DeflateFormat::Gzip),
-            Compressor::Zlib { .. } => self.reset_deflate(DeflateFormat::Zlib),
-            #[cfg(feature = "alloc")]
-            Compressor::Zstd { .. } => {
-                let cap = self.zstd_window_cap;
-                let z = self.zstd.get_or_insert_with(|| {
-                    let mut z = ZstdDecoder::new();
-                    if let Some(cap) = cap {
-                        z.set_window_cap(cap);
-                    }
-                    z
-                });
-                if windowed {
-                    z.reset_windowed(decoded_len as u64);
-                } else {
-                    z.reset();
-                }
-            }
-            #[cfg(feature = "alloc")]
-            Compressor::Blosc(_) => self
-                .blosc
-                .get_or_insert_with(|| BloscDecoder::new(Vec::new()))
-                .start(encoded_len, decoded_len as u64),
-            #[cfg(feature = "alloc")]
-            Compressor::Lz4 { .. } => {
-                self.whole.clear();
-                self.whole_len = usize::try_from(encoded_len).map_err(|_| OUT_OF_STEP)?;
-            }
-            #[cfg(not(feature = "alloc"))]
-            Compressor::Zstd { .. } | Compressor::Blosc(_) | Compressor::Lz4 { .. } => {
-                return Err(unsupported(
-                    compressor.name(),
-                    "this codec through ChunkDecoder without the `alloc` feature",
-                ));
-            }
-            Compressor::Bz2 { .. } => {
-                return Err(unsupported(
-                    CodecName::Bz2,
-                    "bz2 without a backend (the std crate `zinto` provides one)",
-                ));
-            }
-        }
+        compressor
+            .codec()
+            .start(self, encoded_len, decoded_len, windowed)?;
         self.active = Some(*compressor);
         Ok(())
     }
 
-    fn reset_deflate(&mut self, format: DeflateFormat) {
+    /// Resets (or makes) the DEFLATE decoder for a stream of `format`.
+    pub(crate) fn reset_deflate(&mut self, format: DeflateFormat) {
         match &mut self.deflate {
             Some(d) => d.reset(format),
             None => {
@@ -429,7 +383,7 @@ impl Decoders {
 
     /// The Blosc decoder, and the inner decoders it borrows apart from it.
     #[cfg(feature = "alloc")]
-    fn blosc_and_inner(&mut self) -> Option<(&mut BloscDecoder<Vec<u8>>, Inner<'_>)> {
+    pub(crate) fn blosc_and_inner(&mut self) -> Option<(&mut BloscDecoder<Vec<u8>>, Inner<'_>)> {
         let blosc = self.blosc.as_mut()?;
         let inner = Inner {
             deflate: &mut self.deflate,
@@ -464,30 +418,7 @@ impl Decoders {
         if let Some(b) = self.active_backend.and_then(|i| self.backends.get_mut(i)) {
             return b.decode(input, dst, pos);
         }
-        let not_started = DecodeError::Internal {
-            what: "a decoder fed before it was started",
-        };
-        match active {
-            Compressor::Gzip { .. } | Compressor::Zlib { .. } => self
-                .deflate
-                .as_mut()
-                .ok_or(not_started)?
-                .decode(input, dst, pos),
-            #[cfg(feature = "alloc")]
-            Compressor::Zstd { .. } => self
-                .zstd
-                .as_mut()
-                .ok_or(not_started)?
-                .decode(input, dst, pos),
-            #[cfg(feature = "alloc")]
-            Compressor::Blosc(_) => {
-                let (blosc, mut inner) = self.blosc_and_inner().ok_or(not_started)?;
-                blosc.decode(input, dst, pos, &mut inner)
-            }
-            #[cfg(feature = "alloc")]
-            Compressor::Lz4 { .. } => self.lz4(input, dst),
-            _ => Err(not_started),
-        }
+        active.codec().decode(self, input, dst, pos)
     }
 
     /// Decodes the next piece of the active windowed stream into `window`, of which `written`
@@ -510,72 +441,52 @@ impl Decoders {
         if let Some(b) = self.active_backend.and_then(|i| self.backends.get_mut(i)) {
             return Ok((b.decode_window(input, window)?, 0));
         }
-        match active {
-            Compressor::Gzip { .. } | Compressor::Zlib { .. } => {
-                let at = written.checked_rem(window.len()).ok_or(not_started)?;
-                let d = self.deflate.as_mut().ok_or(not_started)?;
-                Ok((d.decode_ring(input, window, at)?, at))
-            }
-            #[cfg(feature = "alloc")]
-            Compressor::Zstd { .. } => Ok((
-                self.zstd
-                    .as_mut()
-                    .ok_or(not_started)?
-                    .decode_window(input, window)?,
-                0,
-            )),
-            #[cfg(feature = "alloc")]
-            Compressor::Blosc(_) => {
-                let at = self.window_at;
-                let (blosc, mut inner) = self.blosc_and_inner().ok_or(not_started)?;
-                let p = blosc.decode(input, window, at, &mut inner)?;
-                self.window_at = if p.status == Status::NeedsOutput {
-                    0
-                } else {
-                    at + p.written
-                };
-                Ok((p, at))
-            }
-            _ => Err(not_started),
-        }
+        active.codec().decode_window(self, input, window, written)
     }
 
-    /// numcodecs LZ4: gathers the stream, then decodes it in one call.
+    /// Decodes the next piece of the active DEFLATE stream (gzip, zlib) into `dst[pos..]`.
+    pub(crate) fn inflate(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<Progress, DecodeError> {
+        self.deflate
+            .as_mut()
+            .ok_or(NOT_STARTED)?
+            .decode(input, dst, pos)
+    }
+
+    /// Decodes the next piece of the active DEFLATE stream into the ring `window`, of which
+    /// `written` bytes were decoded before; returns where in the ring the new bytes start.
+    pub(crate) fn inflate_ring(
+        &mut self,
+        input: &[u8],
+        window: &mut [u8],
+        written: usize,
+    ) -> Result<(Progress, usize), DecodeError> {
+        let at = written.checked_rem(window.len()).ok_or(NOT_STARTED)?;
+        let d = self.deflate.as_mut().ok_or(NOT_STARTED)?;
+        Ok((d.decode_ring(input, window, at)?, at))
+    }
+
+    /// The zstd decoder, made on first use with the window cap set.
     #[cfg(feature = "alloc")]
-    fn lz4(&mut self, input: &[u8], dst: &mut [u8]) -> Result<Progress, DecodeError> {
-        let left = self.whole_len.saturating_sub(self.whole.len());
-        let take = left.min(input.len());
-        self.whole
-            .extend_from_slice(input.get(..take).ok_or(OUT_OF_STEP)?);
-        if self.whole.len() < self.whole_len {
-            return Ok(Progress::new(take, 0, false));
-        }
-        let (size, block) = self
-            .whole
-            .split_first_chunk::<4>()
-            .ok_or(DecodeError::Truncated {
-                codec: CodecName::Lz4,
-            })?;
-        let size = i32::from_le_bytes(*size);
-        if i64::from(size) != self.decoded_len as i64 {
-            return Err(DecodeError::SizeMismatch {
-                codec: CodecName::Lz4,
-                expected: self.decoded_len as u64,
-                got: u64::try_from(size).unwrap_or(u64::MAX),
-            });
-        }
-        let written = if block.is_empty() && self.decoded_len == 0 {
-            0
-        } else {
-            lz4::decompress(block, dst).map_err(lz4_error)?
-        };
-        if written != self.decoded_len {
-            return Err(DecodeError::SizeMismatch {
-                codec: CodecName::Lz4,
-                expected: self.decoded_len as u64,
-                got: written as u64,
-            });
-        }
-        Ok(Progress::new(take, written, true))
+    pub(crate) fn zstd(&mut self) -> &mut ZstdDecoder {
+        let cap = self.zstd_window_cap;
+        self.zstd.get_or_insert_with(|| {
+            let mut z = ZstdDecoder::new();
+            if let Some(cap) = cap {
+                z.set_window_cap(cap);
+            }
+            z
+        })
+    }
+
+    /// The Blosc decoder, made on first use.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn blosc(&mut self) -> &mut BloscDecoder<Vec<u8>> {
+        self.blosc
+            .get_or_insert_with(|| BloscDecoder::new(Vec::new()))
     }
 }

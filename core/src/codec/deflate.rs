@@ -131,6 +131,10 @@ impl core::fmt::Debug for DeflateDecoder {
     }
 }
 
+/// The most one byte of DEFLATE decodes to, rounded up: a length-258 match costs at least
+/// two bits, so about 1032 bytes a byte.
+pub(crate) const MAX_RATIO: u64 = 1032;
+
 /// The smallest ring [`DeflateDecoder::decode_ring`] takes: DEFLATE's window.
 pub const RING_MIN: usize = 32 * 1024;
 

@@ -1,7 +1,8 @@
 //! Decoders that write only into the caller's `&mut [u8]`, and the codec chain they serve.
 //!
 //! - [`CodecChain`]: a chain built from metadata ([`Codec`] items in metadata order), validated.
-//! - [`CodecName`]: the one table of codec names; [`Compressor`] and [`Filter`]: codecs as
+//! - [`CodecName`]: the one list of codecs (`registry.rs`); [`Compressor`]: the
+//!   bytes-to-bytes compressors, one file each under `compressor/`, and [`Filter`]: codecs as
 //!   values with their configuration, read through [`Config`].
 //! - [`ChunkDecoder`]: a stored chunk's bytes-to-bytes codecs (checksums, then a compressor:
 //!   gzip, zlib, zstd, Blosc, LZ4, or a [`Backend`]'s), fed in pieces of any size, decoded
@@ -34,6 +35,7 @@ pub mod lz4;
 mod lz_copy;
 mod name;
 mod progress;
+mod registry;
 mod shard;
 pub mod shuffle;
 mod stream;
@@ -50,7 +52,7 @@ pub use chain::{
     MAX_CHECKSUMS, MAX_FILTERS, MAX_LEVELS,
 };
 pub use checksum::{ChecksumKind, Location};
-pub use compressor::Compressor;
+pub use compressor::{Bz2, Gzip, Lz4, Zlib, Zstd};
 pub use config::{Config, ConfigValue, NoConfig};
 pub use crc::{CRC32, CRC32C, Crc32, Crc32Kind, checksum};
 pub use decoded_size::{SizeProbe, decoded_len, size_probe};
@@ -60,8 +62,8 @@ pub use decoders::{Backend, MakeInflater};
 pub use deflate::{DeflateDecoder, DeflateFormat, RING_MIN, RawInflate, RawStatus};
 pub use error::{ChainError, DecodeError};
 pub use filter::Filter;
-pub use name::CodecName;
 pub use progress::{Progress, Status, WindowProgress};
+pub use registry::{CodecName, Compressor};
 pub use shard::{ByteRange, IndexLocation, ShardError, ShardIndex, ShardLayout};
 pub use stream::{ChunkDecoder, crc32c};
 pub use vlen::VlenItems;

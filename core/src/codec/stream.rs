@@ -1,13 +1,11 @@
 //! Decoding one stored chunk's bytes-to-bytes codecs, streamed, into the caller's destination.
 
-use super::blosc::{BloscHeader, HEADER_LEN};
 use super::chain::{BytesCodecs, Checksums, MAX_CHECKSUMS};
 use super::checksum::{Checksum, ChecksumKind, Location};
 use super::crc::CRC32C;
 #[cfg(feature = "alloc")]
 use super::decoders::Backend;
 use super::decoders::Decoders;
-use super::deflate::RING_MIN;
 use super::error::OUT_OF_STEP;
 use super::{CodecName, Compressor, DecodeError, Progress, Status, WindowProgress};
 #[cfg(feature = "alloc")]
@@ -224,7 +222,7 @@ impl ChunkDecoder {
 
     /// The smallest window [`ChunkDecoder::feed_window`] takes for a chunk stored with
     /// `codecs` whose stored bytes begin with `head` (at least a Blosc header's 16 bytes past
-    /// any leading checksums, for Blosc): [`RING_MIN`] for gzip and zlib, whose window must
+    /// any leading checksums, for Blosc): [`RING_MIN`](super::RING_MIN) for gzip and zlib, whose window must
     /// also be a power of two; one block for Blosc; 1 otherwise.
     ///
     /// # Errors
@@ -236,29 +234,25 @@ impl ChunkDecoder {
         encoded_len: u64,
         decoded_len: usize,
     ) -> Result<usize, DecodeError> {
-        Ok(match codecs.compressor {
-            Some(Compressor::Gzip { .. } | Compressor::Zlib { .. }) => RING_MIN,
-            Some(Compressor::Blosc(_)) => {
-                let before = usize::try_from(codecs.checksums.before()).map_err(|_| OUT_OF_STEP)?;
-                let header: &[u8; HEADER_LEN] = head
-                    .get(before..before + HEADER_LEN)
-                    .and_then(|h| h.try_into().ok())
-                    .ok_or(DecodeError::Truncated {
-                        codec: CodecName::Blosc,
-                    })?;
-                let payload_len = encoded_len
-                    .checked_sub(codecs.checksums.before() + codecs.checksums.after())
-                    .ok_or(DecodeError::Truncated {
-                        codec: CodecName::Blosc,
-                    })?;
-                let h = BloscHeader::parse(header, payload_len, decoded_len as u64)?;
-                // A chunk of no bytes is not checked past its sizes: its block size says nothing.
-                usize::try_from(h.blocksize.min(h.nbytes))
-                    .map_err(|_| OUT_OF_STEP)?
-                    .max(1)
-            }
-            _ => 1,
-        })
+        let Some(compressor) = codecs.compressor else {
+            return Ok(1);
+        };
+        let before = usize::try_from(codecs.checksums.before()).map_err(|_| OUT_OF_STEP)?;
+        let payload_len = encoded_len
+            .checked_sub(codecs.checksums.before() + codecs.checksums.after())
+            .ok_or(DecodeError::Truncated {
+                // As `start` says it.
+                codec: codecs
+                    .checksums
+                    .iter()
+                    .last()
+                    .map_or(CodecName::Crc32c, |c| c.name()),
+            })?;
+        // Shorter than its checksums: the codec finds no header in it.
+        let head = head.get(before..).unwrap_or(&[]);
+        compressor
+            .codec()
+            .min_window(head, payload_len, decoded_len)
     }
 
     fn begin(
@@ -423,7 +417,7 @@ impl ChunkDecoder {
     ///
     /// Pass the same window on every call of one chunk: decoders keep state in it (for gzip
     /// and zlib it is a ring holding DEFLATE's window, so its length must be a power of two of
-    /// at least [`RING_MIN`] bytes; Blosc stages a block in it, so it must hold one, see
+    /// at least [`RING_MIN`](super::RING_MIN) bytes; Blosc stages a block in it, so it must hold one, see
     /// [`ChunkDecoder::min_window`]).
     ///
     /// ```

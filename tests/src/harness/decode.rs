@@ -48,7 +48,7 @@ pub fn ruzstd_bound(window: usize) -> usize {
 /// none.
 fn heap_bound(codecs: &BytesCodecs, dst_len: usize) -> usize {
     match codecs.compressor {
-        Some(Compressor::Zstd { .. }) => ruzstd_bound(dst_len.max(1024).next_power_of_two()),
+        Some(Compressor::Zstd(_)) => ruzstd_bound(dst_len.max(1024).next_power_of_two()),
         _ => 0,
     }
 }
@@ -103,7 +103,7 @@ pub fn decode(codecs: BytesCodecs, data: &[u8]) {
     #[cfg(feature = "zlib-rs")]
     if matches!(
         codecs.compressor,
-        Some(Compressor::Gzip { .. } | Compressor::Zlib { .. })
+        Some(Compressor::Gzip(_) | Compressor::Zlib(_))
     ) {
         let mut other = ChunkDecoder::new();
         other.set_inflater(zinto::backend::ZlibRs::boxed);
@@ -176,7 +176,7 @@ pub fn feed_windowed(
 /// codecs 1 to 4033 bytes (Blosc: at least its block, which [`ChunkDecoder::min_window`] says).
 pub fn window_for(codecs: &BytesCodecs, piece: usize, stored: &[u8], dst_len: usize) -> usize {
     match codecs.compressor {
-        Some(Compressor::Gzip { .. } | Compressor::Zlib { .. }) => RING_MIN << (piece & 1),
+        Some(Compressor::Gzip(_) | Compressor::Zlib(_)) => RING_MIN << (piece & 1),
         _ => {
             let least =
                 ChunkDecoder::min_window(codecs, stored, stored.len() as u64, dst_len).unwrap_or(1);
@@ -222,19 +222,19 @@ fn encode(
     let deflate_level = flate2::Compression::new(u32::from(level % 10));
     let mut stored = match codecs.compressor {
         None => plain.to_vec(),
-        Some(Compressor::Gzip { .. }) => {
+        Some(Compressor::Gzip(_)) => {
             let mut e = flate2::write::GzEncoder::new(Vec::new(), deflate_level);
             e.write_all(plain).expect("writing to a Vec");
             e.finish().expect("writing to a Vec")
         }
-        Some(Compressor::Zlib { .. }) => {
+        Some(Compressor::Zlib(_)) => {
             let mut e = flate2::write::ZlibEncoder::new(Vec::new(), deflate_level);
             e.write_all(plain).expect("writing to a Vec");
             e.finish().expect("writing to a Vec")
         }
         Some(other) => {
             assert!(
-                matches!(other, Compressor::Zstd { .. }),
+                matches!(other, Compressor::Zstd(_)),
                 "no encoder for {other}"
             );
             let level = i32::from(level % 12) - 1; // -1 (fast) to 10

@@ -1,0 +1,142 @@
+//! `blosc` (the c-blosc 1.x chunk format), decoded block by block by
+//! [`BloscDecoder`](crate::codec::BloscDecoder); its configuration is [`BloscConfig`].
+
+use super::{CompressorCodec, FromConfig, NOT_STARTED, four_bytes, head_probe};
+use crate::codec::blosc::{BloscConfig, BloscHeader, HEADER_LEN};
+use crate::codec::config::{Config, Reader};
+use crate::codec::decoded_size::SizeProbe;
+use crate::codec::decoders::Decoders;
+use crate::codec::error::OUT_OF_STEP;
+use crate::codec::{ChainError, CodecName, DecodeError, Progress};
+
+impl BloscConfig {
+    pub(crate) const NAMES: &'static [&'static str] = &["blosc", "numcodecs.blosc"];
+    pub(crate) const V2_ID: Option<&'static str> = Some("blosc");
+}
+
+impl FromConfig for BloscConfig {
+    fn from_config<C: Config + ?Sized>(r: &Reader<'_, C>) -> Result<Self, ChainError> {
+        BloscConfig::from_config(r)
+    }
+}
+
+impl CompressorCodec for BloscConfig {
+    /// Its inner zstd's.
+    fn max_ratio(&self) -> u64 {
+        super::zstd::MAX_RATIO
+    }
+
+    /// Blocks are independent: a window must hold just one.
+    fn moves_window(&self) -> bool {
+        true
+    }
+
+    fn can_window(&self) -> bool {
+        cfg!(feature = "alloc")
+    }
+
+    /// One block, as the header (the first 16 bytes of `head`) says.
+    fn min_window(
+        &self,
+        head: &[u8],
+        payload_len: u64,
+        decoded_len: usize,
+    ) -> Result<usize, DecodeError> {
+        let header: &[u8; HEADER_LEN] = head
+            .get(..HEADER_LEN)
+            .and_then(|h| h.try_into().ok())
+            .ok_or(DecodeError::Truncated {
+                codec: CodecName::Blosc,
+            })?;
+        let h = BloscHeader::parse(header, payload_len, decoded_len as u64)?;
+        // A chunk of no bytes is not checked past its sizes: its block size says nothing.
+        Ok(usize::try_from(h.blocksize.min(h.nbytes))
+            .map_err(|_| OUT_OF_STEP)?
+            .max(1))
+    }
+
+    /// The header's `nbytes`.
+    fn size_probe(&self, payload_len: u64) -> Result<SizeProbe, DecodeError> {
+        head_probe(CodecName::Blosc, payload_len, HEADER_LEN)
+    }
+
+    fn decoded_len(&self, head: Option<&[u8]>, _: &[u8]) -> Result<u64, DecodeError> {
+        Ok(u64::from(u32::from_le_bytes(four_bytes(
+            CodecName::Blosc,
+            head,
+            4,
+        )?)))
+    }
+
+    fn start(
+        &self,
+        d: &mut Decoders,
+        encoded_len: u64,
+        decoded_len: usize,
+        _: bool,
+    ) -> Result<(), DecodeError> {
+        #[cfg(feature = "alloc")]
+        {
+            d.blosc().start(encoded_len, decoded_len as u64);
+            Ok(())
+        }
+        #[cfg(not(feature = "alloc"))]
+        {
+            let _ = (d, encoded_len, decoded_len);
+            Err(super::without_alloc(CodecName::Blosc))
+        }
+    }
+
+    fn decode(
+        &self,
+        d: &mut Decoders,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<Progress, DecodeError> {
+        #[cfg(feature = "alloc")]
+        {
+            let (blosc, mut inner) = d.blosc_and_inner().ok_or(NOT_STARTED)?;
+            blosc.decode(input, dst, pos, &mut inner)
+        }
+        #[cfg(not(feature = "alloc"))]
+        {
+            let _ = (d, input, dst, pos);
+            Err(NOT_STARTED)
+        }
+    }
+
+    /// A block part-decoded is staged in the window after what was produced, so the window
+    /// moves on only at a block's edge (after [`Status::NeedsOutput`]).
+    ///
+    /// [`Status::NeedsOutput`]: crate::codec::Status::NeedsOutput
+    fn decode_window(
+        &self,
+        d: &mut Decoders,
+        input: &[u8],
+        window: &mut [u8],
+        _: usize,
+    ) -> Result<(Progress, usize), DecodeError> {
+        #[cfg(feature = "alloc")]
+        {
+            let at = d.window_at;
+            let (blosc, mut inner) = d.blosc_and_inner().ok_or(NOT_STARTED)?;
+            let p = blosc.decode(input, window, at, &mut inner)?;
+            d.window_at = if p.status == crate::codec::Status::NeedsOutput {
+                0
+            } else {
+                at + p.written
+            };
+            Ok((p, at))
+        }
+        #[cfg(not(feature = "alloc"))]
+        {
+            let _ = (d, input, window);
+            Err(NOT_STARTED)
+        }
+    }
+
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "blosc({self})")
+    }
+}

@@ -1,0 +1,258 @@
+//! The bytes-to-bytes compressors: one file each, and the trait each file implements.
+//!
+//! A compressor's file holds everything zinto knows of it: its names (v3 name and aliases,
+//! v2 id), reading its configuration ([`FromConfig`]), its facts (can its decoder move a
+//! window, the smallest window, the largest expansion ratio, how to probe its decoded size)
+//! and its decoder, whole and windowed ([`CompressorCodec`]). The list of compressors is
+//! `codec/registry.rs`; the chain, the chunk decoder, the std reader and the metadata parser
+//! ask a [`Compressor`] through this trait and know no compressor by name.
+//!
+//! The write path adds the encoder beside the decoder in each file (`start_encode`,
+//! `encode`, with the same [`Status`](super::Status) values).
+
+mod blosc;
+mod bz2;
+mod gzip;
+mod lz4;
+mod zlib;
+mod zstd;
+
+pub use bz2::Bz2;
+pub use gzip::Gzip;
+pub use lz4::Lz4;
+pub use zlib::Zlib;
+pub use zstd::Zstd;
+
+use super::config::{Config, Reader};
+use super::decoded_size::SizeProbe;
+use super::decoders::Decoders;
+pub use super::registry::Compressor;
+use super::{ChainError, CodecName, DecodeError, Progress};
+
+/// Reads a compressor's configuration (the keys it knows; absent keys are `None`).
+pub(crate) trait FromConfig: Sized {
+    /// The configuration `r` holds, checked.
+    fn from_config<C: Config + ?Sized>(r: &Reader<'_, C>) -> Result<Self, ChainError>;
+}
+
+/// What each compressor's file answers. Every method is required: a new codec states each
+/// fact, or does not build.
+pub(crate) trait CompressorCodec: core::fmt::Debug {
+    /// The most one stored byte can decode to, rounded up: the reader refuses a chunk whose
+    /// stored size cannot hold what metadata claims before it allocates for it.
+    fn max_ratio(&self) -> u64;
+
+    /// Whether its own decoder, used on its own, goes on in a new destination window after
+    /// [`Status::NeedsOutput`](super::Status::NeedsOutput) (see [`Compressor::moves_window`]).
+    fn moves_window(&self) -> bool;
+
+    /// Whether zinto-core's own decoder decodes it through a window
+    /// ([`ChunkDecoder::start_windowed`](super::ChunkDecoder::start_windowed)).
+    fn can_window(&self) -> bool;
+
+    /// The smallest window its windowed decoder takes, for a payload of `payload_len` bytes
+    /// that begins with `head` and decodes to `decoded_len` bytes.
+    fn min_window(
+        &self,
+        head: &[u8],
+        payload_len: u64,
+        decoded_len: usize,
+    ) -> Result<usize, DecodeError>;
+
+    /// Which bytes of a payload of `payload_len` bytes tell its decoded size, counted from the
+    /// payload's start; [`DecodeError::SizeUnknown`] if the stream does not say.
+    fn size_probe(&self, payload_len: u64) -> Result<SizeProbe, DecodeError>;
+
+    /// The decoded size, from the `head` and `tail` bytes [`CompressorCodec::size_probe`]
+    /// names (`head` is `None` if fewer bytes were given than it asks).
+    fn decoded_len(&self, head: Option<&[u8]>, tail: &[u8]) -> Result<u64, DecodeError>;
+
+    /// Starts a stream of `encoded_len` bytes that decodes to `decoded_len` bytes, into a
+    /// whole destination or (`windowed`) through a window.
+    fn start(
+        &self,
+        d: &mut Decoders,
+        encoded_len: u64,
+        decoded_len: usize,
+        windowed: bool,
+    ) -> Result<(), DecodeError>;
+
+    /// Decodes the next piece of the stream into `dst[pos..]`.
+    fn decode(
+        &self,
+        d: &mut Decoders,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<Progress, DecodeError>;
+
+    /// Decodes the next piece of a windowed stream into `window`, of which `written` bytes
+    /// were decoded before; returns the progress and where in `window` the new bytes start.
+    fn decode_window(
+        &self,
+        d: &mut Decoders,
+        input: &[u8],
+        window: &mut [u8],
+        written: usize,
+    ) -> Result<(Progress, usize), DecodeError>;
+
+    /// Its configuration as the CLI shows it (`zstd(level 3)`).
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result;
+}
+
+impl Compressor {
+    /// gzip without a stated level.
+    pub const GZIP: Self = Self::Gzip(Gzip { level: None });
+    /// zlib without a stated level.
+    pub const ZLIB: Self = Self::Zlib(Zlib { level: None });
+    /// zstd without a stated level or checksum.
+    pub const ZSTD: Self = Self::Zstd(Zstd {
+        level: None,
+        checksum: false,
+    });
+
+    /// Whether its own decoder, used on its own ([`BloscDecoder`](super::BloscDecoder)), can
+    /// go on in a new destination window after reporting
+    /// [`Status::NeedsOutput`](super::Status::NeedsOutput): Blosc's blocks are independent, so a
+    /// window must hold just one. The stream compressors refer back into what they wrote; they
+    /// decode through a window only by way of
+    /// [`ChunkDecoder::start_windowed`](super::ChunkDecoder::start_windowed), which keeps
+    /// their window (DEFLATE's in a ring the caller passes, zstd's in the decoder).
+    pub fn moves_window(&self) -> bool {
+        self.codec().moves_window()
+    }
+
+    /// The most one stored byte of this compressor decodes to (DEFLATE about 1032, zstd and
+    /// Blosc 32 768, LZ4 256, bzip2 45 899 236): a chunk stored in `n` bytes that metadata
+    /// says decodes to more than `n * max_ratio()` (plus a little for headers) is refused
+    /// before anything is allocated for it.
+    pub fn max_ratio(&self) -> u64 {
+        self.codec().max_ratio()
+    }
+}
+
+impl core::fmt::Display for Compressor {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        CompressorCodec::fmt(self.codec(), f)
+    }
+}
+
+/// A level in `0..=max`, if stated.
+pub(crate) fn level<C: Config + ?Sized>(
+    r: &Reader<'_, C>,
+    max: i64,
+) -> Result<Option<u8>, ChainError> {
+    // In range 0..=max (at most 9), so it fits a u8.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    Ok(r.int_in("level", 0, max)?.map(|l| l as u8))
+}
+
+/// An `i32` setting, if stated.
+pub(crate) fn int32<C: Config + ?Sized>(
+    r: &Reader<'_, C>,
+    key: &'static str,
+) -> Result<Option<i32>, ChainError> {
+    // In i32 range.
+    #[allow(clippy::cast_possible_truncation)]
+    Ok(r.int_in(key, i64::from(i32::MIN), i64::from(i32::MAX))?
+        .map(|l| l as i32))
+}
+
+/// A size probe of the first `len` bytes of a payload of `payload_len`, or `Truncated`.
+pub(crate) fn head_probe(
+    codec: CodecName,
+    payload_len: u64,
+    len: usize,
+) -> Result<SizeProbe, DecodeError> {
+    if payload_len < len as u64 {
+        return Err(DecodeError::Truncated { codec });
+    }
+    Ok(SizeProbe {
+        head_len: len,
+        tail_offset: 0,
+        tail_len: 0,
+    })
+}
+
+/// The first four bytes of `head` as a little-endian `u32`'s bytes, or `Truncated`.
+pub(crate) fn four_bytes(
+    codec: CodecName,
+    head: Option<&[u8]>,
+    at: usize,
+) -> Result<[u8; 4], DecodeError> {
+    head.and_then(|h| h.get(at..at.checked_add(4)?))
+        .and_then(|b| b.try_into().ok())
+        .ok_or(DecodeError::Truncated { codec })
+}
+
+/// For a codec that is started whole only, the error a window asks get.
+pub(crate) fn no_window(codec: CodecName) -> DecodeError {
+    DecodeError::Unsupported {
+        codec,
+        what: "decoding through a window",
+    }
+}
+
+/// A codec that zinto-core decodes only with the `alloc` feature, asked to start without it.
+#[cfg_attr(feature = "alloc", allow(dead_code))]
+pub(crate) fn without_alloc(codec: CodecName) -> DecodeError {
+    DecodeError::Unsupported {
+        codec,
+        what: "this codec through ChunkDecoder without the `alloc` feature",
+    }
+}
+
+/// A decoder fed before it was started.
+pub(crate) const NOT_STARTED: DecodeError = DecodeError::Internal {
+    what: "a decoder fed before it was started",
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::NoConfig;
+    use crate::codec::registry::TABLE;
+
+    /// Walks the registry: every codec's names find it again, and every compressor reads an
+    /// empty configuration and states each of its facts.
+    #[test]
+    fn every_codec_in_the_registry_is_named_and_states_its_facts() {
+        let mut compressors = 0;
+        for &(codec, names, v2) in TABLE {
+            assert!(!names.is_empty(), "{codec:?} has no name");
+            for n in names {
+                assert_eq!(CodecName::from_name(n), Some(codec), "{n}");
+            }
+            if let Some(id) = v2 {
+                assert_eq!(CodecName::from_v2_id(id), Some(codec), "{id}");
+            }
+            assert_eq!(CodecName::from_name(codec.name()), Some(codec));
+            assert_eq!(names[0], codec.name());
+            let c = Compressor::from_config(codec, &NoConfig).unwrap();
+            assert_eq!(c.is_some(), codec.is_compressor(), "{codec:?}");
+            let Some(c) = c else { continue };
+            compressors += 1;
+            assert_eq!(c.name(), codec);
+            assert!(c.max_ratio() > 1, "{codec:?} states no expansion ratio");
+            // A window-moving decoder decodes through a window.
+            assert!(!c.moves_window() || c.codec().can_window() || !cfg!(feature = "alloc"));
+            // The display starts with the name.
+            let mut s = heapless::String::<64>::new();
+            core::fmt::write(&mut s, format_args!("{c}")).unwrap();
+            assert!(s.starts_with(codec.name()), "{codec:?}: {s}");
+            // A probe either names bytes inside the payload or says why not.
+            match c.codec().size_probe(1 << 20) {
+                Ok(p) => assert!(
+                    p.head_len as u64 <= 1 << 20 && p.tail_offset + p.tail_len as u64 <= 1 << 20
+                ),
+                Err(e) => assert!(matches!(e, DecodeError::SizeUnknown { codec: n } if n == codec)),
+            }
+            // Too short a payload is never probed past its end.
+            if let Ok(p) = c.codec().size_probe(0) {
+                assert_eq!((p.head_len, p.tail_len), (0, 0), "{codec:?}");
+            }
+        }
+        assert_eq!(CodecName::from_name("categorize"), None);
+        assert_eq!(compressors, 6);
+    }
+}

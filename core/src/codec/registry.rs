@@ -1,0 +1,176 @@
+//! The one list of codecs: every name zinto knows, and which file answers for it.
+//!
+//! Adding a compressor is one file under `codec/compressor/` (its names, configuration, facts
+//! and decoder, as [`CompressorCodec`](super::compressor::CompressorCodec) asks) and one line
+//! in `compressors` below. The macro turns the list into [`CodecName`], the name table, and
+//! [`Compressor`] with its dispatch; every `match` it writes names each codec, so a codec
+//! missing an answer is a compile error, never a default.
+//!
+//! The other codecs (array-to-bytes, checksums, filters, vlen) are named here with their
+//! metadata names; their configuration is read by `chain.rs`, `checksum.rs` and
+//! `filter/spec.rs`.
+
+use super::ChainError;
+use super::blosc::BloscConfig;
+use super::compressor::{Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Zlib, Zstd};
+use super::config::{Config, Reader};
+
+/// The first of a codec's names (the registry asserts at compile time that there is one).
+const fn first_name(names: &[&'static str]) -> &'static str {
+    match names {
+        [first, ..] => first,
+        [] => "",
+    }
+}
+
+macro_rules! registry {
+    (
+        compressors { $( $(#[$cdoc:meta])* $cv:ident($cty:ty), )* }
+        others { $( $(#[$odoc:meta])* $ov:ident [$ofirst:literal $(, $orest:literal)*] $ov2:expr, )* }
+    ) => {
+        /// A codec zinto knows by name: what metadata calls it, and what errors name.
+        ///
+        /// Made from the one list in `codec/registry.rs`: [`CodecName::from_name`] finds a
+        /// codec by any of its names (`"blosc"`, `"numcodecs.blosc"`), [`CodecName::name`]
+        /// gives the first, and [`CodecName::from_v2_id`] reads a Zarr v2 (numcodecs) `id`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum CodecName {
+            $( $(#[$cdoc])* $cv, )*
+            $( $(#[$odoc])* $ov, )*
+        }
+
+        /// Each codec, the names metadata gives it (the first is the one errors use), and its
+        /// Zarr v2 (numcodecs) `id`, if it has one.
+        pub(crate) const TABLE: &[(CodecName, &[&str], Option<&str>)] = &[
+            $( (CodecName::$cv, <$cty>::NAMES, <$cty>::V2_ID), )*
+            $( (CodecName::$ov, &[$ofirst $(, $orest)*], $ov2), )*
+        ];
+
+        /// A bytes-to-bytes compressor as metadata configures it, one variant a codec of the
+        /// registry. The configuration is kept (the CLI shows it, and a decoder checks a
+        /// stream against it where the format allows), though most decoders read everything
+        /// they need from the stream itself.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub enum Compressor {
+            $( $(#[$cdoc])* $cv($cty), )*
+        }
+
+        impl Compressor {
+            /// The codec's own file, which answers every question about it.
+            pub(crate) fn codec(&self) -> &dyn CompressorCodec {
+                match self {
+                    $( Self::$cv(c) => c, )*
+                }
+            }
+
+            /// Its codec name.
+            pub fn name(&self) -> CodecName {
+                match self {
+                    $( Self::$cv(_) => CodecName::$cv, )*
+                }
+            }
+
+            /// The compressor `codec` with its configuration, or `None` if `codec` is not a
+            /// compressor.
+            ///
+            /// # Errors
+            /// [`ChainError::Config`] for a configuration value of the wrong kind or out of
+            /// range.
+            pub fn from_config<C: Config + ?Sized>(
+                codec: CodecName,
+                config: &C,
+            ) -> Result<Option<Self>, ChainError> {
+                let r = Reader { codec, config };
+                Ok(Some(match codec {
+                    $( CodecName::$cv => Self::$cv(<$cty as FromConfig>::from_config(&r)?), )*
+                    $( CodecName::$ov )|* => return Ok(None),
+                }))
+            }
+        }
+
+        // Every compressor states at least one name: `CodecName::name` takes the first.
+        $( const _: () = assert!(!<$cty>::NAMES.is_empty()); )*
+
+        impl CodecName {
+            /// The metadata name (the first of its names).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $( Self::$cv => first_name(<$cty>::NAMES), )*
+                    $( Self::$ov => $ofirst, )*
+                }
+            }
+
+            /// Whether this codec is a bytes-to-bytes compressor ([`Compressor`]).
+            pub fn is_compressor(self) -> bool {
+                match self {
+                    $( Self::$cv )|* => true,
+                    $( Self::$ov )|* => false,
+                }
+            }
+        }
+
+        $(
+            impl From<$cty> for Compressor {
+                fn from(c: $cty) -> Self {
+                    Self::$cv(c)
+                }
+            }
+        )*
+    };
+}
+
+registry! {
+    compressors {
+        /// `gzip` (v3 and v2): RFC 1952.
+        Gzip(Gzip),
+        /// `zlib` (v2 compressor; numcodecs also registers it for v3): RFC 1950.
+        Zlib(Zlib),
+        /// `zstd` (v3 and v2): RFC 8878.
+        Zstd(Zstd),
+        /// `blosc` (c-blosc 1.x chunk format; v3 and v2).
+        Blosc(BloscConfig),
+        /// numcodecs `lz4`: an LZ4 block after its decoded size.
+        Lz4(Lz4),
+        /// numcodecs `bz2` (decoded by a backend of the std crate).
+        Bz2(Bz2),
+    }
+    others {
+        /// v3 `bytes`: the array-to-bytes codec with an endianness.
+        Bytes ["bytes"] None,
+        /// v3 `transpose`: an axis permutation.
+        Transpose ["transpose"] None,
+        /// v3 `sharding_indexed`: inner chunks packed in one stored object with an index.
+        ShardingIndexed ["sharding_indexed"] None,
+        /// `crc32c`: a CRC-32C checksum (v3, and numcodecs `crc32c`).
+        Crc32c ["crc32c", "numcodecs.crc32c"] Some("crc32c"),
+        /// numcodecs `crc32`: a zlib CRC-32 checksum.
+        Crc32 ["numcodecs.crc32"] Some("crc32"),
+        /// numcodecs `adler32`: an Adler-32 checksum.
+        Adler32 ["numcodecs.adler32"] Some("adler32"),
+        /// numcodecs `fletcher32`: HDF5's Fletcher-32 checksum.
+        Fletcher32 ["numcodecs.fletcher32"] Some("fletcher32"),
+        /// BloscLZ, Blosc's own inner compressor (not a codec of its own in metadata).
+        BloscLz ["blosclz"] None,
+        /// numcodecs `delta`: differences of consecutive elements.
+        Delta ["numcodecs.delta"] Some("delta"),
+        /// numcodecs `fixedscaleoffset`: floats stored as scaled, offset integers.
+        FixedScaleOffset ["numcodecs.fixedscaleoffset"] Some("fixedscaleoffset"),
+        /// numcodecs `astype`: elements stored as another type.
+        AsType ["numcodecs.astype"] Some("astype"),
+        /// numcodecs `quantize`: floats rounded to a number of digits (decoding is a cast).
+        Quantize ["numcodecs.quantize"] Some("quantize"),
+        /// numcodecs `bitround`: float mantissas rounded (decoding is the identity).
+        BitRound ["numcodecs.bitround"] Some("bitround"),
+        /// numcodecs `shuffle`: the bytes of the elements grouped by significance.
+        Shuffle ["numcodecs.shuffle"] Some("shuffle"),
+        /// v2 `order`: the memory order of an uncompressed chunk (C or F).
+        Order ["order"] None,
+        /// numcodecs `vlen-utf8`: variable-length UTF-8 strings as length-prefixed items
+        /// ([`VlenItems`](super::VlenItems)).
+        VlenUtf8 ["vlen-utf8"] Some("vlen-utf8"),
+        /// numcodecs `vlen-bytes`: variable-length byte strings, the same layout.
+        VlenBytes ["vlen-bytes"] Some("vlen-bytes"),
+    }
+}
