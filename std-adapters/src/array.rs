@@ -6,9 +6,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use zinto_core::codec::{ArrayToBytes, BytesCodecs};
 use zinto_core::{LayoutError, Piece, Region};
 
+use crate::buffer::zeroed_buffer;
+use crate::doc::{MAX_CONSOLIDATED_LEN, MAX_METADATA_LEN, join, read_doc};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, MetadataError};
-use crate::group::{Group, MAX_CONSOLIDATED_LEN, MAX_METADATA_LEN, join, read_doc};
+use crate::group::Group;
 use crate::metadata::{ArrayMetadata, DataType, ZarrFormat, parse_v2, parse_v3};
 use crate::pool::{ContextPool, for_each_piece};
 use crate::reader::{ChunkReader, PieceOut, ReadContext};
@@ -313,14 +315,17 @@ impl<S: Store> Array<S> {
                 let _ = index;
                 #[cfg(feature = "remote")]
                 let read = match &fetch {
-                    Some((remote, stage)) => stage.piece(remote, index, &key).and_then(|store| {
-                        let reader = ChunkReader {
-                            store: &store,
-                            meta: &self.meta,
-                            out_shape: selection.shape(),
-                        };
-                        reader.read_piece(ctx, &key, piece, target)
-                    }),
+                    Some((remote, stage)) => stage
+                        .piece(remote, index, &key)
+                        .map_err(ErrorKind::Store)
+                        .and_then(|store| {
+                            let reader = ChunkReader {
+                                store: &store,
+                                meta: &self.meta,
+                                out_shape: selection.shape(),
+                            };
+                            reader.read_piece(ctx, &key, piece, target)
+                        }),
                     None => reader.read_piece(ctx, &key, piece, target),
                 };
                 #[cfg(feature = "remote")]
@@ -531,12 +536,4 @@ impl std::fmt::Debug for ReadOptions<'_> {
             .field("cancel", &self.cancel)
             .finish()
     }
-}
-
-/// A zeroed buffer of `len` bytes, or `None` if the allocator refuses that much, instead of
-/// aborting the process. A probe reservation is made and dropped first; the buffer itself is
-/// then allocated zeroed, so its pages are only touched as a read writes them.
-pub fn zeroed_buffer(len: usize) -> Option<Vec<u8>> {
-    Vec::<u8>::new().try_reserve_exact(len).ok()?;
-    Some(vec![0u8; len])
 }

@@ -15,7 +15,8 @@ use zinto_core::formats::{self, MAX_HEADER_LEN, NumberType};
 use zinto_core::records::RecordLayout;
 use zinto_core::{Dims, LayoutError};
 
-use crate::array::{ReadOptions, zeroed_buffer};
+use crate::array::ReadOptions;
+use crate::buffer::zeroed_buffer;
 use crate::error::{Error, ErrorKind};
 use crate::pool::{FirstError, run_workers};
 use crate::reader::{ReadContext, check_plausible, decode_stored};

@@ -5,16 +5,11 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::array::Array;
+use crate::doc::{MAX_CONSOLIDATED_LEN, MAX_METADATA_LEN, join, read_doc};
 use crate::error::{Error, ErrorKind, MetadataError};
 use crate::metadata::ZarrFormat;
 use crate::metadata::group::{self, GroupMetadata, NodeKind, check_member_path};
-use crate::store::{SmallReadError, Store, read_small};
-
-/// Metadata documents larger than this are refused rather than read (they are a few KB).
-pub(crate) const MAX_METADATA_LEN: u64 = 16 << 20;
-/// Documents that may hold a whole hierarchy's consolidated metadata get more room.
-pub(crate) const MAX_CONSOLIDATED_LEN: u64 = 256 << 20;
+use crate::store::Store;
 
 /// A Zarr group (v3 `node_type: group`, or v2 `.zgroup`).
 ///
@@ -56,29 +51,6 @@ pub struct Member {
     pub name: String,
     /// Array or group.
     pub kind: NodeKind,
-}
-
-/// `name` under `path`.
-pub(crate) fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}/{name}")
-    }
-}
-
-/// [`read_small`] as an [`ErrorKind`].
-pub(crate) fn read_doc<S: Store + ?Sized>(
-    store: &S,
-    key: &str,
-    max: u64,
-) -> Result<Option<Vec<u8>>, ErrorKind> {
-    read_small(store, key, max).map_err(|e| match e {
-        SmallReadError::Store(e) => ErrorKind::Store(e),
-        SmallReadError::TooLarge { len, max } => ErrorKind::Metadata(MetadataError::Invalid(
-            format!("{key} is {len} bytes, more than the {max} allowed for it"),
-        )),
-    })
 }
 
 impl<S: Store> Group<S> {
@@ -175,19 +147,6 @@ impl<S: Store> Group<S> {
         Ok(members)
     }
 
-    /// Opens the array `name` (a member, or a deeper path such as `a/b/x`) with its own
-    /// metadata, on a clone of the store (see [`Self::group`]).
-    ///
-    /// # Errors
-    /// As [`Array::open`]; [`ErrorKind::Metadata`] for a name that leaves the group (`..`).
-    pub fn array(&self, name: &str) -> Result<Array<S>, Error>
-    where
-        S: Clone,
-    {
-        let path = self.child_path(name)?;
-        Array::open(self.store.clone(), &path)
-    }
-
     /// Opens the group `name` (a member, or a deeper path), on a clone of the store (a path
     /// for [`FileStore`](crate::FileStore); open a group on `&store` or an `Arc` for stores
     /// that are costly to clone). A group opened through a group with consolidated metadata
@@ -217,7 +176,7 @@ impl<S: Store> Group<S> {
     }
 
     /// The path of member `name`, checked to stay inside the group.
-    fn child_path(&self, name: &str) -> Result<String, Error> {
+    pub(crate) fn child_path(&self, name: &str) -> Result<String, Error> {
         let name = name.trim_matches('/');
         check_member_path(name).map_err(|e| Error::group(&self.path, ErrorKind::Metadata(e)))?;
         Ok(join(&self.path, name))

@@ -28,8 +28,10 @@
 
 mod array;
 pub mod backend;
+mod buffer;
 mod concat;
 mod disjoint;
+mod doc;
 mod element;
 mod error;
 mod group;
@@ -41,9 +43,10 @@ mod records;
 pub mod store;
 mod vlen;
 
-pub use array::{Array, REMOTE_WORKERS_PER_CORE, ReadOptions, zeroed_buffer};
+pub use array::{Array, REMOTE_WORKERS_PER_CORE, ReadOptions};
 #[cfg(feature = "zstd-c")]
 pub use backend::CZstd;
+pub use buffer::zeroed_buffer;
 pub use concat::{
     ConcatPiece, ConcatPlan, SegmentFormat, SegmentsHeld, concat_into, concat_to_vec,
 };

@@ -55,3 +55,18 @@ impl<S: Store> Node<S> {
         }
     }
 }
+
+impl<S: Store> Group<S> {
+    /// Opens the array `name` (a member, or a deeper path such as `a/b/x`) with its own
+    /// metadata, on a clone of the store (see [`Self::group`]).
+    ///
+    /// # Errors
+    /// As [`Array::open`]; [`ErrorKind::Metadata`] for a name that leaves the group (`..`).
+    pub fn array(&self, name: &str) -> Result<Array<S>, Error>
+    where
+        S: Clone,
+    {
+        let path = self.child_path(name)?;
+        Array::open(self.store().clone(), &path)
+    }
+}

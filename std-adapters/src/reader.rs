@@ -17,6 +17,8 @@
 //!
 //! Sharded chunks: only the index and the inner chunks the piece touches are read.
 
+use std::ops::ControlFlow;
+
 use zinto_core::codec::{
     ArrayToBytes, BytesCodecs, ChainLevel, ChunkDecoder, CodecName, Compressor, DecodeError,
     Endian, Status, to_native_in_place,
@@ -517,7 +519,7 @@ pub(crate) fn decode_stored<S: Store + ?Sized>(
         what: "a block longer than the read buffer",
     })?;
     let mut status = Status::NeedsInput;
-    store.read_blocks(key, offset, len, buf, &mut |bytes| {
+    read_blocks(store, key, offset, len, buf, &mut |bytes| {
         status = decoder.feed(bytes, dst).map_err(ErrorKind::Decode)?.status;
         Ok(())
     })?;
@@ -530,6 +532,30 @@ pub(crate) fn decode_stored<S: Store + ?Sized>(
         }));
     }
     Ok(())
+}
+
+/// [`Store::read_blocks`] with a consumer that may fail: its first error stops the read and is
+/// the read's error.
+fn read_blocks<S: Store + ?Sized>(
+    store: &S,
+    key: &str,
+    offset: u64,
+    len: u64,
+    buf: &mut [u8],
+    each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
+) -> Result<(), ErrorKind> {
+    let mut failed = None;
+    let read = store.read_blocks(key, offset, len, buf, &mut |block| match each(block) {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(e) => {
+            failed = Some(e);
+            ControlFlow::Break(())
+        }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => read.map_err(ErrorKind::Store),
+    }
 }
 
 /// Whether `runs` walk the chunk forwards: each starts at or after the end of the one before.
@@ -613,7 +639,7 @@ pub(crate) fn decode_windowed<S: Store + ?Sized>(
     if len == 0 {
         feed(&[])?;
     } else {
-        store.read_blocks(key, offset, len, buf, &mut feed)?;
+        read_blocks(store, key, offset, len, buf, &mut feed)?;
     }
     if status != Status::Done {
         return Err(ErrorKind::Decode(DecodeError::Truncated {

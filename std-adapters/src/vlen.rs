@@ -194,7 +194,7 @@ pub(crate) fn read<S: Store>(
         *o = total;
     }
     let total = usize::try_from(total).map_err(|_| at(OVERFLOW))?;
-    let mut values = crate::array::zeroed_buffer(total).ok_or(at(ErrorKind::OutOfMemory {
+    let mut values = crate::buffer::zeroed_buffer(total).ok_or(at(ErrorKind::OutOfMemory {
         bytes: total as u64,
     }))?;
     // Pass 2: the bytes, each element checked against the length pass 1 saw.

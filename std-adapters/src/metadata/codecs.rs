@@ -8,7 +8,7 @@ use zinto_core::codec::{
 };
 
 use super::DataType;
-use crate::error::MetadataError;
+use super::MetadataError;
 
 /// A JSON object seen as a codec [`Config`].
 pub(crate) struct JsonConfig<'a>(pub(crate) &'a Map<String, Value>);

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::MetadataError;
 use super::ZarrFormat;
-use crate::error::MetadataError;
 
 /// What a node in a hierarchy is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

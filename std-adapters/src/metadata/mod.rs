@@ -2,12 +2,14 @@
 
 mod codecs;
 mod dtype;
+mod error;
 mod fill;
 pub(crate) mod group;
 mod v2;
 mod v3;
 
 pub use dtype::{DataType, TimeUnit, Unit};
+pub use error::MetadataError;
 pub use fill::FillValue;
 pub use group::NodeKind;
 
@@ -15,8 +17,6 @@ use std::sync::Arc;
 
 use zinto_core::ChunkGrid;
 use zinto_core::codec::CodecChain;
-
-use crate::error::MetadataError;
 
 /// The Zarr format version of an array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

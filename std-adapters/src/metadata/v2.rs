@@ -8,8 +8,8 @@ use serde_json::Value;
 use zinto_core::codec::{Codec, CodecChain, CodecName};
 use zinto_core::{ChunkGrid, MemoryOrder};
 
+use super::MetadataError;
 use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
-use crate::error::MetadataError;
 
 /// A `.zarray` document. The spec requires every field but `dimension_separator`; `compressor`
 /// and `filters` may be `null` but not absent, so they are read with [`nullable`] (a plain

@@ -10,8 +10,8 @@ use zinto_core::codec::{Codec, CodecChain, CodecName, Endian, IndexLocation};
 use super::codecs::{configured, elem_after, filter_elem};
 use zinto_core::{ChunkGrid, MemoryOrder, dims};
 
+use super::MetadataError;
 use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
-use crate::error::MetadataError;
 
 #[derive(Deserialize)]
 struct Named {

@@ -19,7 +19,7 @@
 //!   order is one request), one span at a time per worker.
 
 use std::collections::VecDeque;
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -30,8 +30,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::JoinSet;
 
 use super::remote::{Blocks, RemoteStore, error_for, filler};
-use super::{Store, StoreError};
-use crate::error::ErrorKind;
+use super::{Halt, Store, StoreError, halt_on_break, settle};
 
 /// Response frames a body may have waiting for its worker.
 pub const FRAMES_AHEAD: usize = 2;
@@ -167,21 +166,18 @@ impl FetchStage {
         remote: &'r RemoteStore,
         index: u64,
         key: &str,
-    ) -> Result<PieceStore<'r>, ErrorKind> {
+    ) -> Result<PieceStore<'r>, StoreError> {
         let taken = usize::try_from(index)
             .ok()
             .and_then(|i| self.slots.get(i))
             .and_then(|slot| slot.lock().ok()?.take())
-            .ok_or(ErrorKind::Internal {
+            .ok_or(StoreError::Internal {
                 what: "a piece fetched twice, or never",
             })?;
         // Blocks this worker (never a runtime thread) until the response's headers are in.
-        let fetched = taken
-            .blocking_recv()
-            .map_err(|_| ErrorKind::Internal {
-                what: "the fetch stage ended before answering",
-            })?
-            .map_err(ErrorKind::Store)?;
+        let fetched = taken.blocking_recv().map_err(|_| StoreError::Internal {
+            what: "the fetch stage ended before answering",
+        })??;
         Ok(PieceStore {
             remote,
             key: key.to_owned(),
@@ -294,6 +290,30 @@ struct Spans {
 }
 
 impl PieceStore<'_> {
+    /// [`Store::read_blocks`], stopping with [`Halt`] where the consumer says so.
+    pub(crate) fn blocks(
+        &self,
+        key: &str,
+        offset: u64,
+        len: u64,
+        buf: &mut [u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
+    ) -> Result<(), Halt> {
+        if len == 0 {
+            return Ok(());
+        }
+        let served = {
+            let mut blocks = Blocks::new(buf, len);
+            let mut gather = |part: &[u8]| blocks.push(part, each);
+            self.serve(key, offset, len, &mut gather)?
+        };
+        if served {
+            Ok(())
+        } else {
+            self.remote.blocks(key, offset, len, buf, each)
+        }
+    }
+
     /// Hands `each` the bytes `key[offset..offset + len]` from what was fetched, or from the
     /// announced span that holds them (fetching it now); `Ok(false)`, having handed nothing,
     /// if none holds them.
@@ -302,19 +322,19 @@ impl PieceStore<'_> {
         key: &str,
         offset: u64,
         len: u64,
-        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
-    ) -> Result<bool, ErrorKind> {
+        each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
+    ) -> Result<bool, Halt> {
         if key != self.key {
             return Ok(false);
         }
-        let poisoned = || ErrorKind::Internal {
+        let poisoned = || Halt::Internal {
             what: "a fetched object's lock poisoned",
         };
         let url = || self.remote.url_of(key);
         {
             let mut fetched = self.fetched.lock().map_err(|_| poisoned())?;
             match &mut *fetched {
-                Fetched::Missing => return Err(ErrorKind::Store(StoreError::Missing)),
+                Fetched::Missing => return Err(Halt::Store(StoreError::Missing)),
                 Fetched::Range { start, bytes, .. } => {
                     let part = offset
                         .checked_sub(*start)
@@ -356,11 +376,11 @@ impl PieceStore<'_> {
     }
 
     /// Starts one streamed GET of `span` of `key` and waits for its headers.
-    fn open_span(&self, key: &str, span: Range<u64>) -> Result<Fetched, ErrorKind> {
+    fn open_span(&self, key: &str, span: Range<u64>) -> Result<Fetched, Halt> {
         let location = self
             .remote
             .location(key)
-            .ok_or(ErrorKind::Store(StoreError::Missing))?;
+            .ok_or(Halt::Store(StoreError::Missing))?;
         let (tx, rx) = oneshot::channel();
         let store = Arc::clone(&self.remote.store);
         let errors = ErrorNamer {
@@ -372,13 +392,13 @@ impl PieceStore<'_> {
         });
         match rx.blocking_recv() {
             // The shard was there a moment ago (its index was read): not a missing chunk.
-            Ok(Ok(Fetched::Missing)) => Err(ErrorKind::Store(StoreError::Remote {
+            Ok(Ok(Fetched::Missing)) => Err(Halt::Store(StoreError::Remote {
                 url: self.remote.url_of(&self.key),
                 source: "the object was deleted during the read (404 for a range of it)".into(),
             })),
             Ok(Ok(fetched)) => Ok(fetched),
-            Ok(Err(e)) => Err(ErrorKind::Store(e)),
-            Err(_) => Err(ErrorKind::Internal {
+            Ok(Err(e)) => Err(Halt::Store(e)),
+            Err(_) => Err(Halt::Internal {
                 what: "a span's fetch ended before answering",
             }),
         }
@@ -393,8 +413,8 @@ impl Fetched {
         url: &dyn Fn() -> String,
         offset: u64,
         len: u64,
-        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
-    ) -> Result<bool, ErrorKind> {
+        each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
+    ) -> Result<bool, Halt> {
         let Self::Stream {
             len: total,
             end: stream_end,
@@ -408,13 +428,13 @@ impl Fetched {
         };
         let end = offset
             .checked_add(len)
-            .ok_or(ErrorKind::Store(StoreError::ShortRead {
+            .ok_or(Halt::Store(StoreError::ShortRead {
                 offset,
                 wanted: len,
                 len: *total,
             }))?;
         if end > *total {
-            return Err(ErrorKind::Store(StoreError::ShortRead {
+            return Err(Halt::Store(StoreError::ShortRead {
                 offset,
                 wanted: len,
                 len: *total,
@@ -429,9 +449,9 @@ impl Fetched {
             if pending.is_empty() {
                 let frame = match frames.blocking_recv() {
                     Some(Ok(frame)) => frame,
-                    Some(Err(e)) => return Err(ErrorKind::Store(e)),
+                    Some(Err(e)) => return Err(Halt::Store(e)),
                     None => {
-                        return Err(ErrorKind::Store(StoreError::BodyLength {
+                        return Err(Halt::Store(StoreError::BodyLength {
                             url: url(),
                             expected: *stream_end,
                             got: *at,
@@ -440,7 +460,7 @@ impl Fetched {
                 };
                 *at = at.saturating_add(frame.len() as u64);
                 if *at > *stream_end {
-                    return Err(ErrorKind::Store(StoreError::BodyLength {
+                    return Err(Halt::Store(StoreError::BodyLength {
                         url: url(),
                         expected: *stream_end,
                         got: *at,
@@ -490,8 +510,8 @@ impl Store for PieceStore<'_> {
         match served {
             Ok(true) => Ok(()),
             Ok(false) => self.remote.read_into(key, offset, dst),
-            Err(ErrorKind::Store(e)) => Err(e),
-            Err(e) => Err(StoreError::Io(std::io::Error::other(e.to_string()))),
+            Err(Halt::Store(e)) => Err(e),
+            Err(e) => Err(e.into_store_error()),
         }
     }
 
@@ -501,21 +521,9 @@ impl Store for PieceStore<'_> {
         offset: u64,
         len: u64,
         buf: &mut [u8],
-        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
-    ) -> Result<(), ErrorKind> {
-        if len == 0 {
-            return Ok(());
-        }
-        let served = {
-            let mut blocks = Blocks::new(buf, len);
-            let mut gather = |part: &[u8]| blocks.push(part, each);
-            self.serve(key, offset, len, &mut gather)?
-        };
-        if served {
-            Ok(())
-        } else {
-            self.remote.read_blocks(key, offset, len, buf, each)
-        }
+        each: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
+    ) -> Result<(), StoreError> {
+        settle(self.blocks(key, offset, len, buf, &mut halt_on_break(each)))
     }
 
     /// Plans the spans of the shard to fetch: ranges in the order given, joined while each

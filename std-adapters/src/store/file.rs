@@ -4,7 +4,9 @@ use std::fs::File;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use super::{Store, StoreError};
+use std::ops::ControlFlow;
+
+use super::{Halt, Store, StoreError, halt_on_break, settle};
 
 /// A store rooted at a directory; key `a/b/c` is the file `root/a/b/c`.
 ///
@@ -18,6 +20,30 @@ pub struct FileStore {
 }
 
 impl FileStore {
+    /// [`Store::read_blocks`], stopping with [`Halt`] where the consumer says so.
+    pub(crate) fn blocks(
+        &self,
+        key: &str,
+        offset: u64,
+        len: u64,
+        buf: &mut [u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
+    ) -> Result<(), Halt> {
+        if len == 0 {
+            return Ok(());
+        }
+        let path = self.path(key).ok_or(Halt::Store(StoreError::Missing))?;
+        let file = File::open(&path).map_err(|e| Halt::Store(failed(key, &path, e)))?;
+        let mut at = 0u64;
+        while at < len {
+            let block = super::next_block(buf, len - at)?;
+            read_at(key, &path, &file, offset + at, block)?;
+            each(block)?;
+            at += block.len() as u64;
+        }
+        Ok(())
+    }
+
     /// A store over the directory `root`.
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self { root: root.into() }
@@ -88,23 +114,9 @@ impl Store for FileStore {
         offset: u64,
         len: u64,
         buf: &mut [u8],
-        each: &mut dyn FnMut(&[u8]) -> Result<(), crate::ErrorKind>,
-    ) -> Result<(), crate::ErrorKind> {
-        if len == 0 {
-            return Ok(());
-        }
-        let path = self
-            .path(key)
-            .ok_or(crate::ErrorKind::Store(StoreError::Missing))?;
-        let file = File::open(&path).map_err(|e| crate::ErrorKind::Store(failed(key, &path, e)))?;
-        let mut at = 0u64;
-        while at < len {
-            let block = super::next_block(buf, len - at)?;
-            read_at(key, &path, &file, offset + at, block).map_err(crate::ErrorKind::Store)?;
-            each(block)?;
-            at += block.len() as u64;
-        }
-        Ok(())
+        each: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
+    ) -> Result<(), StoreError> {
+        settle(self.blocks(key, offset, len, buf, &mut halt_on_break(each)))
     }
 
     /// The entries of the directory `prefix` (sorted); an empty list if it does not exist.
@@ -177,8 +189,9 @@ fn read_exact_at(file: &File, mut dst: &mut [u8], mut offset: u64) -> std::io::R
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
 mod tests {
+    use std::ops::ControlFlow;
+
     use super::{FileStore, Store, StoreError};
-    use crate::ErrorKind;
 
     #[test]
     fn read_blocks_streams_a_range_in_order_from_one_open_file() {
@@ -195,38 +208,36 @@ mod tests {
                 .read_blocks("k", offset, len, &mut buf, &mut |b| {
                     sizes.push(b.len());
                     got.extend_from_slice(b);
-                    Ok(())
+                    ControlFlow::Continue(())
                 })
                 .unwrap();
             let (o, l) = (offset as usize, len as usize);
             assert_eq!(got, data[o..o + l]);
             assert!(sizes.iter().rev().skip(1).all(|&n| n == block));
         }
-        // Past the end: a short read naming the file's length; a missing key; a callback's
-        // error stops the reading.
+        // Past the end: a short read naming the file's length; a missing key; a consumer's
+        // stop ends the reading there, without an error.
         let mut buf = [0u8; 4096];
         let e = store
-            .read_blocks("k", 9_000, 2_000, &mut buf, &mut |_| Ok(()))
+            .read_blocks("k", 9_000, 2_000, &mut buf, &mut |_| {
+                ControlFlow::Continue(())
+            })
             .unwrap_err();
         assert!(
-            matches!(
-                e,
-                ErrorKind::Store(StoreError::ShortRead { len: 10_000, .. })
-            ),
+            matches!(e, StoreError::ShortRead { len: 10_000, .. }),
             "{e:?}"
         );
         let e = store
-            .read_blocks("nope", 0, 10, &mut buf, &mut |_| Ok(()))
+            .read_blocks("nope", 0, 10, &mut buf, &mut |_| ControlFlow::Continue(()))
             .unwrap_err();
-        assert!(matches!(e, ErrorKind::Store(StoreError::Missing)), "{e:?}");
+        assert!(matches!(e, StoreError::Missing), "{e:?}");
         let mut calls = 0;
-        let e = store
+        store
             .read_blocks("k", 0, 10_000, &mut buf, &mut |_| {
                 calls += 1;
-                Err(ErrorKind::Cancelled)
+                ControlFlow::Break(())
             })
-            .unwrap_err();
-        assert!(matches!(e, ErrorKind::Cancelled));
+            .unwrap();
         assert_eq!(calls, 1);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -16,7 +16,7 @@ pub use remote::{RemoteOptions, RemoteStore, is_remote_url, objects};
 
 use std::fmt;
 
-use crate::error::ErrorKind;
+use std::ops::ControlFlow;
 
 /// A key-value store of byte objects, read into buffers the caller owns.
 ///
@@ -47,23 +47,27 @@ pub trait Store: Send + Sync {
     /// ([`FileStore`] does); the default reads each block with [`Store::read_into`]. Nothing is
     /// read for `len` 0.
     ///
+    /// `each` says after each block whether to go on: [`ControlFlow::Break`] ends the read
+    /// there, with `Ok` (the consumer keeps its own reason; statuses are not errors).
+    ///
     /// # Errors
-    /// As [`Store::read_into`], as [`ErrorKind::Store`]; [`ErrorKind::Internal`] for an empty
-    /// `buf` with bytes to read; and whatever `each` returns, which stops the reading.
+    /// As [`Store::read_into`]; [`StoreError::Internal`] for an empty `buf` with bytes to
+    /// read.
     fn read_blocks(
         &self,
         key: &str,
         offset: u64,
         len: u64,
         buf: &mut [u8],
-        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
-    ) -> Result<(), ErrorKind> {
+        each: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
+    ) -> Result<(), StoreError> {
         let mut at = 0u64;
         while at < len {
             let block = next_block(buf, len - at)?;
-            self.read_into(key, offset + at, block)
-                .map_err(ErrorKind::Store)?;
-            each(block)?;
+            self.read_into(key, offset + at, block)?;
+            if each(block).is_break() {
+                return Ok(());
+            }
             at += block.len() as u64;
         }
         Ok(())
@@ -121,14 +125,14 @@ pub trait Store: Send + Sync {
 }
 
 /// The part of `buf` the next block of [`Store::read_blocks`] fills, `left` bytes being left.
-pub(crate) fn next_block(buf: &mut [u8], left: u64) -> Result<&mut [u8], ErrorKind> {
+pub(crate) fn next_block(buf: &mut [u8], left: u64) -> Result<&mut [u8], StoreError> {
     if buf.is_empty() {
-        return Err(ErrorKind::Internal {
+        return Err(StoreError::Internal {
             what: "a block read into an empty buffer",
         });
     }
     let n = usize::try_from(left).unwrap_or(usize::MAX).min(buf.len());
-    buf.get_mut(..n).ok_or(ErrorKind::Internal {
+    buf.get_mut(..n).ok_or(StoreError::Internal {
         what: "a block longer than its buffer",
     })
 }
@@ -227,6 +231,11 @@ pub enum StoreError {
     },
     /// An I/O error.
     Io(std::io::Error),
+    /// A store's count of its own bytes went out of step (a bug in zinto): what broke.
+    Internal {
+        /// The invariant that broke.
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for StoreError {
@@ -261,6 +270,7 @@ impl fmt::Display for StoreError {
             ),
             Self::Remote { url, source } => write!(f, "request for {url} failed: {source}"),
             Self::Io(e) => write!(f, "I/O error: {e}"),
+            Self::Internal { what } => write!(f, "internal error (a bug in zinto): {what}"),
         }
     }
 }
@@ -288,8 +298,8 @@ impl<S: Store + ?Sized> Store for &S {
         offset: u64,
         len: u64,
         buf: &mut [u8],
-        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
-    ) -> Result<(), ErrorKind> {
+        each: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
+    ) -> Result<(), StoreError> {
         (**self).read_blocks(key, offset, len, buf, each)
     }
     fn read_whole(&self, key: &str, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
@@ -320,8 +330,8 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
         offset: u64,
         len: u64,
         buf: &mut [u8],
-        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
-    ) -> Result<(), ErrorKind> {
+        each: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
+    ) -> Result<(), StoreError> {
         (**self).read_blocks(key, offset, len, buf, each)
     }
     fn read_whole(&self, key: &str, max: u64) -> Result<Option<Vec<u8>>, StoreError> {
@@ -336,5 +346,57 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         (**self).list_dir(prefix)
+    }
+}
+
+/// Why a store's streamed read ended before its last byte, inside the store: its own error,
+/// a bug of its own, or the consumer said stop ([`ControlFlow::Break`]).
+#[derive(Debug)]
+pub(crate) enum Halt {
+    /// The store failed.
+    Store(StoreError),
+    /// The store's own counts went out of step.
+    Internal {
+        /// The invariant that broke.
+        what: &'static str,
+    },
+    /// The consumer asked to stop: not an error.
+    Stopped,
+}
+
+impl From<StoreError> for Halt {
+    fn from(e: StoreError) -> Self {
+        Self::Store(e)
+    }
+}
+
+impl Halt {
+    /// As the [`StoreError`] a plain read reports (a stop there is a bug).
+    pub(crate) fn into_store_error(self) -> StoreError {
+        match self {
+            Self::Store(e) => e,
+            Self::Internal { what } => StoreError::Internal { what },
+            Self::Stopped => StoreError::Internal {
+                what: "a plain read stopped as if by a consumer",
+            },
+        }
+    }
+}
+
+/// A consumer of blocks as the store's streaming code calls it: a stop becomes [`Halt::Stopped`].
+pub(crate) fn halt_on_break(
+    each: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
+) -> impl FnMut(&[u8]) -> Result<(), Halt> + '_ {
+    move |block| match each(block) {
+        ControlFlow::Continue(()) => Ok(()),
+        ControlFlow::Break(()) => Err(Halt::Stopped),
+    }
+}
+
+/// The end of a [`Store::read_blocks`]: a consumer's stop is `Ok`.
+pub(crate) fn settle(read: Result<(), Halt>) -> Result<(), StoreError> {
+    match read {
+        Ok(()) | Err(Halt::Stopped) => Ok(()),
+        Err(e) => Err(e.into_store_error()),
     }
 }

@@ -9,7 +9,7 @@
 
 use std::fmt;
 use std::num::NonZeroUsize;
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,8 +20,7 @@ use object_store::{
     gcp, http,
 };
 
-use super::{Store, StoreError};
-use crate::error::ErrorKind;
+use super::{Halt, Store, StoreError, halt_on_break, settle};
 
 /// How a [`RemoteStore`] connects, retries and fetches.
 #[derive(Debug, Clone)]
@@ -110,6 +109,32 @@ pub fn is_remote_url(s: &str) -> bool {
 }
 
 impl RemoteStore {
+    /// [`Store::read_blocks`], stopping with [`Halt`] where the consumer says so.
+    pub(crate) fn blocks(
+        &self,
+        key: &str,
+        offset: u64,
+        len: u64,
+        buf: &mut [u8],
+        each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
+    ) -> Result<(), Halt> {
+        if len == 0 {
+            return Ok(());
+        }
+        let end = offset
+            .checked_add(len)
+            .ok_or(Halt::Store(StoreError::ShortRead {
+                offset,
+                wanted: len,
+                len: u64::MAX,
+            }))?;
+        let mut blocks = Blocks::new(buf, len);
+        let mut gather = |part: &[u8]| blocks.push(part, each);
+        self.runtime
+            .block_on(self.get_streamed(key, Some(offset..end), &mut gather))?;
+        Ok(())
+    }
+
     /// A store over `url` with [`RemoteOptions::default`].
     ///
     /// # Errors
@@ -277,11 +302,9 @@ impl RemoteStore {
         &self,
         key: &str,
         range: Option<Range<u64>>,
-        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
-    ) -> Result<u64, ErrorKind> {
-        let location = self
-            .location(key)
-            .ok_or(ErrorKind::Store(StoreError::Missing))?;
+        each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
+    ) -> Result<u64, Halt> {
+        let location = self.location(key).ok_or(Halt::Store(StoreError::Missing))?;
         let options = GetOptions {
             range: range.clone().map(GetRange::Bounded),
             ..GetOptions::default()
@@ -290,12 +313,12 @@ impl RemoteStore {
             .store
             .get_opts(&location, options)
             .await
-            .map_err(|e| ErrorKind::Store(self.error(key, e)))?;
+            .map_err(|e| Halt::Store(self.error(key, e)))?;
         let len = result.meta.size;
         let wanted = range.map_or(len, |r| r.end - r.start);
         let got = result.range.end.saturating_sub(result.range.start);
         if got != wanted {
-            return Err(ErrorKind::Store(StoreError::ShortRead {
+            return Err(Halt::Store(StoreError::ShortRead {
                 offset: result.range.start,
                 wanted,
                 len,
@@ -304,7 +327,7 @@ impl RemoteStore {
         let mut stream = result.into_stream();
         let mut received = 0u64;
         while let Some(part) = stream.next().await {
-            let part = part.map_err(|e| ErrorKind::Store(self.error(key, e)))?;
+            let part = part.map_err(|e| Halt::Store(self.error(key, e)))?;
             received = received.saturating_add(part.len() as u64);
             if received > wanted {
                 break;
@@ -312,7 +335,7 @@ impl RemoteStore {
             each(&part)?;
         }
         if received != wanted {
-            return Err(ErrorKind::Store(StoreError::BodyLength {
+            return Err(Halt::Store(StoreError::BodyLength {
                 url: self.url_of(key),
                 expected: wanted,
                 got: received,
@@ -346,28 +369,19 @@ fn split_bucket(rest: &str) -> (&str, String) {
 }
 
 /// Copies the body parts `each` gets into `dst`, in order; `Err` if they overrun it.
-pub(crate) fn filler(dst: &mut [u8]) -> impl FnMut(&[u8]) -> Result<(), ErrorKind> + '_ {
+pub(crate) fn filler(dst: &mut [u8]) -> impl FnMut(&[u8]) -> Result<(), Halt> + '_ {
     let mut at = 0usize;
     move |part: &[u8]| {
-        let end = at.checked_add(part.len()).ok_or(ErrorKind::Internal {
+        let end = at.checked_add(part.len()).ok_or(Halt::Internal {
             what: "a response longer than its buffer",
         })?;
         dst.get_mut(at..end)
-            .ok_or(ErrorKind::Internal {
+            .ok_or(Halt::Internal {
                 what: "a response longer than its buffer",
             })?
             .copy_from_slice(part);
         at = end;
         Ok(())
-    }
-}
-
-/// `ErrorKind` from a store read back into a [`StoreError`] (the trait's plain reads return
-/// those): store errors as they are, anything else as an I/O error with its message.
-fn store_error(e: ErrorKind) -> StoreError {
-    match e {
-        ErrorKind::Store(e) => e,
-        other => StoreError::Io(std::io::Error::other(other.to_string())),
     }
 }
 
@@ -401,7 +415,7 @@ impl Store for RemoteStore {
         self.runtime
             .block_on(self.get_streamed(key, Some(offset..end), &mut fill))
             .map(|_| ())
-            .map_err(store_error)
+            .map_err(Halt::into_store_error)
     }
 
     /// One ranged GET for all the blocks, its body gathered into `buf` block by block.
@@ -411,23 +425,9 @@ impl Store for RemoteStore {
         offset: u64,
         len: u64,
         buf: &mut [u8],
-        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
-    ) -> Result<(), ErrorKind> {
-        if len == 0 {
-            return Ok(());
-        }
-        let end = offset
-            .checked_add(len)
-            .ok_or(ErrorKind::Store(StoreError::ShortRead {
-                offset,
-                wanted: len,
-                len: u64::MAX,
-            }))?;
-        let mut blocks = Blocks::new(buf, len);
-        let mut gather = |part: &[u8]| blocks.push(part, each);
-        self.runtime
-            .block_on(self.get_streamed(key, Some(offset..end), &mut gather))?;
-        Ok(())
+        each: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
+    ) -> Result<(), StoreError> {
+        settle(self.blocks(key, offset, len, buf, &mut halt_on_break(each)))
     }
 
     /// One GET; the object's length is checked against `max` before its body is gathered.
@@ -514,27 +514,29 @@ impl<'b> Blocks<'b> {
     pub(crate) fn push(
         &mut self,
         mut part: &[u8],
-        each: &mut dyn FnMut(&[u8]) -> Result<(), ErrorKind>,
-    ) -> Result<(), ErrorKind> {
+        each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
+    ) -> Result<(), Halt> {
         while !part.is_empty() {
             if self.left == 0 {
-                return Err(ErrorKind::Internal {
+                return Err(Halt::Internal {
                     what: "a response longer than the range asked for",
                 });
             }
-            let block_len = super::next_block(self.buf, self.left)?.len();
+            let block_len = super::next_block(self.buf, self.left)
+                .map_err(Halt::Store)?
+                .len();
             let take = (block_len - self.filled).min(part.len());
             let (now, later) = part.split_at(take);
             self.buf
                 .get_mut(self.filled..self.filled + take)
-                .ok_or(ErrorKind::Internal {
+                .ok_or(Halt::Internal {
                     what: "a block past its buffer",
                 })?
                 .copy_from_slice(now);
             self.filled += take;
             part = later;
             if self.filled == block_len {
-                let block = self.buf.get(..block_len).ok_or(ErrorKind::Internal {
+                let block = self.buf.get(..block_len).ok_or(Halt::Internal {
                     what: "a block past its buffer",
                 })?;
                 each(block)?;
