@@ -327,8 +327,10 @@ impl PieceStore<'_> {
         if key != self.key {
             return Ok(false);
         }
-        let poisoned = || Halt::Internal {
-            what: "a fetched object's lock poisoned",
+        let poisoned = || {
+            Halt::Store(StoreError::Internal {
+                what: "a fetched object's lock poisoned",
+            })
         };
         let url = || self.remote.url_of(key);
         {
@@ -398,9 +400,9 @@ impl PieceStore<'_> {
             })),
             Ok(Ok(fetched)) => Ok(fetched),
             Ok(Err(e)) => Err(Halt::Store(e)),
-            Err(_) => Err(Halt::Internal {
+            Err(_) => Err(Halt::Store(StoreError::Internal {
                 what: "a span's fetch ended before answering",
-            }),
+            })),
         }
     }
 }

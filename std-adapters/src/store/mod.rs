@@ -349,17 +349,12 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
 }
 
-/// Why a store's streamed read ended before its last byte, inside the store: its own error,
-/// a bug of its own, or the consumer said stop ([`ControlFlow::Break`]).
+/// Why a store's streamed read ended before its last byte, inside the store: its own error
+/// (a bug of its own included: [`StoreError::Internal`]), or the consumer said stop ([`ControlFlow::Break`]).
 #[derive(Debug)]
 pub(crate) enum Halt {
     /// The store failed.
     Store(StoreError),
-    /// The store's own counts went out of step.
-    Internal {
-        /// The invariant that broke.
-        what: &'static str,
-    },
     /// The consumer asked to stop: not an error.
     Stopped,
 }
@@ -375,7 +370,6 @@ impl Halt {
     pub(crate) fn into_store_error(self) -> StoreError {
         match self {
             Self::Store(e) => e,
-            Self::Internal { what } => StoreError::Internal { what },
             Self::Stopped => StoreError::Internal {
                 what: "a plain read stopped as if by a consumer",
             },

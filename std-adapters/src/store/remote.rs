@@ -372,13 +372,15 @@ fn split_bucket(rest: &str) -> (&str, String) {
 pub(crate) fn filler(dst: &mut [u8]) -> impl FnMut(&[u8]) -> Result<(), Halt> + '_ {
     let mut at = 0usize;
     move |part: &[u8]| {
-        let end = at.checked_add(part.len()).ok_or(Halt::Internal {
-            what: "a response longer than its buffer",
-        })?;
-        dst.get_mut(at..end)
-            .ok_or(Halt::Internal {
+        let end = at
+            .checked_add(part.len())
+            .ok_or(Halt::Store(StoreError::Internal {
                 what: "a response longer than its buffer",
-            })?
+            }))?;
+        dst.get_mut(at..end)
+            .ok_or(Halt::Store(StoreError::Internal {
+                what: "a response longer than its buffer",
+            }))?
             .copy_from_slice(part);
         at = end;
         Ok(())
@@ -518,9 +520,9 @@ impl<'b> Blocks<'b> {
     ) -> Result<(), Halt> {
         while !part.is_empty() {
             if self.left == 0 {
-                return Err(Halt::Internal {
+                return Err(Halt::Store(StoreError::Internal {
                     what: "a response longer than the range asked for",
-                });
+                }));
             }
             let block_len = super::next_block(self.buf, self.left)
                 .map_err(Halt::Store)?
@@ -529,16 +531,19 @@ impl<'b> Blocks<'b> {
             let (now, later) = part.split_at(take);
             self.buf
                 .get_mut(self.filled..self.filled + take)
-                .ok_or(Halt::Internal {
+                .ok_or(Halt::Store(StoreError::Internal {
                     what: "a block past its buffer",
-                })?
+                }))?
                 .copy_from_slice(now);
             self.filled += take;
             part = later;
             if self.filled == block_len {
-                let block = self.buf.get(..block_len).ok_or(Halt::Internal {
-                    what: "a block past its buffer",
-                })?;
+                let block = self
+                    .buf
+                    .get(..block_len)
+                    .ok_or(Halt::Store(StoreError::Internal {
+                        what: "a block past its buffer",
+                    }))?;
                 each(block)?;
                 self.left -= block_len as u64;
                 self.filled = 0;
