@@ -3,8 +3,8 @@
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use zinto_core::codec::{ArrayToBytes, BytesCodecs};
-use zinto_core::{LayoutError, Piece, Region};
+use zinto_core::codec::{ArrayToBytes, BytesCodecs, IndexLocation};
+use zinto_core::{LayoutError, Piece, Pieces, Region};
 
 use crate::buffer::zeroed_buffer;
 use crate::doc::{MAX_CONSOLIDATED_LEN, MAX_METADATA_LEN, join, read_doc};
@@ -12,9 +12,9 @@ use crate::element::Element;
 use crate::error::{Error, ErrorKind, MetadataError};
 use crate::group::Group;
 use crate::metadata::{ArrayMetadata, DataType, ZarrFormat, parse_v2, parse_v3};
-use crate::pool::{ContextPool, for_each_piece};
+use crate::pool::{ContextPool, Fanout, PieceJob, for_each_piece};
 use crate::reader::{ChunkReader, PieceOut, ReadContext};
-use crate::store::Store;
+use crate::store::{FirstBytes, PieceSource, ReadPlan, Store};
 use crate::vlen::VlenData;
 
 /// A Zarr array (v3 or v2) in a [`Store`], ready to read.
@@ -284,93 +284,43 @@ impl<S: Store> Array<S> {
         let total = pieces
             .chunk_count()
             .map_err(|e| Error::new(&self.path, None, ErrorKind::Layout(e)))?;
-        let done = AtomicU64::new(0);
-        let reader = ChunkReader {
-            store: &self.store,
-            meta: &self.meta,
-            out_shape: selection.shape(),
-        };
-        let threads = self.workers(options);
-        let new_context = || ReadContext::new().map_err(|kind| Error::new(&self.path, None, kind));
-        #[cfg(feature = "remote")]
-        let fetch = match self.store.remote() {
-            Some(remote) => Some((remote, self.start_fetch(remote, &pieces, total)?)),
+        let fetches = match self.store.read_ahead() {
+            Some(ahead) => Some(
+                ahead
+                    .begin(self.read_plan(&pieces, total)?)
+                    .map_err(|e| Error::new(&self.path, None, ErrorKind::Store(e)))?,
+            ),
             None => None,
         };
-        let job =
-            |ctx: &mut ReadContext, index: u64, piece: &Piece, target: &mut PieceOut<'_, '_>| {
-                // A read that fails or is cancelled stops the other fetches.
-                #[cfg(feature = "remote")]
-                let abort = || {
-                    if let Some((_, stage)) = &fetch {
-                        stage.abort();
-                    }
-                };
-                if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                    #[cfg(feature = "remote")]
-                    abort();
-                    return Err(Error::new(&self.path, None, ErrorKind::Cancelled));
-                }
-                let key = self.chunk_key(&piece.chunk);
-                let _ = index;
-                #[cfg(feature = "remote")]
-                let read = match &fetch {
-                    Some((remote, stage)) => stage
-                        .piece(remote, index, &key)
-                        .map_err(ErrorKind::Store)
-                        .and_then(|store| {
-                            let reader = ChunkReader {
-                                store: &store,
-                                meta: &self.meta,
-                                out_shape: selection.shape(),
-                            };
-                            reader.read_piece(ctx, &key, piece, target)
-                        }),
-                    None => reader.read_piece(ctx, &key, piece, target),
-                };
-                #[cfg(feature = "remote")]
-                if read.is_err() {
-                    abort();
-                }
-                #[cfg(not(feature = "remote"))]
-                let read = reader.read_piece(ctx, &key, piece, target);
-                read.map_err(|kind| Error::new(&self.path, Some(&key), kind))?;
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(progress) = options.progress {
-                    progress(n, total);
-                }
-                Ok(())
-            };
-        for_each_piece(
-            &self.path,
-            &pieces,
-            threads,
-            self.meta.elem_size(),
-            selection.shape(),
-            out,
-            &self.contexts,
-            &new_context,
-            &job,
-        )
+        let job = PieceReads {
+            array: self,
+            out_shape: selection.shape(),
+            options,
+            fetches: fetches.as_deref(),
+            aborted: AtomicBool::new(false),
+            done: AtomicU64::new(0),
+            total,
+        };
+        let fanout = Fanout {
+            path: &self.path,
+            pieces: &pieces,
+            threads: self.workers(options),
+            elem: self.meta.elem_size(),
+            out_shape: selection.shape(),
+            contexts: &self.contexts,
+        };
+        for_each_piece(&fanout, out, &job)
     }
 
-    /// Starts fetching the chunks (or shard indexes) of `pieces` from `remote`, in the order
-    /// the workers will take them.
-    #[cfg(feature = "remote")]
-    fn start_fetch(
-        &self,
-        remote: &crate::store::RemoteStore,
-        pieces: &zinto_core::Pieces<'_>,
-        total: u64,
-    ) -> Result<crate::store::fetch::FetchStage, Error> {
-        use crate::store::fetch::{FetchStage, Want};
-        use zinto_core::codec::IndexLocation;
-        let want = match self.meta.chain.levels().first().map(|l| &l.array_to_bytes) {
+    /// Every key `pieces` read, in the order the workers take them, for a store that reads
+    /// ahead.
+    fn read_plan(&self, pieces: &Pieces<'_>, total: u64) -> Result<ReadPlan, Error> {
+        let first = match self.meta.chain.levels().first().map(|l| &l.array_to_bytes) {
             Some(ArrayToBytes::Sharding(layout)) => match layout.location() {
-                IndexLocation::End => Want::Suffix(layout.index_len()),
-                IndexLocation::Start => Want::Prefix(layout.index_len()),
+                IndexLocation::End => FirstBytes::Suffix(layout.index_len()),
+                IndexLocation::Start => FirstBytes::Prefix(layout.index_len()),
             },
-            _ => Want::Whole,
+            _ => FirstBytes::Whole,
         };
         let mut keys = Vec::new();
         keys.try_reserve_exact(usize::try_from(total).unwrap_or(usize::MAX))
@@ -390,7 +340,7 @@ impl<S: Store> Array<S> {
             })?;
             keys.push(self.chunk_key(&piece.chunk));
         }
-        Ok(FetchStage::start(remote, keys, want))
+        Ok(ReadPlan { keys, first })
     }
 
     /// Reads `selection` into `out`, a slice of `T` (`f32`, `i64`, ...) of exactly the
@@ -466,16 +416,10 @@ impl<S: Store> Array<S> {
     /// most its requests in flight (its workers also wait for the network: more of them keep
     /// more responses streaming).
     pub fn workers(&self, options: &ReadOptions<'_>) -> NonZeroUsize {
-        #[cfg(feature = "remote")]
-        if options.threads.is_none()
-            && let Some(remote) = self.store.remote()
-        {
-            return options
-                .workers()
-                .saturating_mul(REMOTE_WORKERS_PER_CORE)
-                .min(remote.options().in_flight);
+        match (options.threads, self.store.read_ahead()) {
+            (None, Some(ahead)) => ahead.workers(options.workers()),
+            _ => options.workers(),
         }
-        options.workers()
     }
 
     /// Reads `selection` into a new vector (see [`Self::read_into`]).
@@ -495,15 +439,6 @@ impl<S: Store> Array<S> {
         Ok(out)
     }
 }
-
-/// Workers per core of a read from a remote store, unless [`ReadOptions::threads`] says
-/// otherwise. A worker waits on the network as well as decoding: while it decodes one response
-/// the others wait in bounded channels, so one worker per core streams too few responses.
-/// Measured on 2 cores over S3 in six runs (docs/benchmarks.md), medians: ten 40 MB zstd chunks
-/// at 227 MB/s on 4 workers, 243 on 8 (tensorstore 226); 3,600 small chunks at 107 and 99
-/// (tensorstore 97); extra memory 2.0% and 3-5% on the former. Four workers (two per core): the
-/// same speed within the runs' spread, less memory.
-pub const REMOTE_WORKERS_PER_CORE: NonZeroUsize = NonZeroUsize::MIN.saturating_add(1);
 
 /// How to run a read.
 #[derive(Default, Clone, Copy)]
@@ -535,5 +470,86 @@ impl std::fmt::Debug for ReadOptions<'_> {
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel)
             .finish()
+    }
+}
+
+/// The reads of one [`Array::read_into_with`], piece by piece: the job the pool's workers run.
+struct PieceReads<'a, S> {
+    array: &'a Array<S>,
+    out_shape: &'a [u64],
+    options: &'a ReadOptions<'a>,
+    /// The store's fetches under way, for a store that reads ahead.
+    fetches: Option<&'a dyn PieceSource>,
+    /// Whether the fetches were stopped (a piece failed, or the read was cancelled).
+    aborted: AtomicBool,
+    done: AtomicU64,
+    total: u64,
+}
+
+impl<S: Store> PieceReads<'_, S> {
+    /// Reads `piece` from `store`.
+    fn read_from(
+        &self,
+        store: &dyn Store,
+        ctx: &mut ReadContext,
+        key: &str,
+        piece: &Piece,
+        target: &mut PieceOut<'_, '_>,
+    ) -> Result<(), ErrorKind> {
+        let reader = ChunkReader {
+            store,
+            meta: &self.array.meta,
+            out_shape: self.out_shape,
+        };
+        reader.read_piece(ctx, key, piece, target)
+    }
+}
+
+impl<S: Store> PieceJob for PieceReads<'_, S> {
+    fn run(
+        &self,
+        ctx: &mut ReadContext,
+        index: u64,
+        piece: &Piece,
+        target: &mut PieceOut<'_, '_>,
+    ) -> Result<(), Error> {
+        let path = &self.array.path;
+        // A read that fails or is cancelled stops the other fetches.
+        let abort = || {
+            self.aborted.store(true, Ordering::Relaxed);
+            self.fetches.inspect(|f| f.abort());
+        };
+        if self
+            .options
+            .cancel
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            abort();
+            return Err(Error::new(path, None, ErrorKind::Cancelled));
+        }
+        let key = self.array.chunk_key(&piece.chunk);
+        let read = match self.fetches {
+            Some(fetches) => fetches
+                .piece(index, &key)
+                .map_err(ErrorKind::Store)
+                .and_then(|store| self.read_from(&*store, ctx, &key, piece, target)),
+            None => self.read_from(&self.array.store, ctx, &key, piece, target),
+        };
+        if let Err(kind) = read {
+            // Once the fetches were stopped, a piece waiting for one fails for that reason: the
+            // read's error is the one that stopped them (the pool keeps it over this one).
+            let kind = if self.fetches.is_some() && self.aborted.load(Ordering::Relaxed) {
+                ErrorKind::Cancelled
+            } else {
+                abort();
+                kind
+            };
+            return Err(Error::new(path, Some(&key), kind));
+        }
+        let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(progress) = self.options.progress {
+            progress(n, self.total);
+        }
+        Ok(())
     }
 }

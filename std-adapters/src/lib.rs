@@ -43,7 +43,7 @@ mod records;
 pub mod store;
 mod vlen;
 
-pub use array::{Array, REMOTE_WORKERS_PER_CORE, ReadOptions};
+pub use array::{Array, ReadOptions};
 #[cfg(feature = "zstd-c")]
 pub use backend::CZstd;
 pub use buffer::zeroed_buffer;
@@ -57,7 +57,7 @@ pub use metadata::{ArrayMetadata, DataType, FillValue, NodeKind, TimeUnit, Unit,
 pub use node::Node;
 pub use reader::{BLOCK_LEN, COALESCE_GAP, WINDOW_LEN};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
-pub use store::{FileStore, MemoryStore, Store, StoreError};
+pub use store::{FileStore, MemoryStore, REMOTE_WORKERS_PER_CORE, Store, StoreError};
 pub use vlen::VlenData;
 pub use zinto_core as core;
 pub use zinto_core::{LayoutError, Region};

@@ -47,117 +47,179 @@ fn span(piece: &Piece, elem: usize, out_shape: &[u64]) -> Option<(usize, usize)>
     runs.next().map(|r| (r.dst, r.len))
 }
 
+/// One read's pieces and where they go: what the pool hands out.
+pub(crate) struct Fanout<'a> {
+    /// The array's path, for errors.
+    pub(crate) path: &'a str,
+    /// The selection's pieces, handed out in index order.
+    pub(crate) pieces: &'a Pieces<'a>,
+    /// The most workers to run.
+    pub(crate) threads: NonZeroUsize,
+    /// Bytes of one element.
+    pub(crate) elem: usize,
+    /// The output's shape (C order).
+    pub(crate) out_shape: &'a [u64],
+    /// Worker contexts kept between reads.
+    pub(crate) contexts: &'a ContextPool,
+}
+
 /// The work of one piece: given a worker's context, the piece's index (pieces are handed out
 /// in index order), the piece, and where its bytes go.
-pub(crate) type Job<'f> =
-    dyn Fn(&mut ReadContext, u64, &Piece, &mut PieceOut<'_, '_>) -> Result<(), Error> + Sync + 'f;
+pub(crate) trait PieceJob: Sync {
+    /// Reads `piece` (number `index`) into `target`.
+    fn run(
+        &self,
+        ctx: &mut ReadContext,
+        index: u64,
+        piece: &Piece,
+        target: &mut PieceOut<'_, '_>,
+    ) -> Result<(), Error>;
+}
 
-/// Runs `job` on every piece of `pieces`, on up to `threads` workers, writing into `out`.
-/// Returns the first error; once one occurs, no new piece is started.
-#[allow(clippy::too_many_arguments)]
+/// How the output is shared out: in spans, in order, when every piece is one contiguous span
+/// (safe `split_at_mut`); else through [`DisjointOutput`], each piece claiming its region.
+#[allow(clippy::large_enum_variant)] // one per read, on its stack
+enum Handout<'o> {
+    Spans(Mutex<SpanQueue<'o>>),
+    Shared {
+        out: DisjointOutput<'o>,
+        next: AtomicU64,
+    },
+}
+
+/// The spans not yet handed out: the next piece's index, the output offset `rest` starts at.
+struct SpanQueue<'o> {
+    index: u64,
+    consumed: usize,
+    rest: &'o mut [u8],
+}
+
+/// What a worker gets next.
+#[allow(clippy::large_enum_variant)] // the piece is moved to its worker once either way
+enum Next<'h, 'o> {
+    Piece(u64, Piece, PieceOut<'h, 'o>),
+    Done,
+    Failed(Error),
+}
+
+impl<'o> Handout<'o> {
+    fn new(fanout: &Fanout<'_>, count: u64, out: &'o mut [u8]) -> Result<Self, Error> {
+        let Fanout {
+            pieces,
+            elem,
+            out_shape,
+            ..
+        } = *fanout;
+        let contiguous = (0..count).all(|i| {
+            pieces
+                .get(i)
+                .is_some_and(|p| span(&p, elem, out_shape).is_some())
+        });
+        Ok(if contiguous {
+            Self::Spans(Mutex::new(SpanQueue {
+                index: 0,
+                consumed: 0,
+                rest: out,
+            }))
+        } else {
+            Self::Shared {
+                out: DisjointOutput::new(out, out_shape, elem)
+                    .map_err(|kind| Error::new(fanout.path, None, kind))?,
+                next: AtomicU64::new(0),
+            }
+        })
+    }
+
+    /// The next piece and its part of the output.
+    fn next(&self, fanout: &Fanout<'_>) -> Next<'_, 'o> {
+        let internal =
+            |what| Next::Failed(Error::new(fanout.path, None, ErrorKind::Internal { what }));
+        match self {
+            Self::Shared { out, next } => {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                let Some(piece) = fanout.pieces.get(index) else {
+                    return Next::Done;
+                };
+                match out.claim(&piece.in_output) {
+                    Ok(claim) => Next::Piece(index, piece, PieceOut::Shared(claim)),
+                    Err(kind) => Next::Failed(Error::new(fanout.path, None, kind)),
+                }
+            }
+            Self::Spans(queue) => {
+                let Ok(mut q) = queue.lock() else {
+                    return internal("a worker panicked while taking a span");
+                };
+                let Some(piece) = fanout.pieces.get(q.index) else {
+                    return Next::Done;
+                };
+                // Spans were all checked when the handout was made and come in increasing
+                // order.
+                let changed = "a piece's span changed since it was checked";
+                let Some((start, len)) = span(&piece, fanout.elem, fanout.out_shape) else {
+                    return internal(changed);
+                };
+                let Some(skip) = start.checked_sub(q.consumed) else {
+                    return internal(changed);
+                };
+                let index = q.index;
+                q.index += 1;
+                let taken = std::mem::take(&mut q.rest);
+                let (_, taken) = taken.split_at_mut(skip.min(taken.len()));
+                let (mine, after) = taken.split_at_mut(len.min(taken.len()));
+                q.rest = after;
+                q.consumed = start + mine.len();
+                Next::Piece(
+                    index,
+                    piece,
+                    PieceOut::Span {
+                        base: start,
+                        slice: mine,
+                    },
+                )
+            }
+        }
+    }
+}
+
+/// Runs `job` on every piece of `fanout`, on up to `fanout.threads` workers, writing into
+/// `out`. Returns the first error; once one occurs, no new piece is started.
 pub(crate) fn for_each_piece(
-    path: &str,
-    pieces: &Pieces<'_>,
-    threads: NonZeroUsize,
-    elem: usize,
-    out_shape: &[u64],
+    fanout: &Fanout<'_>,
     out: &mut [u8],
-    contexts: &ContextPool,
-    new_context: &(dyn Fn() -> Result<ReadContext, Error> + Sync),
-    job: &Job<'_>,
+    job: &dyn PieceJob,
 ) -> Result<(), Error> {
-    let count = pieces
+    let count = fanout
+        .pieces
         .chunk_count()
-        .map_err(|e| Error::new(path, None, ErrorKind::Layout(e)))?;
+        .map_err(|e| Error::new(fanout.path, None, ErrorKind::Layout(e)))?;
     if count == 0 {
         return Ok(());
     }
     let workers = usize::try_from(count)
         .unwrap_or(usize::MAX)
-        .min(threads.get());
-    let contiguous = (0..count).all(|i| {
-        pieces
-            .get(i)
-            .is_some_and(|p| span(&p, elem, out_shape).is_some())
-    });
+        .min(fanout.threads.get());
+    let handout = Handout::new(fanout, count, out)?;
     let first_error = FirstError::default();
-    let record = |e: Error| first_error.record(e);
-
-    if contiguous {
-        // Safe split: spans come in increasing output order; hand them out one by one.
-        let queue = Mutex::new((0u64, 0usize, out));
-        let worker = || {
-            let mut ctx = match contexts.take().map_or_else(new_context, Ok) {
-                Ok(c) => c,
-                Err(e) => return record(e),
-            };
-            while !first_error.failed() {
-                let next = {
-                    let Ok(mut q) = queue.lock() else { break };
-                    let (index, consumed, rest) = &mut *q;
-                    if *index >= count {
-                        break;
+    let worker = || {
+        let made = fanout.contexts.take().map_or_else(ReadContext::new, Ok);
+        let mut ctx = match made {
+            Ok(c) => c,
+            Err(kind) => return first_error.record(Error::new(fanout.path, None, kind)),
+        };
+        while !first_error.failed() {
+            match handout.next(fanout) {
+                Next::Piece(index, piece, mut target) => {
+                    if let Err(e) = job.run(&mut ctx, index, &piece, &mut target) {
+                        first_error.record(e);
                     }
-                    let inconsistent = || {
-                        let what = "a piece's span changed since it was checked";
-                        Error::new(path, None, ErrorKind::Internal { what })
-                    };
-                    let Some(piece) = pieces.get(*index) else {
-                        break;
-                    };
-                    // Spans were all checked above and come in increasing order.
-                    let Some((start, len)) = span(&piece, elem, out_shape) else {
-                        record(inconsistent());
-                        break;
-                    };
-                    let at = *index;
-                    *index += 1;
-                    let Some(skip) = start.checked_sub(*consumed) else {
-                        record(inconsistent());
-                        break;
-                    };
-                    let taken = std::mem::take(rest);
-                    let (_, taken) = taken.split_at_mut(skip.min(taken.len()));
-                    let (mine, after) = taken.split_at_mut(len.min(taken.len()));
-                    *rest = after;
-                    *consumed = start + mine.len();
-                    (at, piece, start, mine)
-                };
-                let (at, piece, base, slice) = next;
-                let mut target = PieceOut::Span { base, slice };
-                if let Err(e) = job(&mut ctx, at, &piece, &mut target) {
-                    record(e);
                 }
+                Next::Done => break,
+                Next::Failed(e) => first_error.record(e),
             }
-            contexts.give(ctx);
-        };
-        run_workers(workers, &worker);
-    } else {
-        let shared = DisjointOutput::new(out, out_shape, elem)
-            .map_err(|kind| Error::new(path, None, kind))?;
-        let next = AtomicU64::new(0);
-        let worker = || {
-            let mut ctx = match contexts.take().map_or_else(new_context, Ok) {
-                Ok(c) => c,
-                Err(e) => return record(e),
-            };
-            while !first_error.failed() {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(piece) = pieces.get(index) else {
-                    break;
-                };
-                let result = shared
-                    .claim(&piece.in_output)
-                    .map_err(|kind| Error::new(path, None, kind))
-                    .and_then(|claim| job(&mut ctx, index, &piece, &mut PieceOut::Shared(claim)));
-                if let Err(e) = result {
-                    record(e);
-                }
-            }
-            contexts.give(ctx);
-        };
-        run_workers(workers, &worker);
-    }
+        }
+        fanout.contexts.give(ctx);
+    };
+    run_workers(workers, &worker);
     first_error.into_result()
 }
 
@@ -169,11 +231,15 @@ pub(crate) struct FirstError {
 }
 
 impl FirstError {
-    /// Keeps `e` if it is the first.
+    /// Keeps `e` if it is the first, or the first that is not a cancellation (a piece that
+    /// stopped because another failed says `Cancelled`; the failure is the read's error).
     pub(crate) fn record(&self, e: Error) {
         self.failed.store(true, Ordering::Relaxed);
+        let cancelled = |e: &Error| matches!(e.kind(), ErrorKind::Cancelled);
         if let Ok(mut slot) = self.first.lock()
-            && slot.is_none()
+            && slot
+                .as_ref()
+                .is_none_or(|held| cancelled(held) && !cancelled(&e))
         {
             *slot = Some(e);
         }

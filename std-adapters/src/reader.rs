@@ -105,13 +105,13 @@ impl PieceOut<'_, '_> {
 }
 
 /// Reads pieces of chunks of one array into one output of shape `out_shape`.
-pub(crate) struct ChunkReader<'a, S> {
+pub(crate) struct ChunkReader<'a, S: ?Sized> {
     pub(crate) store: &'a S,
     pub(crate) meta: &'a ArrayMetadata,
     pub(crate) out_shape: &'a [u64],
 }
 
-impl<S: Store> ChunkReader<'_, S> {
+impl<S: Store + ?Sized> ChunkReader<'_, S> {
     /// Reads `piece` of the chunk stored at `key`.
     pub(crate) fn read_piece(
         &self,

@@ -30,7 +30,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::JoinSet;
 
 use super::remote::{Blocks, RemoteStore, error_for, filler};
-use super::{Halt, Store, StoreError, halt_on_break, settle};
+use super::{
+    FirstBytes, Halt, PieceSource, REMOTE_WORKERS_PER_CORE, ReadAhead, ReadPlan, Store, StoreError,
+    halt_on_break, settle,
+};
+use std::num::NonZeroUsize;
 
 /// Response frames a body may have waiting for its worker.
 pub const FRAMES_AHEAD: usize = 2;
@@ -184,6 +188,43 @@ impl FetchStage {
             fetched: Mutex::new(fetched),
             spans: Mutex::new(Spans::default()),
         })
+    }
+}
+
+impl ReadAhead for RemoteStore {
+    /// [`REMOTE_WORKERS_PER_CORE`] per core, at most the requests in flight.
+    fn workers(&self, per_core: NonZeroUsize) -> NonZeroUsize {
+        per_core
+            .saturating_mul(REMOTE_WORKERS_PER_CORE)
+            .min(self.options.in_flight)
+    }
+
+    fn begin(&self, plan: ReadPlan) -> Result<Box<dyn PieceSource + '_>, StoreError> {
+        let want = match plan.first {
+            FirstBytes::Whole => Want::Whole,
+            FirstBytes::Suffix(n) => Want::Suffix(n),
+            FirstBytes::Prefix(n) => Want::Prefix(n),
+        };
+        Ok(Box::new(RemoteRead {
+            remote: self,
+            stage: FetchStage::start(self, plan.keys, want),
+        }))
+    }
+}
+
+/// One read's fetch stage, with the store it fetches from.
+struct RemoteRead<'r> {
+    remote: &'r RemoteStore,
+    stage: FetchStage,
+}
+
+impl PieceSource for RemoteRead<'_> {
+    fn piece(&self, index: u64, key: &str) -> Result<Box<dyn Store + '_>, StoreError> {
+        Ok(Box::new(self.stage.piece(self.remote, index, key)?))
+    }
+
+    fn abort(&self) {
+        self.stage.abort();
     }
 }
 

@@ -4,6 +4,7 @@
 pub(crate) mod fetch;
 mod file;
 mod memory;
+mod read_ahead;
 #[cfg(feature = "remote")]
 mod remote;
 
@@ -11,6 +12,8 @@ mod remote;
 pub use fetch::{FRAMES_AHEAD, SPAN_GAP};
 pub use file::FileStore;
 pub use memory::MemoryStore;
+pub use read_ahead::REMOTE_WORKERS_PER_CORE;
+pub use read_ahead::{FirstBytes, PieceSource, ReadAhead, ReadPlan};
 #[cfg(feature = "remote")]
 pub use remote::{RemoteOptions, RemoteStore, is_remote_url, objects};
 
@@ -103,11 +106,10 @@ pub trait Store: Send + Sync {
         let _ = (key, ranges);
     }
 
-    /// The object store behind this one, if it has one: reads of an array then go through
-    /// the fetch stage, many requests in flight ahead of the decoding workers, instead of one
-    /// blocking request per chunk per worker.
-    #[cfg(feature = "remote")]
-    fn remote(&self) -> Option<&RemoteStore> {
+    /// The store's read-ahead side, if it has one ([`ReadAhead`]): reads of an array then
+    /// fetch many chunks ahead of the decoding workers (a remote store's fetch stage) instead
+    /// of one blocking request per chunk per worker. `None` by default.
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
         None
     }
 
@@ -308,9 +310,8 @@ impl<S: Store + ?Sized> Store for &S {
     fn will_read(&self, key: &str, ranges: &[std::ops::Range<u64>]) {
         (**self).will_read(key, ranges);
     }
-    #[cfg(feature = "remote")]
-    fn remote(&self) -> Option<&RemoteStore> {
-        (**self).remote()
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        (**self).read_ahead()
     }
     fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         (**self).list_dir(prefix)
@@ -340,9 +341,8 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     fn will_read(&self, key: &str, ranges: &[std::ops::Range<u64>]) {
         (**self).will_read(key, ranges);
     }
-    #[cfg(feature = "remote")]
-    fn remote(&self) -> Option<&RemoteStore> {
-        (**self).remote()
+    fn read_ahead(&self) -> Option<&dyn ReadAhead> {
+        (**self).read_ahead()
     }
     fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         (**self).list_dir(prefix)

@@ -488,7 +488,7 @@ impl Store for RemoteStore {
         Ok(names)
     }
 
-    fn remote(&self) -> Option<&RemoteStore> {
+    fn read_ahead(&self) -> Option<&dyn super::ReadAhead> {
         Some(self)
     }
 }

@@ -35,11 +35,12 @@ pub struct Storage {
 }
 
 /// Asks the store about every chunk of `array` (one stat each), up to
-/// [`MAX_CHUNKS_COUNTED`] chunks; none of a remote store (a request each).
+/// [`MAX_CHUNKS_COUNTED`] chunks; none of a store that reads ahead (a remote one: each stat
+/// would be a request).
 pub fn storage<S: Store>(array: &Array<S>) -> Result<Storage, String> {
     let grid = &array.metadata().grid;
     let chunks = grid.num_chunks();
-    if chunks > MAX_CHUNKS_COUNTED || array.store().remote().is_some() {
+    if chunks > MAX_CHUNKS_COUNTED || array.store().read_ahead().is_some() {
         return Ok(Storage {
             chunks,
             counted: None,
@@ -198,7 +199,7 @@ pub fn array_text<S: Store>(array: &Array<S>, shown: &str, storage: &Storage) ->
                 }
             ));
         }
-        None if array.store().remote().is_some() => lines.push(format!(
+        None if array.store().read_ahead().is_some() => lines.push(format!(
             "{kind}:  {} in all (remote store: present ones not counted, a request each)",
             storage.chunks
         )),
