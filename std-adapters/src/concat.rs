@@ -19,7 +19,7 @@ use crate::array::ReadOptions;
 use crate::buffer::zeroed_buffer;
 use crate::error::{Error, ErrorKind};
 use crate::pool::{FirstError, run_workers};
-use crate::reader::{ReadContext, check_plausible, decode_stored};
+use crate::reader::{ReadContext, Stored, check_plausible, decode_stored};
 use crate::store::{Store, StoreError};
 
 /// One chunk of a [`ConcatPlan`]: where it is stored and where it goes.
@@ -410,9 +410,11 @@ impl ConcatPlan {
                 if let Err(kind) = decode_stored(
                     store,
                     &mut ctx,
-                    &piece.key,
-                    piece.data_offset,
-                    piece.stored,
+                    Stored {
+                        key: &piece.key,
+                        offset: piece.data_offset,
+                        len: piece.stored,
+                    },
                     &self.codecs,
                     dst,
                 ) {

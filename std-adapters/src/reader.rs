@@ -105,6 +105,44 @@ impl PieceOut<'_, '_> {
 }
 
 /// Reads pieces of chunks of one array into one output of shape `out_shape`.
+/// Where a chunk's stored bytes are: `key[offset..offset + len]`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stored<'k> {
+    /// The key holding them.
+    pub(crate) key: &'k str,
+    /// Where they start in it.
+    pub(crate) offset: u64,
+    /// How many there are.
+    pub(crate) len: u64,
+}
+
+impl Stored<'_> {
+    /// The `len` bytes `offset` bytes into these (an inner chunk of a shard).
+    fn within(self, offset: u64, len: u64) -> Self {
+        Self {
+            offset: self.offset + offset,
+            len,
+            ..self
+        }
+    }
+}
+
+/// The part of a chunk a read wants, and where it lands in the output.
+#[derive(Debug, Clone, Copy)]
+struct Part<'r> {
+    in_chunk: &'r Region,
+    in_output: &'r Region,
+}
+
+impl<'r> Part<'r> {
+    fn of(piece: &'r Piece) -> Self {
+        Self {
+            in_chunk: &piece.in_chunk,
+            in_output: &piece.in_output,
+        }
+    }
+}
+
 pub(crate) struct ChunkReader<'a, S: ?Sized> {
     pub(crate) store: &'a S,
     pub(crate) meta: &'a ArrayMetadata,
@@ -122,9 +160,17 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
     ) -> Result<(), ErrorKind> {
         match self.store.size(key).map_err(ErrorKind::Store)? {
             None => self.fill(&piece.in_output, out),
-            Some(len) => {
-                self.read_level(ctx, 0, key, 0, len, &piece.in_chunk, &piece.in_output, out)
-            }
+            Some(len) => self.read_level(
+                ctx,
+                0,
+                Stored {
+                    key,
+                    offset: 0,
+                    len,
+                },
+                Part::of(piece),
+                out,
+            ),
         }
     }
 
@@ -148,29 +194,27 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         Ok(())
     }
 
-    /// Reads `in_chunk` of the chunk of chain level `level` stored at
-    /// `key[offset..offset + len]` into `in_output` of the output.
-    #[allow(clippy::too_many_arguments)]
+    /// Reads `part` of the chunk of chain level `level` stored `at` into the output.
     fn read_level(
         &self,
         ctx: &mut ReadContext,
         level: usize,
-        key: &str,
-        offset: u64,
-        len: u64,
-        in_chunk: &Region,
-        in_output: &Region,
+        at: Stored<'_>,
+        part: Part<'_>,
         out: &mut PieceOut<'_, '_>,
     ) -> Result<(), ErrorKind> {
+        let Stored { key, offset, len } = at;
+        let Part {
+            in_chunk,
+            in_output,
+        } = part;
         let Some(lv) = self.meta.chain.levels().get(level) else {
             return Err(ErrorKind::Internal {
                 what: "a shard level past the codec chain",
             });
         };
         match &lv.array_to_bytes {
-            ArrayToBytes::Bytes(endian) => {
-                self.read_elements(ctx, lv, *endian, key, offset, len, in_chunk, in_output, out)
-            }
+            ArrayToBytes::Bytes(endian) => self.read_elements(ctx, lv, *endian, at, part, out),
             ArrayToBytes::Sharding(layout) => {
                 let range = layout.index_range(len).map_err(ErrorKind::Shard)?;
                 // Bounded by `len`, the shard's actual stored size.
@@ -217,37 +261,33 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
                 for (r, i) in present {
                     let ip = pieces.get(i).ok_or_else(missing_piece)?;
                     let region = region_of(&ip)?;
-                    self.read_level(
-                        ctx,
-                        level + 1,
-                        key,
-                        offset + r.offset,
-                        r.len,
-                        &ip.in_chunk,
-                        &region,
-                        out,
-                    )?;
+                    let inner = Part {
+                        in_chunk: &ip.in_chunk,
+                        in_output: &region,
+                    };
+                    self.read_level(ctx, level + 1, at.within(r.offset, r.len), inner, out)?;
                 }
                 Ok(())
             }
         }
     }
 
-    /// Reads `in_chunk` of a chunk stored with the `bytes` codec (after its bytes-to-bytes
-    /// codecs, before its filters) at `key[offset..offset + len]` into `in_output`.
-    #[allow(clippy::too_many_arguments)]
+    /// Reads `part` of a chunk stored `at` with the `bytes` codec (after its bytes-to-bytes
+    /// codecs, before its filters) into the output.
     fn read_elements(
         &self,
         ctx: &mut ReadContext,
         lv: &ChainLevel,
         endian: Option<Endian>,
-        key: &str,
-        offset: u64,
-        len: u64,
-        in_chunk: &Region,
-        in_output: &Region,
+        at: Stored<'_>,
+        part: Part<'_>,
         out: &mut PieceOut<'_, '_>,
     ) -> Result<(), ErrorKind> {
+        let Part {
+            in_chunk,
+            in_output,
+        } = part;
+        let len = at.len;
         let elem = self.meta.elem_size();
         let elements = product(&lv.chunk_shape).map_err(ErrorKind::Layout)?;
         let bytes_of = |size: usize| {
@@ -292,20 +332,18 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
             let stored = dst.get_mut(..stored_len).ok_or(ErrorKind::Internal {
                 what: "filters that grow elements decoded into a smaller buffer",
             })?;
-            decode_stored(self.store, ctx, key, offset, len, &lv.bytes_codecs, stored)?;
+            decode_stored(self.store, ctx, at, &lv.bytes_codecs, stored)?;
             filters.undo(dst, &mut ctx.spare)?;
             swap(dst);
             Ok(())
-        } else if plain
-            && self.read_ranges(ctx, key, offset, len, chunk_len, runs.clone(), endian, out)?
-        {
+        } else if plain && self.read_ranges(ctx, at, chunk_len, runs.clone(), endian, out)? {
             // Path 4: done by reading only the ranges needed.
             Ok(())
         } else if chunk_len > STREAM_ABOVE
             && lv.filters.is_empty()
             && walks_forwards(runs.clone())
             && ctx.decoder.can_window(&lv.bytes_codecs)
-            && self.read_windowed(ctx, lv, key, offset, len, chunk_len, runs.clone(), out)?
+            && self.read_windowed(ctx, lv, at, chunk_len, runs.clone(), out)?
         {
             // Path 3: done through a window. The runs were in the chunk's order.
             if let Some(e) = endian {
@@ -326,9 +364,7 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
                 .ok_or(ErrorKind::Internal {
                     what: "scratch shorter than the stored chunk",
                 })
-                .and_then(|stored| {
-                    decode_stored(self.store, ctx, key, offset, len, &lv.bytes_codecs, stored)
-                })
+                .and_then(|stored| decode_stored(self.store, ctx, at, &lv.bytes_codecs, stored))
                 .and_then(|()| filters.undo(&mut scratch, &mut ctx.spare))
                 .and_then(|()| {
                     let chunk = scratch.get_mut(..chunk_len).ok_or(ErrorKind::Internal {
@@ -342,34 +378,29 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         }
     }
 
-    /// Path 3: decodes the chunk stored at `key[offset..offset + len]` (of `chunk_len` decoded
+    /// Path 3: decodes the chunk stored `at` (of `chunk_len` decoded
     /// bytes, with no filters) through the worker's window, copying each window's bytes to
     /// the `runs` (which walk the chunk forwards) they belong to. Returns `false`, having
     /// written nothing, for a zstd frame whose declared window is larger than the chunk (the
     /// C library would keep that window): the caller then decodes it whole.
-    #[allow(clippy::too_many_arguments)]
     fn read_windowed(
         &self,
         ctx: &mut ReadContext,
         lv: &ChainLevel,
-        key: &str,
-        offset: u64,
-        len: u64,
+        at: Stored<'_>,
         chunk_len: usize,
         runs: Runs,
         out: &mut PieceOut<'_, '_>,
     ) -> Result<bool, ErrorKind> {
         // Nothing is allocated on the metadata's word here, but a stored chunk that cannot
         // decode to the chunk is refused as early, and by the same error, as on path 3b.
-        check_plausible(&lv.bytes_codecs, len, chunk_len)?;
+        check_plausible(&lv.bytes_codecs, at.len, chunk_len)?;
         let mut runs = runs.peekable();
         let mut at_run = 0usize;
         let result = decode_windowed(
             self.store,
             ctx,
-            key,
-            offset,
-            len,
+            at,
             &lv.bytes_codecs,
             chunk_len,
             |pos, bytes| {
@@ -412,18 +443,16 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
     /// Path 4: reads only the byte ranges `runs` need from an uncompressed chunk, coalescing
     /// ranges closer than [`COALESCE_GAP`]. Returns `false` (having read nothing) when the runs
     /// do not walk the chunk forwards (a transposed chunk): the caller then reads it whole.
-    #[allow(clippy::too_many_arguments)]
     fn read_ranges(
         &self,
         ctx: &mut ReadContext,
-        key: &str,
-        offset: u64,
-        len: u64,
+        at: Stored<'_>,
         chunk_len: usize,
         runs: Runs,
         endian: Option<Endian>,
         out: &mut PieceOut<'_, '_>,
     ) -> Result<bool, ErrorKind> {
+        let Stored { key, offset, len } = at;
         if len != chunk_len as u64 {
             return Err(ErrorKind::Decode(DecodeError::SizeMismatch {
                 codec: CodecName::Bytes,
@@ -485,18 +514,17 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
     }
 }
 
-/// Decodes the stored bytes `key[offset..offset + len]` into `dst` (exactly its size): read
-/// straight into `dst` when there is nothing to decode, else streamed from the store in blocks
-/// of [`BLOCK_LEN`] through the decoders (the stored chunk is never held whole).
+/// Decodes the bytes stored `at` into `dst` (exactly its size): read straight into `dst` when
+/// there is nothing to decode, else streamed from the store in blocks of [`BLOCK_LEN`] through
+/// the decoders (the stored chunk is never held whole).
 pub(crate) fn decode_stored<S: Store + ?Sized>(
     store: &S,
     ctx: &mut ReadContext,
-    key: &str,
-    offset: u64,
-    len: u64,
+    at: Stored<'_>,
     codecs: &BytesCodecs,
     dst: &mut [u8],
 ) -> Result<(), ErrorKind> {
+    let Stored { key, offset, len } = at;
     if *codecs == BytesCodecs::default() {
         if len != dst.len() as u64 {
             return Err(ErrorKind::Decode(DecodeError::SizeMismatch {
@@ -570,20 +598,18 @@ fn walks_forwards(runs: Runs) -> bool {
     true
 }
 
-/// Decodes the stored bytes `key[offset..offset + len]`, `decoded_len` bytes decoded, through
-/// the worker's window: `sink(pos, bytes)` gets each window's bytes (the chunk's
-/// `pos..pos + bytes.len()`) in order. Streamed from the store in blocks of [`BLOCK_LEN`].
-#[allow(clippy::too_many_arguments)]
+/// Decodes the bytes stored `at`, `decoded_len` bytes decoded, through the worker's window:
+/// `sink(pos, bytes)` gets each window's bytes (the chunk's `pos..pos + bytes.len()`) in
+/// order. Streamed from the store in blocks of [`BLOCK_LEN`].
 pub(crate) fn decode_windowed<S: Store + ?Sized>(
     store: &S,
     ctx: &mut ReadContext,
-    key: &str,
-    offset: u64,
-    len: u64,
+    at: Stored<'_>,
     codecs: &BytesCodecs,
     decoded_len: usize,
     mut sink: impl FnMut(usize, &[u8]) -> Result<(), ErrorKind>,
 ) -> Result<(), ErrorKind> {
+    let Stored { key, offset, len } = at;
     let block_len = usize::try_from(len).unwrap_or(usize::MAX).min(BLOCK_LEN);
     if ctx.block.len() < block_len {
         grow(&mut ctx.block, block_len)?;

@@ -21,7 +21,7 @@ use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
 
 use crate::error::ErrorKind;
 use crate::metadata::{ArrayMetadata, DataType};
-use crate::reader::{ReadContext, check_plausible, decode_stored, grow};
+use crate::reader::{ReadContext, Stored, check_plausible, decode_stored, grow};
 use crate::store::{Store, StoreError};
 
 const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
@@ -117,6 +117,9 @@ impl VlenData {
     }
 }
 
+/// An error with the chunk key it happened at, if any.
+type KeyedError = (Option<String>, ErrorKind);
+
 /// Reads the variable-length `selection` of the array `meta` describes (see [`VlenData`]).
 pub(crate) fn read<S: Store>(
     store: &S,
@@ -124,7 +127,7 @@ pub(crate) fn read<S: Store>(
     chunk_key: &dyn Fn(&[u64]) -> String,
     selection: &Region,
     cancel: Option<&AtomicBool>,
-) -> Result<VlenData, (Option<String>, ErrorKind)> {
+) -> Result<VlenData, KeyedError> {
     let at = |kind| (None, kind);
     let codec = match meta.dtype {
         DataType::String => CodecName::VlenUtf8,
@@ -136,96 +139,210 @@ pub(crate) fn read<S: Store>(
             }));
         }
     };
+    let walk = Walk {
+        store,
+        meta,
+        codec,
+        chunk_key,
+        out_shape: selection.shape(),
+        pieces: meta
+            .grid
+            .pieces(selection)
+            .map_err(|e| at(ErrorKind::Layout(e)))?
+            .collect(),
+        cancel,
+    };
+    let mut ctx = ReadContext::new().map_err(at)?;
+    let mut chunk = ChunkItems::default();
     let n = selection
         .num_elements()
         .and_then(|n| usize::try_from(n).map_err(|_| LayoutError::Overflow))
         .map_err(|e| at(ErrorKind::Layout(e)))?;
-    let slots = n.checked_add(1).ok_or(at(OVERFLOW))?;
-    let mut offsets = Vec::new();
-    offsets.try_reserve_exact(slots).map_err(|_| {
-        at(ErrorKind::OutOfMemory {
-            bytes: (slots as u64).saturating_mul(8),
-        })
-    })?;
-    offsets.resize(slots, 0u64);
-    let pieces: Vec<Piece> = meta
-        .grid
-        .pieces(selection)
-        .map_err(|e| at(ErrorKind::Layout(e)))?
-        .collect();
-    let mut ctx = ReadContext::new().map_err(at)?;
-    let mut chunk = ChunkItems::default();
-    let walk = |ctx: &mut ReadContext,
-                chunk: &mut ChunkItems,
-                visit: &mut Visit<'_>|
-     -> Result<(), (Option<String>, ErrorKind)> {
-        for piece in &pieces {
-            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                return Err((None, ErrorKind::Cancelled));
-            }
-            let key = chunk_key(&piece.chunk);
-            let with_key = |kind| (Some(key.clone()), kind);
-            visit_piece(
-                store,
-                meta,
-                codec,
-                ctx,
-                chunk,
-                &key,
-                piece,
-                selection.shape(),
-                visit,
-            )
-            .map_err(with_key)?;
-        }
-        Ok(())
-    };
-    // Pass 1: lengths, at offsets[i + 1].
-    walk(&mut ctx, &mut chunk, &mut |i, item| {
-        let slot = offsets.get_mut(i + 1).ok_or(ErrorKind::Internal {
-            what: "a variable-length element outside the selection",
-        })?;
-        *slot = item.len() as u64;
-        Ok(())
-    })?;
-    let mut total = 0u64;
-    for o in offsets.iter_mut() {
-        total = total.checked_add(*o).ok_or(at(OVERFLOW))?;
-        *o = total;
-    }
-    let total = usize::try_from(total).map_err(|_| at(OVERFLOW))?;
-    let mut values = crate::buffer::zeroed_buffer(total).ok_or(at(ErrorKind::OutOfMemory {
-        bytes: total as u64,
-    }))?;
-    // Pass 2: the bytes, each element checked against the length pass 1 saw.
-    let utf8 = codec == CodecName::VlenUtf8;
-    walk(&mut ctx, &mut chunk, &mut |i, item| {
-        let start = offsets.get(i).copied().unwrap_or(u64::MAX);
-        let end = offsets.get(i + 1).copied().unwrap_or(0);
-        if end.checked_sub(start) != Some(item.len() as u64) {
-            return Err(ErrorKind::ChunkChanged);
-        }
-        if utf8 && std::str::from_utf8(item).is_err() {
-            return Err(ErrorKind::Decode(DecodeError::Corrupt {
-                codec,
-                reason: "a string that is not UTF-8",
-            }));
-        }
-        let dst = usize::try_from(start)
-            .ok()
-            .and_then(|s| values.get_mut(s..s.checked_add(item.len())?))
-            .ok_or(ErrorKind::Internal {
-                what: "a variable-length element past the values buffer",
-            })?;
-        dst.copy_from_slice(item);
-        Ok(())
-    })?;
+    let offsets = walk.offsets(&mut ctx, &mut chunk, n)?;
+    let values = walk.values(&mut ctx, &mut chunk, &offsets)?;
     Ok(VlenData {
         shape: selection.shape().to_vec(),
         offsets,
         values,
-        utf8,
+        utf8: codec == CodecName::VlenUtf8,
     })
+}
+
+/// The two passes of one read over the chunks its selection touches.
+struct Walk<'a, S> {
+    store: &'a S,
+    meta: &'a ArrayMetadata,
+    /// `vlen-utf8` or `vlen-bytes`.
+    codec: CodecName,
+    chunk_key: &'a dyn Fn(&[u64]) -> String,
+    out_shape: &'a [u64],
+    pieces: Vec<Piece>,
+    cancel: Option<&'a AtomicBool>,
+}
+
+impl<S: Store> Walk<'_, S> {
+    /// Calls `visit` for every selected element, chunk by chunk.
+    fn each(
+        &self,
+        ctx: &mut ReadContext,
+        chunk: &mut ChunkItems,
+        visit: &mut Visit<'_>,
+    ) -> Result<(), KeyedError> {
+        for piece in &self.pieces {
+            if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err((None, ErrorKind::Cancelled));
+            }
+            let key = (self.chunk_key)(&piece.chunk);
+            self.visit_piece(ctx, chunk, &key, piece, visit)
+                .map_err(|kind| (Some(key.clone()), kind))?;
+        }
+        Ok(())
+    }
+
+    /// Pass 1: where each of the `n` elements starts in the values, and where the last ends.
+    fn offsets(
+        &self,
+        ctx: &mut ReadContext,
+        chunk: &mut ChunkItems,
+        n: usize,
+    ) -> Result<Vec<u64>, KeyedError> {
+        let at = |kind| (None, kind);
+        let slots = n.checked_add(1).ok_or(at(OVERFLOW))?;
+        let mut offsets = Vec::new();
+        offsets.try_reserve_exact(slots).map_err(|_| {
+            at(ErrorKind::OutOfMemory {
+                bytes: (slots as u64).saturating_mul(8),
+            })
+        })?;
+        offsets.resize(slots, 0u64);
+        // Lengths, at offsets[i + 1], then their running sums.
+        self.each(ctx, chunk, &mut |i, item| {
+            let slot = offsets.get_mut(i + 1).ok_or(ErrorKind::Internal {
+                what: "a variable-length element outside the selection",
+            })?;
+            *slot = item.len() as u64;
+            Ok(())
+        })?;
+        let mut total = 0u64;
+        for o in offsets.iter_mut() {
+            total = total.checked_add(*o).ok_or(at(OVERFLOW))?;
+            *o = total;
+        }
+        Ok(offsets)
+    }
+
+    /// Pass 2: the values, each element checked against the length pass 1 saw.
+    fn values(
+        &self,
+        ctx: &mut ReadContext,
+        chunk: &mut ChunkItems,
+        offsets: &[u64],
+    ) -> Result<Vec<u8>, KeyedError> {
+        let at = |kind| (None, kind);
+        let total = offsets.last().copied().unwrap_or(0);
+        let total = usize::try_from(total).map_err(|_| at(OVERFLOW))?;
+        let mut values = crate::buffer::zeroed_buffer(total).ok_or(at(ErrorKind::OutOfMemory {
+            bytes: total as u64,
+        }))?;
+        let utf8 = self.codec == CodecName::VlenUtf8;
+        self.each(ctx, chunk, &mut |i, item| {
+            let (Some(&start), Some(&end)) = (offsets.get(i), offsets.get(i + 1)) else {
+                return Err(ErrorKind::Internal {
+                    what: "a variable-length element outside the selection",
+                });
+            };
+            if end.checked_sub(start) != Some(item.len() as u64) {
+                return Err(ErrorKind::ChunkChanged);
+            }
+            if utf8 && std::str::from_utf8(item).is_err() {
+                return Err(ErrorKind::Decode(DecodeError::Corrupt {
+                    codec: self.codec,
+                    reason: "a string that is not UTF-8",
+                }));
+            }
+            let dst = usize::try_from(start)
+                .ok()
+                .and_then(|s| values.get_mut(s..s.checked_add(item.len())?))
+                .ok_or(ErrorKind::Internal {
+                    what: "a variable-length element past the values buffer",
+                })?;
+            dst.copy_from_slice(item);
+            Ok(())
+        })?;
+        Ok(values)
+    }
+    /// Calls `visit(output element, bytes)` for every element of `piece`.
+    fn visit_piece(
+        &self,
+        ctx: &mut ReadContext,
+        chunk: &mut ChunkItems,
+        key: &str,
+        piece: &Piece,
+        visit: &mut Visit<'_>,
+    ) -> Result<(), ErrorKind> {
+        let Self {
+            store,
+            meta,
+            codec,
+            out_shape,
+            ..
+        } = *self;
+        let level = meta.chain.outer();
+        let stored = store.size(key).map_err(ErrorKind::Store)?;
+        // A missing chunk: every element is the fill value, walked in C order over the piece.
+        let (order, shape, in_chunk) = match stored {
+            None => (
+                MemoryOrder::c(piece.in_output.ndim()).map_err(ErrorKind::Layout)?,
+                piece.in_output.shape().to_vec(),
+                Region::whole(piece.in_output.shape()).map_err(ErrorKind::Layout)?,
+            ),
+            Some(_) => (
+                level.order.clone(),
+                level.chunk_shape.to_vec(),
+                piece.in_chunk.clone(),
+            ),
+        };
+        let runs = Runs::new(1, &shape, &order, &in_chunk, out_shape, &piece.in_output)
+            .map_err(ErrorKind::Layout)?;
+        let Some(len) = stored else {
+            let fill = meta.fill_value.as_bytes();
+            for run in runs {
+                for k in 0..run.len {
+                    visit(run.dst + k, fill)?;
+                }
+            }
+            return Ok(());
+        };
+        let elements = product(&level.chunk_shape).map_err(ErrorKind::Layout)?;
+        decode_whole(store, ctx, key, len, &level.bytes_codecs, &mut chunk.bytes)?;
+        chunk.spans.clear();
+        let mut items = VlenItems::new(&chunk.bytes, codec, elements).map_err(ErrorKind::Decode)?;
+        while let Some(item) = items.next() {
+            let len = item.map_err(ErrorKind::Decode)?.len();
+            chunk.spans.push((items.consumed() - len, len));
+        }
+        items.finish().map_err(ErrorKind::Decode)?;
+        for run in runs {
+            for k in 0..run.len {
+                let (start, len) =
+                    chunk
+                        .spans
+                        .get(run.src + k)
+                        .copied()
+                        .ok_or(ErrorKind::Internal {
+                            what: "a run past the chunk's items",
+                        })?;
+                let item = chunk
+                    .bytes
+                    .get(start..start + len)
+                    .ok_or(ErrorKind::Internal {
+                        what: "an item span past the decoded chunk",
+                    })?;
+                visit(run.dst + k, item)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// One decoded chunk and where each of its items starts (reused from chunk to chunk).
@@ -234,76 +351,6 @@ struct ChunkItems {
     bytes: Vec<u8>,
     /// `(start, len)` of each item in `bytes`, in storage order.
     spans: Vec<(usize, usize)>,
-}
-
-/// Calls `visit(output element, bytes)` for every element of `piece`.
-#[allow(clippy::too_many_arguments)]
-fn visit_piece<S: Store>(
-    store: &S,
-    meta: &ArrayMetadata,
-    codec: CodecName,
-    ctx: &mut ReadContext,
-    chunk: &mut ChunkItems,
-    key: &str,
-    piece: &Piece,
-    out_shape: &[u64],
-    visit: &mut Visit<'_>,
-) -> Result<(), ErrorKind> {
-    let level = meta.chain.outer();
-    let stored = store.size(key).map_err(ErrorKind::Store)?;
-    // A missing chunk: every element is the fill value, walked in C order over the piece.
-    let (order, shape, in_chunk) = match stored {
-        None => (
-            MemoryOrder::c(piece.in_output.ndim()).map_err(ErrorKind::Layout)?,
-            piece.in_output.shape().to_vec(),
-            Region::whole(piece.in_output.shape()).map_err(ErrorKind::Layout)?,
-        ),
-        Some(_) => (
-            level.order.clone(),
-            level.chunk_shape.to_vec(),
-            piece.in_chunk.clone(),
-        ),
-    };
-    let runs = Runs::new(1, &shape, &order, &in_chunk, out_shape, &piece.in_output)
-        .map_err(ErrorKind::Layout)?;
-    let Some(len) = stored else {
-        let fill = meta.fill_value.as_bytes();
-        for run in runs {
-            for k in 0..run.len {
-                visit(run.dst + k, fill)?;
-            }
-        }
-        return Ok(());
-    };
-    let elements = product(&level.chunk_shape).map_err(ErrorKind::Layout)?;
-    decode_whole(store, ctx, key, len, &level.bytes_codecs, &mut chunk.bytes)?;
-    chunk.spans.clear();
-    let mut items = VlenItems::new(&chunk.bytes, codec, elements).map_err(ErrorKind::Decode)?;
-    while let Some(item) = items.next() {
-        let len = item.map_err(ErrorKind::Decode)?.len();
-        chunk.spans.push((items.consumed() - len, len));
-    }
-    items.finish().map_err(ErrorKind::Decode)?;
-    for run in runs {
-        for k in 0..run.len {
-            let (start, len) =
-                chunk
-                    .spans
-                    .get(run.src + k)
-                    .copied()
-                    .ok_or(ErrorKind::Internal {
-                        what: "a run past the chunk's items",
-                    })?;
-            let item = chunk
-                .bytes
-                .get(start..start + len)
-                .ok_or(ErrorKind::Internal {
-                    what: "an item span past the decoded chunk",
-                })?;
-            visit(run.dst + k, item)?;
-        }
-    }
-    Ok(())
 }
 
 /// Decodes the whole stored chunk `key` (`len` bytes) into `out`, sized from the stored
@@ -336,5 +383,15 @@ fn decode_whole<S: Store>(
     let decoded = usize::try_from(decoded).map_err(|_| OVERFLOW)?;
     check_plausible(codecs, len, decoded)?;
     grow(out, decoded)?;
-    decode_stored(store, ctx, key, 0, len, codecs, out)
+    decode_stored(
+        store,
+        ctx,
+        Stored {
+            key,
+            offset: 0,
+            len,
+        },
+        codecs,
+        out,
+    )
 }
