@@ -159,36 +159,8 @@ fn utf32_padded(s: &str, chars: u32) -> Option<Vec<u8>> {
 
 /// Standard base64 (RFC 4648, `+/`, `=` padding required to a multiple of 4).
 fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let s = s.as_bytes();
-    if !s.len().is_multiple_of(4) {
-        return None;
-    }
-    let value = |c: u8| -> Option<u32> {
-        Some(u32::from(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        }))
-    };
-    let mut out = Vec::with_capacity(s.len() / 4 * 3);
-    for (i, quad) in s.chunks_exact(4).enumerate() {
-        let last = i + 1 == s.len() / 4;
-        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
-        if pad > 2 || (pad > 0 && !last) {
-            return None;
-        }
-        let mut n = 0u32;
-        for &c in &quad[..4 - pad] {
-            n = (n << 6) | value(c)?;
-        }
-        n <<= 6 * pad as u32;
-        let bytes = n.to_be_bytes();
-        out.extend_from_slice(&bytes[1..4 - pad]);
-    }
-    Some(out)
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.decode(s).ok()
 }
 
 fn int(v: &Value) -> Option<i128> {
@@ -225,32 +197,46 @@ fn hex(v: &Value, digits: usize) -> Option<&str> {
     (s.len() == digits && s.bytes().all(|b| b.is_ascii_hexdigit())).then_some(s)
 }
 
-/// Rounds an `f64` to the nearest IEEE half-precision bit pattern.
+/// Rounds an `f64` to the nearest IEEE half-precision bit pattern, once (ties to even), as
+/// NumPy's `np.float16(x)` does. Through `f32` first, 1.0004882812509095 would round twice (to
+/// the midpoint of two halves, then to even); so does the `half` crate's `from_f64` (2.7:
+/// through `f32` where the CPU has F16C, and its fallback drops the low 32 bits of the
+/// mantissa), which is why it is not used here.
+// The shifts and exponents are bounded by the checks above them.
 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
 fn f16_bits(f: f64) -> u16 {
-    let x = f as f32;
-    let bits = x.to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    if x.is_nan() {
-        return sign | 0x7E00;
+    let bits = f.to_bits();
+    let sign = ((bits >> 48) & 0x8000) as u16;
+    if f.is_nan() {
+        return sign | 0x7e00;
     }
-    let a = x.abs();
-    if a.is_infinite() || a >= 65520.0 {
-        return sign | 0x7C00;
+    if f.abs() >= 65520.0 {
+        // At or past the midpoint of 65504 and the next step: infinity.
+        return sign | 0x7c00;
     }
-    if a < 6.103_515_6e-5 {
-        // Subnormal: units of 2^-24.
-        let m = (a * 16_777_216.0).round_ties_even() as u16;
-        return sign | m;
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        // Zero, or far below the smallest half.
+        return sign;
     }
-    let exp = ((bits >> 23) & 0xFF) as i32 - 127 + 15;
-    let mant = bits & 0x7F_FFFF;
-    let mut h = ((exp as u32) << 10) | (mant >> 13);
-    let rest = mant & 0x1FFF;
-    if rest > 0x1000 || (rest == 0x1000 && h & 1 == 1) {
-        h += 1;
+    // |f| = mantissa * 2^(e - 52), in [2^e, 2^(e + 1)).
+    let e = biased - 1023;
+    let mantissa = (bits & ((1 << 52) - 1)) | (1 << 52);
+    // The step of halves at this magnitude: 2^(e - 10) for normal ones, 2^-24 below.
+    let step = (e - 10).max(-24);
+    let drop = step - (e - 52);
+    if drop >= 54 {
+        // Below half the smallest step: zero.
+        return sign;
     }
-    sign | h as u16
+    let kept = mantissa >> drop;
+    let rest = mantissa & ((1 << drop) - 1);
+    let midpoint = 1u64 << (drop - 1);
+    let rounded = kept + u64::from(rest > midpoint || (rest == midpoint && kept & 1 == 1));
+    // `rounded` steps of 2^step: a subnormal (step -24) is its count; a normal half's bits are
+    // its exponent field then the count past 1024, which `(step + 24) * 1024 + rounded` is
+    // (a carry to 2048 moves into the next exponent by itself).
+    sign | ((step + 24) as u64 * 1024 + rounded) as u16
 }
 
 #[cfg(test)]
@@ -387,5 +373,72 @@ mod tests {
                 .as_bytes(),
             expected
         );
+    }
+
+    /// 1.0004882812509095 lies just above the midpoint of 1.0 (0x3c00) and the next half
+    /// (0x3c01); rounded through `f32` first it lands on the midpoint and ties to even, 0x3c00.
+    /// NumPy (`np.float16(1.0004882812509095).view(np.uint16)`) gives 0x3c01.
+    #[test]
+    fn a_float16_fill_value_rounds_once_as_numpy_does() {
+        let fill = FillValue::parse(DataType::Float16, &json!(1.000_488_281_250_909_5)).unwrap();
+        assert_eq!(fill.as_bytes(), 0x3c01u16.to_ne_bytes());
+        // Exactly the midpoint ties to even.
+        let fill = FillValue::parse(DataType::Float16, &json!(1.000_488_281_25)).unwrap();
+        assert_eq!(fill.as_bytes(), 0x3c00u16.to_ne_bytes());
+    }
+
+    /// `x` as an exact integer count of 2^-82 (every f16 and every f64 of magnitude at least
+    /// 2^-30 is one).
+    fn scaled(mantissa: u64, exponent: i32) -> i128 {
+        i128::from(mantissa) << (exponent + 82)
+    }
+
+    fn f64_scaled(f: f64) -> i128 {
+        let bits = f.to_bits();
+        let exp = ((bits >> 52) & 0x7ff) as i32;
+        let mant = (bits & ((1 << 52) - 1)) | (1 << 52);
+        let v = scaled(mant, exp - 1075);
+        if f < 0.0 { -v } else { v }
+    }
+
+    /// The f16 nearest `f` by exact arithmetic over all the finite ones, ties to even, with
+    /// `f`'s sign (a negative value that rounds to zero is -0).
+    fn nearest_f16(f: f64) -> u16 {
+        let sign = if f < 0.0 { 0x8000 } else { 0 };
+        let target = f64_scaled(f.abs());
+        let value = |h: u16| -> i128 {
+            let exp = i32::from((h >> 10) & 0x1f);
+            let mant = u64::from(h & 0x3ff);
+            let v = if exp == 0 {
+                scaled(mant, -24)
+            } else {
+                scaled(mant | 0x400, exp - 25)
+            };
+            v
+        };
+        let nearest = (0..0x7c00u16)
+            .min_by_key(|&h| ((value(h) - target).abs(), h & 1, h))
+            .unwrap();
+        sign | nearest
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn float16_fill_values_round_to_the_nearest_half(
+            mantissa in 0u64..(1 << 52),
+            exponent in -30i32..16,
+            negative in proptest::bool::ANY,
+        ) {
+            let f = f64::from_bits(((exponent + 1023) as u64) << 52 | mantissa);
+            let f = if negative { -f } else { f };
+            let fill = FillValue::parse(DataType::Float16, &json!(f)).unwrap();
+            let got = u16::from_ne_bytes(fill.as_bytes().try_into().unwrap());
+            // Past the largest half (65504) a value rounds to infinity from 65520 on.
+            if f.abs() < 65520.0 {
+                proptest::prop_assert_eq!(got, nearest_f16(f), "{}", f);
+            } else {
+                proptest::prop_assert_eq!(got & 0x7fff, 0x7c00, "{}", f);
+            }
+        }
     }
 }

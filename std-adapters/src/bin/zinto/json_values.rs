@@ -143,41 +143,13 @@ fn nest(flat: Vec<Value>, shape: &[u64]) -> Value {
 
 /// IEEE half-precision bits as an `f32` (exact).
 fn f16_to_f32(h: u16) -> f32 {
-    let sign = u32::from(h >> 15) << 31;
-    let exp = u32::from((h >> 10) & 0x1F);
-    let mant = u32::from(h & 0x3FF);
-    let bits = match (exp, mant) {
-        (0, 0) => sign,
-        (0, m) => {
-            // Subnormal: m * 2^-24.
-            let f = m as f32 * f32::from_bits(0x3380_0000);
-            return if sign != 0 { -f } else { f };
-        }
-        (0x1F, 0) => sign | 0x7F80_0000,
-        (0x1F, m) => sign | 0x7FC0_0000 | (m << 13),
-        (e, m) => sign | ((e + 112) << 23) | (m << 13),
-    };
-    f32::from_bits(bits)
+    half::f16::from_bits(h).to_f32()
 }
 
 /// Standard base64 with padding.
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 #[cfg(test)]
