@@ -409,12 +409,11 @@ mod tests {
         let value = |h: u16| -> i128 {
             let exp = i32::from((h >> 10) & 0x1f);
             let mant = u64::from(h & 0x3ff);
-            let v = if exp == 0 {
+            if exp == 0 {
                 scaled(mant, -24)
             } else {
                 scaled(mant | 0x400, exp - 25)
-            };
-            v
+            }
         };
         let nearest = (0..0x7c00u16)
             .min_by_key(|&h| ((value(h) - target).abs(), h & 1, h))
