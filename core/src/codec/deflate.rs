@@ -6,11 +6,11 @@
 //! are read here, whichever inflater decodes the raw DEFLATE body: zlib's header and Adler-32,
 //! gzip's header, CRC-32 and ISIZE, so that both report the same faults alike.
 
+use super::error::{INPUT_OVERRUN, OUTPUT_OVERRUN};
 use miniz_oxide::inflate::TINFLStatus;
 use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
 
 use super::crc::{CRC32, Crc32};
-use super::error::OUT_OF_STEP;
 use super::{CodecName, DecodeError, Progress, Status};
 
 /// Which wrapper surrounds the DEFLATE data.
@@ -254,7 +254,7 @@ impl DeflateDecoder {
         let mut consumed = 0;
         let mut written = 0;
         loop {
-            let rest = input.get(consumed..).ok_or(OUT_OF_STEP)?;
+            let rest = input.get(consumed..).ok_or(INPUT_OVERRUN)?;
             match self.phase {
                 Phase::Done => break,
                 Phase::Body => {
@@ -317,7 +317,9 @@ impl DeflateDecoder {
                 other => other,
             })?,
         };
-        let new = dst.get(pos..pos.saturating_add(n_out)).ok_or(OUT_OF_STEP)?;
+        let new = dst
+            .get(pos..pos.saturating_add(n_out))
+            .ok_or(OUTPUT_OVERRUN)?;
         match self.format {
             DeflateFormat::Gzip => self.data_crc.update(new),
             DeflateFormat::Zlib => self.adler.write_slice(new),

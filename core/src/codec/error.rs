@@ -327,8 +327,34 @@ impl From<super::ShardError> for DecodeError {
     }
 }
 
-/// The error for a slice a decoder computed from its own counts that lies outside the bytes it
-/// holds: unreachable while the counts are right, an error (not an empty slice) if they are not.
-pub(crate) const OUT_OF_STEP: DecodeError = DecodeError::Internal {
-    what: "a decoder's count of its input or output went out of step",
-};
+/// The errors for a slice or size a decoder computed from its own counts that lies outside
+/// what it holds: unreachable while the counts are right, an error (not an empty slice, not a
+/// panic) if they are not, each naming the invariant that broke.
+const fn broke(what: &'static str) -> DecodeError {
+    DecodeError::Internal { what }
+}
+
+/// A decoder's count of the input it consumed went past the input it was given.
+pub(crate) const INPUT_OVERRUN: DecodeError =
+    broke("a decoder's count of its input went past the input it was given");
+/// A decoder's count of its output went past the destination or window it writes.
+pub(crate) const OUTPUT_OVERRUN: DecodeError =
+    broke("a decoder's count of its output went past its destination");
+/// Bytes staged for a stream (a Blosc stream, a zstd frame header or block) counted past the
+/// stream's own length.
+pub(crate) const STAGED_OVERRUN: DecodeError =
+    broke("bytes staged for a stream counted past the stream's length");
+/// A part of scratch past what was reserved for it.
+pub(crate) const SCRATCH_OVERRUN: DecodeError = broke("a part of scratch past what was reserved");
+/// A size already checked against a buffer in memory does not fit `usize`.
+pub(crate) const SIZE_NOT_USIZE: DecodeError =
+    broke("a size checked against a buffer in memory does not fit usize");
+/// A checksum's slot past the chunk's checksums.
+pub(crate) const CHECKSUM_SLOT: DecodeError = broke("a checksum slot past the chunk's checksums");
+/// A Blosc block decoded before the chunk's header was read.
+pub(crate) const NO_HEADER: DecodeError = broke("a Blosc block decoded before its header was read");
+/// A Blosc block unshuffled between buffers of other sizes than the block's.
+pub(crate) const UNSHUFFLE_SIZES: DecodeError =
+    broke("a Blosc block unshuffled between buffers of other sizes");
+/// A Blosc block-start entry read past the block table.
+pub(crate) const TABLE_OVERRUN: DecodeError = broke("a block-start entry read past the table");

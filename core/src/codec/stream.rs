@@ -6,7 +6,7 @@ use super::crc::CRC32C;
 #[cfg(feature = "alloc")]
 use super::decoders::Backend;
 use super::decoders::Decoders;
-use super::error::OUT_OF_STEP;
+use super::error::{CHECKSUM_SLOT, INPUT_OVERRUN, OUTPUT_OVERRUN, SIZE_NOT_USIZE};
 use super::{CodecName, Compressor, DecodeError, Progress, Status, WindowProgress};
 #[cfg(feature = "alloc")]
 use alloc::boxed::Box;
@@ -97,6 +97,35 @@ struct Layer {
     /// What it covers: `covers.0..covers.1`.
     covers: (u64, u64),
 }
+
+/// Where a step's decoded bytes go.
+enum Out<'a> {
+    /// The whole chunk's destination ([`ChunkDecoder::feed`]).
+    Whole(&'a mut [u8]),
+    /// A window the caller empties ([`ChunkDecoder::feed_window`]).
+    Window(&'a mut [u8]),
+}
+
+/// What one [`ChunkDecoder::step`] did.
+enum Stepped {
+    /// Fed `offered` payload bytes to the compressor (or copied them): its progress, and
+    /// where in a window its bytes start.
+    Payload {
+        progress: Progress,
+        at: usize,
+        offered: usize,
+    },
+    /// Took one checksum byte.
+    Checksum,
+    /// Had nothing to take.
+    Nothing,
+}
+
+/// A feed's count of the input it consumed went past the input: a decoder reported more
+/// consumed than it was given.
+const CONSUMED_PAST_INPUT: DecodeError = DecodeError::Internal {
+    what: "a decoder reported consuming more input than it was given",
+};
 
 fn layer(checksums: &Checksums, i: usize, encoded_len: u64) -> Layer {
     // Checksums outside layer `i` (index above it) sit further out: the start ones before
@@ -237,7 +266,7 @@ impl ChunkDecoder {
         let Some(compressor) = codecs.compressor else {
             return Ok(1);
         };
-        let before = usize::try_from(codecs.checksums.before()).map_err(|_| OUT_OF_STEP)?;
+        let before = usize::try_from(codecs.checksums.before()).map_err(|_| SIZE_NOT_USIZE)?;
         let payload_len = encoded_len
             .checked_sub(codecs.checksums.before() + codecs.checksums.after())
             .ok_or(DecodeError::Truncated {
@@ -348,54 +377,28 @@ impl ChunkDecoder {
         let mut consumed = 0usize;
         let mut written = 0usize;
         while !self.done {
-            let rest = input.get(consumed..).ok_or(OUT_OF_STEP)?;
+            let rest = input.get(consumed..).ok_or(CONSUMED_PAST_INPUT)?;
             if rest.is_empty() {
                 break;
             }
-            if self.seen >= self.payload_start && self.seen < self.payload_end {
-                let left = self.payload_end - self.seen;
-                let take = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
-                let part = rest.get(..take).ok_or(OUT_OF_STEP)?;
-                let p = self.payload(part, dst)?;
-                let n = self.codecs.checksums.len();
-                for sum in self.sums.iter_mut().take(n) {
-                    sum.update(part.get(..p.consumed).ok_or(OUT_OF_STEP)?);
-                }
-                self.seen += p.consumed as u64;
-                consumed += p.consumed;
-                written += p.written;
-                self.written += p.written;
-                match p.status {
-                    Status::Done => {
-                        self.inner_done = true;
-                        if self.seen < self.payload_end {
-                            return Err(DecodeError::TrailingData {
+            match self.step(rest, Out::Whole(dst))? {
+                Stepped::Payload { progress: p, .. } => {
+                    consumed += p.consumed;
+                    written += p.written;
+                    match p.status {
+                        Status::Done => self.payload_done()?,
+                        Status::NeedsOutput => {
+                            return Err(DecodeError::OutputOverflow {
                                 codec: self.codec(),
-                                extra: self.payload_end - self.seen,
+                                capacity: self.decoded_len as u64,
                             });
                         }
+                        Status::NeedsInput if p.consumed == 0 => return Err(self.stalled()),
+                        Status::NeedsInput => {}
                     }
-                    Status::NeedsOutput => {
-                        return Err(DecodeError::OutputOverflow {
-                            codec: self.codec(),
-                            capacity: self.decoded_len as u64,
-                        });
-                    }
-                    Status::NeedsInput if p.consumed == 0 => {
-                        return Err(DecodeError::Corrupt {
-                            codec: self.codec(),
-                            reason: "decoder made no progress",
-                        });
-                    }
-                    Status::NeedsInput => {}
                 }
-            } else {
-                // A checksum byte, or a byte a checksum covers outside the payload (another
-                // checksum): one at a time, there are at most 16.
-                let byte = *rest.first().ok_or(OUT_OF_STEP)?;
-                self.checksum_byte(byte)?;
-                self.seen += 1;
-                consumed += 1;
+                Stepped::Checksum => consumed += 1,
+                Stepped::Nothing => break,
             }
             if self.seen == self.encoded_len {
                 self.finish()?;
@@ -468,67 +471,44 @@ impl ChunkDecoder {
         let mut consumed = 0usize;
         let mut produced = 0..0;
         while !self.done {
-            let rest = input.get(consumed..).ok_or(OUT_OF_STEP)?;
-            let in_payload = self.seen >= self.payload_start && self.seen < self.payload_end;
-            if self.wants_output || (in_payload && !rest.is_empty()) {
-                let left = self.payload_end - self.seen;
-                let take = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
-                let part = rest.get(..take).ok_or(OUT_OF_STEP)?;
-                let (p, at) = self.payload_window(part, window)?;
-                let n = self.codecs.checksums.len();
-                for sum in self.sums.iter_mut().take(n) {
-                    sum.update(part.get(..p.consumed).ok_or(OUT_OF_STEP)?);
-                }
-                self.seen += p.consumed as u64;
-                consumed += p.consumed;
-                let total = self.written.checked_add(p.written);
-                self.written = total.filter(|&t| t <= self.decoded_len).ok_or(
-                    DecodeError::OutputOverflow {
-                        codec: self.codec(),
-                        capacity: self.decoded_len as u64,
-                    },
-                )?;
-                produced = at..at + p.written;
-                self.wants_output = p.status == Status::NeedsOutput;
-                match p.status {
-                    Status::Done => {
-                        self.inner_done = true;
-                        if self.seen < self.payload_end {
-                            return Err(DecodeError::TrailingData {
-                                codec: self.codec(),
-                                extra: self.payload_end - self.seen,
+            let rest = input.get(consumed..).ok_or(CONSUMED_PAST_INPUT)?;
+            match self.step(rest, Out::Window(window))? {
+                Stepped::Payload {
+                    progress: p,
+                    at,
+                    offered,
+                } => {
+                    consumed += p.consumed;
+                    produced = at..at + p.written;
+                    self.wants_output = p.status == Status::NeedsOutput;
+                    match p.status {
+                        Status::Done => self.payload_done()?,
+                        Status::NeedsOutput => {
+                            return Ok(WindowProgress {
+                                consumed,
+                                produced,
+                                status: Status::NeedsOutput,
                             });
                         }
+                        Status::NeedsInput if p.consumed == 0 && p.written == 0 && offered > 0 => {
+                            return Err(self.stalled());
+                        }
+                        Status::NeedsInput => {}
                     }
-                    Status::NeedsOutput => {
-                        return Ok(WindowProgress {
-                            consumed,
-                            produced,
-                            status: Status::NeedsOutput,
-                        });
+                    if self.seen == self.encoded_len && self.inner_done {
+                        self.finish()?;
                     }
-                    Status::NeedsInput if p.consumed == 0 && p.written == 0 && !part.is_empty() => {
-                        return Err(DecodeError::Corrupt {
-                            codec: self.codec(),
-                            reason: "decoder made no progress",
-                        });
+                    if p.written > 0 {
+                        break;
                     }
-                    Status::NeedsInput => {}
                 }
-                if self.seen == self.encoded_len && self.inner_done {
-                    self.finish()?;
+                Stepped::Checksum => {
+                    consumed += 1;
+                    if self.seen == self.encoded_len {
+                        self.finish()?;
+                    }
                 }
-                if p.written > 0 {
-                    break;
-                }
-            } else {
-                let Some(&byte) = rest.first() else { break };
-                self.checksum_byte(byte)?;
-                self.seen += 1;
-                consumed += 1;
-                if self.seen == self.encoded_len {
-                    self.finish()?;
-                }
+                Stepped::Nothing => break,
             }
         }
         if !self.done && self.seen == self.encoded_len && !self.wants_output {
@@ -545,6 +525,68 @@ impl ChunkDecoder {
         })
     }
 
+    /// One step through the stored bytes `rest` (this chunk's next): a part of the payload
+    /// through the compressor (or copied) into `out`, or one byte of a checksum (or one a
+    /// checksum covers outside the payload). Both feeds take their steps here; what a status
+    /// means (an overflow of a whole destination, a full window) is theirs to say.
+    fn step(&mut self, rest: &[u8], out: Out<'_>) -> Result<Stepped, DecodeError> {
+        let in_payload = self.seen >= self.payload_start && self.seen < self.payload_end;
+        if self.wants_output || (in_payload && !rest.is_empty()) {
+            let left = self.payload_end - self.seen;
+            let take = usize::try_from(left).unwrap_or(usize::MAX).min(rest.len());
+            let (part, _) = rest.split_at(take);
+            let (progress, at) = match out {
+                Out::Whole(dst) => (self.payload(part, dst)?, 0),
+                Out::Window(window) => self.payload_window(part, window)?,
+            };
+            let used = part.get(..progress.consumed).ok_or(CONSUMED_PAST_INPUT)?;
+            let n = self.codecs.checksums.len();
+            for sum in self.sums.iter_mut().take(n) {
+                sum.update(used);
+            }
+            self.seen += progress.consumed as u64;
+            let total = self.written.checked_add(progress.written);
+            self.written =
+                total
+                    .filter(|&t| t <= self.decoded_len)
+                    .ok_or(DecodeError::OutputOverflow {
+                        codec: self.codec(),
+                        capacity: self.decoded_len as u64,
+                    })?;
+            Ok(Stepped::Payload {
+                progress,
+                at,
+                offered: part.len(),
+            })
+        } else if let Some(&byte) = rest.first() {
+            self.checksum_byte(byte)?;
+            self.seen += 1;
+            Ok(Stepped::Checksum)
+        } else {
+            Ok(Stepped::Nothing)
+        }
+    }
+
+    /// The compressor says its stream is done: no payload may be left.
+    fn payload_done(&mut self) -> Result<(), DecodeError> {
+        self.inner_done = true;
+        if self.seen < self.payload_end {
+            return Err(DecodeError::TrailingData {
+                codec: self.codec(),
+                extra: self.payload_end - self.seen,
+            });
+        }
+        Ok(())
+    }
+
+    /// A decoder that took none of the input it was offered and wrote nothing.
+    fn stalled(&self) -> DecodeError {
+        DecodeError::Corrupt {
+            codec: self.codec(),
+            reason: "decoder made no progress",
+        }
+    }
+
     /// Runs the payload through the compressor into `window`, or copies it there. Returns the
     /// progress and where in `window` its bytes start.
     fn payload_window(
@@ -557,8 +599,8 @@ impl ChunkDecoder {
                 let n = part.len().min(window.len());
                 window
                     .get_mut(..n)
-                    .ok_or(OUT_OF_STEP)?
-                    .copy_from_slice(part.get(..n).ok_or(OUT_OF_STEP)?);
+                    .ok_or(OUTPUT_OVERRUN)?
+                    .copy_from_slice(part.get(..n).ok_or(INPUT_OVERRUN)?);
                 let status = if n < part.len() {
                     Status::NeedsOutput
                 } else if self.written + n == self.decoded_len {
@@ -579,10 +621,10 @@ impl ChunkDecoder {
         for (i, _) in self.codecs.checksums.iter().enumerate() {
             let l = layer(&self.codecs.checksums, i, self.encoded_len);
             if (l.at..l.at + 4).contains(&at) {
-                let k = 4 * i + usize::try_from(at - l.at).map_err(|_| OUT_OF_STEP)?;
-                *self.stored.get_mut(k).ok_or(OUT_OF_STEP)? = byte;
+                let k = 4 * i + usize::try_from(at - l.at).map_err(|_| SIZE_NOT_USIZE)?;
+                *self.stored.get_mut(k).ok_or(CHECKSUM_SLOT)? = byte;
             } else if (l.covers.0..l.covers.1).contains(&at) {
-                self.sums.get_mut(i).ok_or(OUT_OF_STEP)?.update(&[byte]);
+                self.sums.get_mut(i).ok_or(CHECKSUM_SLOT)?.update(&[byte]);
             }
         }
         Ok(())
@@ -618,12 +660,12 @@ impl ChunkDecoder {
             });
         }
         for (i, spec) in self.codecs.checksums.iter().enumerate() {
-            let found = self.sums.get(i).ok_or(OUT_OF_STEP)?.value();
+            let found = self.sums.get(i).ok_or(CHECKSUM_SLOT)?.value();
             let bytes: [u8; 4] = self
                 .stored
                 .get(4 * i..4 * i + 4)
                 .and_then(|b| b.try_into().ok())
-                .ok_or(OUT_OF_STEP)?;
+                .ok_or(CHECKSUM_SLOT)?;
             let stored = u32::from_le_bytes(bytes);
             if stored != found {
                 return Err(DecodeError::ChecksumMismatch {

@@ -7,6 +7,7 @@
 //! destination, and checks what ruzstd does not: the content checksum, and that the frame
 //! decoded to exactly its declared size.
 
+use super::error::{INPUT_OVERRUN, OUTPUT_OVERRUN, SIZE_NOT_USIZE, STAGED_OVERRUN};
 use alloc::vec::Vec;
 
 use ruzstd::decoding::errors::{
@@ -15,7 +16,6 @@ use ruzstd::decoding::errors::{
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use ruzstd::io::Read;
 
-use super::error::OUT_OF_STEP;
 use super::zstd_blocks::{literals_size, sequence_count, sequence_modes};
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use super::{CodecName, DecodeError, Progress, Status};
@@ -204,14 +204,14 @@ impl ZstdDecoder {
         let start_written = self.written;
         let mut consumed = 0;
         while self.phase != Phase::Done {
-            let rest = input.get(consumed..).ok_or(OUT_OF_STEP)?;
+            let rest = input.get(consumed..).ok_or(INPUT_OVERRUN)?;
             let used = match self.phase {
                 Phase::Header => self.take_header(rest, capacity)?,
                 Phase::Block => self.take_block(rest, capacity)?,
                 Phase::Drain { last, checksum } => {
                     if !self.drain(target, capacity, last)? {
                         let written = usize::try_from(self.written - start_written)
-                            .map_err(|_| OUT_OF_STEP)?;
+                            .map_err(|_| SIZE_NOT_USIZE)?;
                         return Ok(Progress::with_status(
                             consumed,
                             written,
@@ -251,7 +251,7 @@ impl ZstdDecoder {
         let want = MAX_FRAME_HEADER_LEN - before;
         let take = want.min(input.len());
         self.pending
-            .extend_from_slice(input.get(..take).ok_or(OUT_OF_STEP)?);
+            .extend_from_slice(input.get(..take).ok_or(INPUT_OVERRUN)?);
         let Some(header) = FrameHeader::parse(&self.pending)? else {
             return Ok(take);
         };
@@ -282,7 +282,9 @@ impl ZstdDecoder {
             content_size.copy_from_slice(&window.to_le_bytes());
             &single_segment[..]
         } else {
-            self.pending.get(..header.header_len).ok_or(OUT_OF_STEP)?
+            self.pending
+                .get(..header.header_len)
+                .ok_or(STAGED_OVERRUN)?
         };
         self.frame
             .reset(header_bytes)
@@ -343,7 +345,7 @@ impl ZstdDecoder {
         let used;
         let exact;
         if have == 0 && input.len() >= total && !placeholder {
-            exact = self.decode_block(input.get(..total).ok_or(OUT_OF_STEP)?)?;
+            exact = self.decode_block(input.get(..total).ok_or(INPUT_OVERRUN)?)?;
             used = total;
         } else {
             let need = total - have;
@@ -353,7 +355,7 @@ impl ZstdDecoder {
                     .reserve_exact(3 + MAX_BLOCK + 4 - self.pending.len());
             }
             self.pending
-                .extend_from_slice(input.get(..take).ok_or(OUT_OF_STEP)?);
+                .extend_from_slice(input.get(..take).ok_or(INPUT_OVERRUN)?);
             if take < need {
                 return Ok(take);
             }
@@ -384,7 +386,7 @@ impl ZstdDecoder {
     fn take_checksum(&mut self, input: &[u8]) -> Result<usize, DecodeError> {
         let take = (4 - self.pending.len()).min(input.len());
         self.pending
-            .extend_from_slice(input.get(..take).ok_or(OUT_OF_STEP)?);
+            .extend_from_slice(input.get(..take).ok_or(INPUT_OVERRUN)?);
         if let Ok(stored) = <[u8; 4]>::try_from(self.pending.as_slice()) {
             self.pending.clear();
             self.finish(Some(u32::from_le_bytes(stored)))?;
@@ -402,7 +404,7 @@ impl ZstdDecoder {
             let max = self
                 .header
                 .map_or(MAX_BLOCK as u64, |h| h.window_size.min(MAX_BLOCK as u64));
-            let content = block.get(3..).ok_or(OUT_OF_STEP)?;
+            let content = block.get(3..).ok_or(STAGED_OVERRUN)?;
             if content.is_empty() {
                 return Err(corrupt("empty compressed block"));
             }
@@ -516,7 +518,7 @@ impl ZstdDecoder {
                 }
                 Target::Window { window, at } => {
                     let end = window.len().min(at.saturating_add(room));
-                    window.get_mut(*at..end).ok_or(OUT_OF_STEP)?
+                    window.get_mut(*at..end).ok_or(OUTPUT_OVERRUN)?
                 }
             };
             let window_full = slot.is_empty() && room > 0;

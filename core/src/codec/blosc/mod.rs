@@ -24,7 +24,10 @@ pub use header::{
 };
 
 use super::config::{Config, Reader};
-use super::error::OUT_OF_STEP;
+use super::error::{
+    INPUT_OVERRUN, NO_HEADER, OUTPUT_OVERRUN, SCRATCH_OVERRUN, SIZE_NOT_USIZE, STAGED_OVERRUN,
+    TABLE_OVERRUN, UNSHUFFLE_SIZES,
+};
 use super::shuffle::{bitunshuffle, unshuffle};
 use super::{ChainError, CodecName, DecodeError, Progress, Status};
 
@@ -195,7 +198,7 @@ impl Scratch for alloc::vec::Vec<u8> {
         if self.len() < len {
             self.resize(len, 0);
         }
-        self.get_mut(..len).ok_or(OUT_OF_STEP)
+        self.get_mut(..len).ok_or(SCRATCH_OVERRUN)
     }
 }
 
@@ -286,7 +289,7 @@ fn corrupt_block(block: u32, what: &'static str, value: u64) -> DecodeError {
 }
 
 fn to_usize(v: u64) -> Result<usize, DecodeError> {
-    usize::try_from(v).map_err(|_| OUT_OF_STEP)
+    usize::try_from(v).map_err(|_| SIZE_NOT_USIZE)
 }
 
 impl<S: Scratch> BloscDecoder<S> {
@@ -355,7 +358,7 @@ impl<S: Scratch> BloscDecoder<S> {
         let mut used = 0usize;
         let mut out = pos;
         loop {
-            let rest = input.get(used..).ok_or(OUT_OF_STEP)?;
+            let rest = input.get(used..).ok_or(INPUT_OVERRUN)?;
             let step = match self.phase {
                 Phase::Done => break,
                 Phase::Header => self.read_header(rest)?,
@@ -398,11 +401,11 @@ impl<S: Scratch> BloscDecoder<S> {
         if rest.is_empty() {
             return Ok(None);
         }
-        let want = buf.len().checked_sub(*have).ok_or(OUT_OF_STEP)?;
+        let want = buf.len().checked_sub(*have).ok_or(STAGED_OVERRUN)?;
         let n = want.min(rest.len());
         buf.get_mut(*have..*have + n)
-            .ok_or(OUT_OF_STEP)?
-            .copy_from_slice(rest.get(..n).ok_or(OUT_OF_STEP)?);
+            .ok_or(STAGED_OVERRUN)?
+            .copy_from_slice(rest.get(..n).ok_or(INPUT_OVERRUN)?);
         *have += n;
         Ok(Some(n))
     }
@@ -428,7 +431,7 @@ impl<S: Scratch> BloscDecoder<S> {
     }
 
     fn header_ref(&self) -> Result<BloscHeader, DecodeError> {
-        self.header.ok_or(OUT_OF_STEP)
+        self.header.ok_or(NO_HEADER)
     }
 
     fn read_table(&mut self, rest: &[u8]) -> Result<Option<usize>, DecodeError> {
@@ -460,8 +463,8 @@ impl<S: Scratch> BloscDecoder<S> {
             return Ok(None);
         }
         dst.get_mut(*out..*out + n)
-            .ok_or(OUT_OF_STEP)?
-            .copy_from_slice(rest.get(..n).ok_or(OUT_OF_STEP)?);
+            .ok_or(OUTPUT_OVERRUN)?
+            .copy_from_slice(rest.get(..n).ok_or(INPUT_OVERRUN)?);
         *out += n;
         self.produced += n as u64;
         Ok(Some(n))
@@ -480,7 +483,7 @@ impl<S: Scratch> BloscDecoder<S> {
         let entry: [u8; 4] = table
             .get(at..at + 4)
             .and_then(|e| e.try_into().ok())
-            .ok_or(OUT_OF_STEP)?;
+            .ok_or(TABLE_OVERRUN)?;
         let start = u64::from(u32::from_le_bytes(entry));
         if start != self.at {
             return Err(corrupt_block(
@@ -568,11 +571,11 @@ impl<S: Scratch> BloscDecoder<S> {
         let shuffle = h.shuffle(h.block_len(j));
         let table_len = h.nblocks() as usize * 4;
         let codec = h.inner()?.codec();
-        let block_dst = dst.get_mut(*out..*out + block_len).ok_or(OUT_OF_STEP)?;
+        let block_dst = dst.get_mut(*out..*out + block_len).ok_or(OUTPUT_OVERRUN)?;
         let scratch = self.scratch.reserve(table_len + h.blocksize as usize)?;
         let tmp = scratch
             .get_mut(table_len..table_len + block_len)
-            .ok_or(OUT_OF_STEP)?;
+            .ok_or(SCRATCH_OVERRUN)?;
         // Decoded into tmp when shuffled, else into place; a stream in pieces is gathered in
         // the other one.
         let (target, stage) = if shuffle == ShuffleMode::None {
@@ -583,18 +586,18 @@ impl<S: Scratch> BloscDecoder<S> {
         let k = self.stream as usize;
         let slot = target
             .get_mut(k * stream_decoded..(k + 1) * stream_decoded)
-            .ok_or(OUT_OF_STEP)?;
+            .ok_or(OUTPUT_OVERRUN)?;
         let taken;
         let whole: &[u8] = if self.have == 0 && rest.len() >= self.stream_len {
             taken = self.stream_len;
-            rest.get(..taken).ok_or(OUT_OF_STEP)?
+            rest.get(..taken).ok_or(INPUT_OVERRUN)?
         } else {
-            let buf = stage.get_mut(..self.stream_len).ok_or(OUT_OF_STEP)?;
+            let buf = stage.get_mut(..self.stream_len).ok_or(STAGED_OVERRUN)?;
             taken = Self::gather(buf, &mut self.have, rest)?.unwrap_or(0);
             if self.have < self.stream_len {
                 return Ok(Some(taken));
             }
-            stage.get(..self.stream_len).ok_or(OUT_OF_STEP)?
+            stage.get(..self.stream_len).ok_or(STAGED_OVERRUN)?
         };
         if whole.len() == stream_decoded {
             slot.copy_from_slice(whole);
@@ -614,10 +617,10 @@ impl<S: Scratch> BloscDecoder<S> {
             match shuffle {
                 ShuffleMode::None => {}
                 ShuffleMode::Byte => {
-                    unshuffle(tmp, block_dst, h.typesize.into()).map_err(|_| OUT_OF_STEP)?
+                    unshuffle(tmp, block_dst, h.typesize.into()).map_err(|_| UNSHUFFLE_SIZES)?
                 }
                 ShuffleMode::Bit => bitunshuffle(tmp, block_dst, h.typesize.into(), FORMAT_VERSION)
-                    .map_err(|_| OUT_OF_STEP)?,
+                    .map_err(|_| UNSHUFFLE_SIZES)?,
             }
             *out += block_len;
             self.produced += block_len as u64;

@@ -6,7 +6,7 @@ use crate::codec::blosc::{BloscConfig, BloscHeader, HEADER_LEN};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
-use crate::codec::error::OUT_OF_STEP;
+use crate::codec::error::SIZE_NOT_USIZE;
 use crate::codec::{ChainError, CodecName, DecodeError, Progress};
 
 impl BloscConfig {
@@ -51,7 +51,7 @@ impl CompressorCodec for BloscConfig {
         let h = BloscHeader::parse(header, payload_len, decoded_len as u64)?;
         // A chunk of no bytes is not checked past its sizes: its block size says nothing.
         Ok(usize::try_from(h.blocksize.min(h.nbytes))
-            .map_err(|_| OUT_OF_STEP)?
+            .map_err(|_| SIZE_NOT_USIZE)?
             .max(1))
     }
 

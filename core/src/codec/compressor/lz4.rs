@@ -7,6 +7,8 @@ use super::{CompressorCodec, FromConfig, four_bytes, head_probe, int32, no_windo
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
+#[cfg(feature = "alloc")]
+use crate::codec::error::{INPUT_OVERRUN, SIZE_NOT_USIZE};
 use crate::codec::{ChainError, CodecName, DecodeError, Progress};
 
 /// The most one byte of an LZ4 block decodes to, rounded up (a run of 255-length bytes).
@@ -73,8 +75,7 @@ impl CompressorCodec for Lz4 {
         #[cfg(feature = "alloc")]
         {
             d.whole.clear();
-            d.whole_len =
-                usize::try_from(encoded_len).map_err(|_| crate::codec::error::OUT_OF_STEP)?;
+            d.whole_len = usize::try_from(encoded_len).map_err(|_| SIZE_NOT_USIZE)?;
             Ok(())
         }
         #[cfg(not(feature = "alloc"))]
@@ -125,7 +126,7 @@ fn gather_and_decode(
     let left = d.whole_len.saturating_sub(d.whole.len());
     let take = left.min(input.len());
     d.whole
-        .extend_from_slice(input.get(..take).ok_or(crate::codec::error::OUT_OF_STEP)?);
+        .extend_from_slice(input.get(..take).ok_or(INPUT_OVERRUN)?);
     if d.whole.len() < d.whole_len {
         return Ok(Progress::new(take, 0, false));
     }

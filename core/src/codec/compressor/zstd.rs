@@ -5,6 +5,7 @@ use super::{CompressorCodec, FromConfig, NOT_STARTED, int32};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
+use crate::codec::error::SIZE_NOT_USIZE;
 use crate::codec::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use crate::codec::{ChainError, CodecName, DecodeError, Progress};
 
@@ -57,7 +58,7 @@ impl CompressorCodec for Zstd {
         let len = payload_len.min(MAX_FRAME_HEADER_LEN as u64);
         Ok(SizeProbe {
             // At most MAX_FRAME_HEADER_LEN.
-            head_len: usize::try_from(len).map_err(|_| crate::codec::error::OUT_OF_STEP)?,
+            head_len: usize::try_from(len).map_err(|_| SIZE_NOT_USIZE)?,
             tail_offset: 0,
             tail_len: 0,
         })
