@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::codecs::{configured, elem_after, filter_elem};
 use serde::Deserialize;
 use serde_json::Value;
-use zinto_core::codec::{Codec, CodecChain, CodecName};
+use zinto_core::codec::{Codec, CodecChain, CodecName, Endian};
 use zinto_core::{ChunkGrid, MemoryOrder};
 
 use super::MetadataError;
@@ -52,32 +52,9 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
     if m.zarr_format != 2 {
         return Err(unsupported(format!("zarr_format {}", m.zarr_format)));
     }
-    // An object array's first filter says what its objects are (and encodes them to bytes).
     // `null` filters are none, by the spec.
-    let filters: &[Value] = match &m.filters {
-        Some(list) => list,
-        None => &[],
-    };
-    let (object, filters) = match (&m.dtype, filters.split_first()) {
-        (Value::String(s), first) if s == "|O" => {
-            let id = first.map(|(f, _)| numcodecs_id(f, "filter")).transpose()?;
-            match id.map(|(id, _)| id) {
-                Some("vlen-utf8") => (Some(DataType::String), &filters[1..]),
-                Some("vlen-bytes") => (Some(DataType::Bytes), &filters[1..]),
-                Some(other) => {
-                    return Err(unsupported(format!(
-                        "object array with filter {other:?} (only vlen-utf8 and vlen-bytes)"
-                    )));
-                }
-                None => {
-                    return Err(MetadataError::Invalid(
-                        "object array (|O) without an object codec filter".into(),
-                    ));
-                }
-            }
-        }
-        _ => (None, filters),
-    };
+    let filters: &[Value] = m.filters.as_deref().unwrap_or(&[]);
+    let (object, filters) = object_type(&m.dtype, filters)?;
     // Codecs first: a filter zinto does not know is named even on a type it does not read.
     for f in filters {
         let (id, _) = numcodecs_id(f, "filter")?;
@@ -105,17 +82,72 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
         Some("/") => '/',
         Some(other) => return Err(unsupported(format!("dimension_separator {other:?}"))),
     };
-    let ndim = m.shape.len();
+    let (codecs, names) = codecs_of(&m, dtype, endian, object.is_some(), filters)?;
+    let chain = CodecChain::with_scalar_size(
+        &m.chunks,
+        dtype.fixed_size().unwrap_or(1),
+        dtype.scalar_size(),
+        &codecs,
+        None,
+    )
+    .map_err(MetadataError::Chain)?;
+    let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
+    let (attributes, dimension_names) = attributes_of(attrs, m.shape.len());
+    Ok(ArrayMetadata {
+        format: ZarrFormat::V2,
+        dtype,
+        grid,
+        chain,
+        fill_value,
+        key_encoding: ChunkKeyEncoding::V2 { separator },
+        codec_names: names,
+        dimension_names,
+        attributes,
+    })
+}
+
+/// An object array's (`|O`) type, which its first filter says (and encodes its objects to
+/// bytes), and the filters after that one; `None` and every filter for any other array.
+fn object_type<'f>(
+    dtype: &Value,
+    filters: &'f [Value],
+) -> Result<(Option<DataType>, &'f [Value]), MetadataError> {
+    if dtype.as_str() != Some("|O") {
+        return Ok((None, filters));
+    }
+    let Some((first, rest)) = filters.split_first() else {
+        return Err(MetadataError::Invalid(
+            "object array (|O) without an object codec filter".into(),
+        ));
+    };
+    match numcodecs_id(first, "filter")?.0 {
+        "vlen-utf8" => Ok((Some(DataType::String), rest)),
+        "vlen-bytes" => Ok((Some(DataType::Bytes), rest)),
+        other => Err(unsupported(format!(
+            "object array with filter {other:?} (only vlen-utf8 and vlen-bytes)"
+        ))),
+    }
+}
+
+/// The codec chain `.zarray` describes (order, filters, the bytes codec, the compressor) and
+/// the codecs' names as metadata gives them.
+fn codecs_of(
+    m: &V2,
+    dtype: DataType,
+    endian: Option<Endian>,
+    object: bool,
+    filters: &[Value],
+) -> Result<(Vec<Codec>, Vec<String>), MetadataError> {
     let mut codecs = Vec::new();
     match m.order.as_str() {
         "C" => {}
         "F" => codecs.push(Codec::Transpose(
-            MemoryOrder::f(ndim).map_err(MetadataError::Layout)?,
+            MemoryOrder::f(m.shape.len()).map_err(MetadataError::Layout)?,
         )),
         other => return Err(MetadataError::Invalid(format!("order {other:?}"))),
     }
     let mut names = vec![];
-    if object.is_some() {
+    if object {
         names.push(dtype_codec(dtype).to_owned());
     }
     let mut elem = filter_elem(dtype, endian);
@@ -151,22 +183,20 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
         }
         names.push(id.to_owned());
     }
-    let chain = CodecChain::with_scalar_size(
-        &m.chunks,
-        dtype.fixed_size().unwrap_or(1),
-        dtype.scalar_size(),
-        &codecs,
-        None,
-    )
-    .map_err(MetadataError::Chain)?;
-    let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
-    // Not needed to read the data: an error is kept for when the attributes are asked for.
-    let attributes: Result<serde_json::Map<String, Value>, _> = match attrs {
+    Ok((codecs, names))
+}
+
+/// Attributes as metadata holds them.
+type Attributes = Result<serde_json::Map<String, Value>, Arc<MetadataError>>;
+
+/// The `.zattrs` beside a `.zarray` (not needed to read the data: an error is kept for when
+/// the attributes are asked for), and the dimension names xarray's convention keeps there
+/// (`_ARRAY_DIMENSIONS`, used only if it is one string per dimension).
+fn attributes_of(attrs: Option<&[u8]>, ndim: usize) -> (Attributes, Option<Vec<Option<String>>>) {
+    let attributes: Attributes = match attrs {
         Some(a) => serde_json::from_slice(a).map_err(|e| Arc::new(MetadataError::Json(e))),
         None => Ok(serde_json::Map::new()),
     };
-    // xarray's convention: the dimension names as an attribute. Ignored unless it is a list
-    // of one string per dimension.
     let dimension_names = attributes
         .as_ref()
         .ok()
@@ -179,17 +209,7 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
                 .map(|n| n.as_str().map(|s| Some(s.to_owned())))
                 .collect::<Option<Vec<_>>>()
         });
-    Ok(ArrayMetadata {
-        format: ZarrFormat::V2,
-        dtype,
-        grid,
-        chain,
-        fill_value,
-        key_encoding: ChunkKeyEncoding::V2 { separator },
-        codec_names: names,
-        dimension_names,
-        attributes,
-    })
+    (attributes, dimension_names)
 }
 
 /// The object codec filter of a variable-length type.

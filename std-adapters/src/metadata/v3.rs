@@ -92,23 +92,7 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
     }
     let chunk_shape = shape_of(m.chunk_grid.configuration.get("chunk_shape"), "chunk_shape")?;
     let grid = ChunkGrid::new(&m.shape, &chunk_shape).map_err(MetadataError::Layout)?;
-    let sep = |c: &serde_json::Map<String, Value>, default: char| -> Result<char, MetadataError> {
-        match optional_str(c, "separator")? {
-            None => Ok(default),
-            Some("/") => Ok('/'),
-            Some(".") => Ok('.'),
-            Some(other) => Err(unsupported(format!("chunk key separator {other:?}"))),
-        }
-    };
-    let key_encoding = match m.chunk_key_encoding.name.as_str() {
-        "default" => ChunkKeyEncoding::Default {
-            separator: sep(&m.chunk_key_encoding.configuration, '/')?,
-        },
-        "v2" => ChunkKeyEncoding::V2 {
-            separator: sep(&m.chunk_key_encoding.configuration, '.')?,
-        },
-        other => return Err(unsupported(format!("chunk key encoding {other}"))),
-    };
+    let key_encoding = key_encoding(&m.chunk_key_encoding)?;
     // Filters' byte order is set by the chain from the `bytes` codec.
     let chain = match dtype.fixed_size() {
         Some(size) => chain(
@@ -138,6 +122,27 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
                 kind_of(&other)
             )))),
         },
+    })
+}
+
+/// The chunk key encoding `default` (separator `/` unless stated) or `v2` (`.`).
+fn key_encoding(named: &Named) -> Result<ChunkKeyEncoding, MetadataError> {
+    let sep = |default: char| -> Result<char, MetadataError> {
+        match optional_str(&named.configuration, "separator")? {
+            None => Ok(default),
+            Some("/") => Ok('/'),
+            Some(".") => Ok('.'),
+            Some(other) => Err(unsupported(format!("chunk key separator {other:?}"))),
+        }
+    };
+    Ok(match named.name.as_str() {
+        "default" => ChunkKeyEncoding::Default {
+            separator: sep('/')?,
+        },
+        "v2" => ChunkKeyEncoding::V2 {
+            separator: sep('.')?,
+        },
+        other => return Err(unsupported(format!("chunk key encoding {other}"))),
     })
 }
 

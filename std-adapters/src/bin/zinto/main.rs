@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use zinto::store::{RemoteOptions, RemoteStore, is_remote_url};
-use zinto::{Array, FileStore, Node, ReadOptions, Store, VlenData};
+use zinto::{Array, DataType, FileStore, Node, ReadOptions, Region, Store, VlenData};
 
 use crate::output::{Format, Output};
 
@@ -423,15 +423,7 @@ fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
     let region = &sel.region;
     let out_shape = sel.output_shape();
     if format == Format::Json {
-        let n = region
-            .num_elements()
-            .map_err(|e| Failure::Other(e.to_string()))?;
-        if n > json_values::MAX_JSON_ELEMENTS {
-            return Err(Failure::Usage(format!(
-                "--format json is for small selections: this one has {n} elements, more than {}; write .npy instead",
-                json_values::MAX_JSON_ELEMENTS
-            )));
-        }
+        check_json_size(region)?;
     }
     let chunks = array
         .metadata()
@@ -444,53 +436,10 @@ fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
         progress: None,
         ..ReadOptions::default()
     });
-    let workers = threads
-        .get()
-        .min(usize::try_from(chunks).unwrap_or(usize::MAX))
-        .max(1);
-    let shown = args.dir.display();
 
     let baseline = rss::current_rss_bytes();
     let start = Instant::now();
-    let data = if dtype.is_variable_length() {
-        Data::Vlen(
-            array
-                .read_vlen(region)
-                .map_err(|e| Failure::Other(format!("{shown}: {e}")))?,
-        )
-    } else {
-        let len = array
-            .selection_len(region)
-            .map_err(|e| Failure::Other(e.to_string()))?;
-        let bar = if std::io::stderr().is_terminal() && !args.json {
-            let bar = indicatif::ProgressBar::new(chunks);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} {bar:40} {pos}/{len} chunks {elapsed_precise}",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            bar
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        let progress = |done: u64, _total: u64| bar.set_position(done);
-        let options = ReadOptions {
-            threads: Some(threads),
-            progress: Some(&progress),
-            ..ReadOptions::default()
-        };
-        let mut buf = buffer::zeroed(len).ok_or_else(|| {
-            Failure::Other(format!(
-                "{shown}: cannot allocate {len} bytes for the selection"
-            ))
-        })?;
-        array
-            .read_into_with(region, &mut buf, &options)
-            .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
-        bar.finish_and_clear();
-        Data::Fixed(buf)
-    };
+    let data = read_data(&array, args, region, threads, chunks)?;
     let seconds = start.elapsed().as_secs_f64();
     let len = match &data {
         Data::Fixed(buf) => buf.len(),
@@ -501,35 +450,129 @@ fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
     };
 
     output.write(format, dtype, &data, &out_shape)?;
+    let summary = ReadSummary {
+        len,
+        seconds,
+        baseline,
+        workers: threads
+            .get()
+            .min(usize::try_from(chunks).unwrap_or(usize::MAX))
+            .max(1),
+        chunks,
+    };
+    summary.print(args.json, &out_shape, dtype);
+    Ok(())
+}
 
-    let peak = rss::peak_rss_bytes();
-    let mb_per_s = if seconds > 0.0 {
-        len as f64 / seconds / 1e6
+/// Refuses a JSON output of more than [`json_values::MAX_JSON_ELEMENTS`] elements.
+fn check_json_size(region: &Region) -> Result<(), Failure> {
+    let n = region
+        .num_elements()
+        .map_err(|e| Failure::Other(e.to_string()))?;
+    if n > json_values::MAX_JSON_ELEMENTS {
+        return Err(Failure::Usage(format!(
+            "--format json is for small selections: this one has {n} elements, more than {}; write .npy instead",
+            json_values::MAX_JSON_ELEMENTS
+        )));
+    }
+    Ok(())
+}
+
+/// Reads `region` of `array` on `threads` workers, with a progress bar on a terminal.
+fn read_data(
+    array: &Array<AnyStore>,
+    args: &ReadArgs<'_>,
+    region: &Region,
+    threads: NonZeroUsize,
+    chunks: u64,
+) -> Result<Data, Failure> {
+    let shown = args.dir.display();
+    if array.dtype().is_variable_length() {
+        return array
+            .read_vlen(region)
+            .map(Data::Vlen)
+            .map_err(|e| Failure::Other(format!("{shown}: {e}")));
+    }
+    let len = array
+        .selection_len(region)
+        .map_err(|e| Failure::Other(e.to_string()))?;
+    let bar = if std::io::stderr().is_terminal() && !args.json {
+        let bar = indicatif::ProgressBar::new(chunks);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {bar:40} {pos}/{len} chunks {elapsed_precise}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
     } else {
-        0.0
+        indicatif::ProgressBar::hidden()
     };
-    let over = peak.filter(|_| len > 0).map(|p| p as f64 / len as f64);
-    // What the read cost beyond the output and the process as it was before the read.
-    let extra = match (peak, baseline) {
-        (Some(p), Some(b)) if len > 0 => Some((p as f64 - b as f64 - len as f64) / len as f64),
-        _ => None,
+    let progress = |done: u64, _total: u64| bar.set_position(done);
+    let options = ReadOptions {
+        threads: Some(threads),
+        progress: Some(&progress),
+        ..ReadOptions::default()
     };
-    if args.json {
-        let summary = serde_json::json!({
-            "bytes": len,
-            "shape": out_shape,
-            "dtype": dtype.to_string(),
-            "seconds": seconds,
-            "mb_per_s": mb_per_s,
-            "peak_rss_bytes": peak,
-            "peak_over_output": over,
-            "baseline_rss_bytes": baseline,
-            "extra_over_output": extra,
-            "threads": workers,
-            "chunks": chunks,
-        });
-        println!("{summary}");
-    } else {
+    let mut buf = buffer::zeroed(len).ok_or_else(|| {
+        Failure::Other(format!(
+            "{shown}: cannot allocate {len} bytes for the selection"
+        ))
+    })?;
+    array
+        .read_into_with(region, &mut buf, &options)
+        .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
+    bar.finish_and_clear();
+    Ok(Data::Fixed(buf))
+}
+
+/// What a read did, for its summary line or `--json`.
+struct ReadSummary {
+    len: usize,
+    seconds: f64,
+    baseline: Option<u64>,
+    workers: usize,
+    chunks: u64,
+}
+
+impl ReadSummary {
+    fn print(&self, json: bool, out_shape: &[u64], dtype: DataType) {
+        let Self {
+            len,
+            seconds,
+            baseline,
+            workers,
+            chunks,
+        } = *self;
+        let peak = rss::peak_rss_bytes();
+        let mb_per_s = if seconds > 0.0 {
+            len as f64 / seconds / 1e6
+        } else {
+            0.0
+        };
+        let over = peak.filter(|_| len > 0).map(|p| p as f64 / len as f64);
+        // What the read cost beyond the output and the process as it was before the read.
+        let extra = match (peak, baseline) {
+            (Some(p), Some(b)) if len > 0 => Some((p as f64 - b as f64 - len as f64) / len as f64),
+            _ => None,
+        };
+        if json {
+            let summary = serde_json::json!({
+                "bytes": len,
+                "shape": out_shape,
+                "dtype": dtype.to_string(),
+                "seconds": seconds,
+                "mb_per_s": mb_per_s,
+                "peak_rss_bytes": peak,
+                "peak_over_output": over,
+                "baseline_rss_bytes": baseline,
+                "extra_over_output": extra,
+                "threads": workers,
+                "chunks": chunks,
+            });
+            println!("{summary}");
+            return;
+        }
         let rss = match (peak, over) {
             (Some(p), Some(o)) if len >= RATIO_MIN_BYTES => {
                 format!("peak RSS {:.1} MB ({o:.3}x the output)", p as f64 / 1e6)
@@ -541,5 +584,4 @@ fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
             "read {len} bytes in {seconds:.3} s ({mb_per_s:.1} MB/s) with {workers} thread(s) from {chunks} chunk(s); {rss}"
         );
     }
-    Ok(())
 }

@@ -184,24 +184,71 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
 
     let baseline = rss::current_rss_bytes();
     let start = Instant::now();
-    let (plan, held) = match inputs {
-        Inputs::Segments(format) => {
-            let (plan, held) = ConcatPlan::segments(&store, &keys, format)
-                .map_err(|e| Failure::Other(e.to_string()))?;
-            (plan, held)
-        }
-        Inputs::Chunks(codecs) => {
-            if npy_out {
-                return Err(Failure::Usage(
-                    "--out FILE.npy needs files that carry their type (.npy, msgpack-numpy); raw, zstd and gzip chunks are written raw".into(),
-                ));
-            }
-            let plan = ConcatPlan::new(&store, &keys, codecs)
-                .map_err(|e| Failure::Other(e.to_string()))?;
-            (plan, None)
-        }
+    let (plan, held) = plan_of(&store, &keys, inputs, npy_out)?;
+    let record_size = record_size_of(held.as_ref(), args.record_size)?;
+    let layout = args
+        .key
+        .map(|k| parse_key(k, record_size, held.as_ref()))
+        .transpose()
+        .map_err(Failure::Usage)?;
+    let prepare = layout.as_ref().filter(|_| !args.stable);
+    let mut buf = decode(&store, &plan, record_size, prepare, threads)?;
+    let decode_seconds = start.elapsed().as_secs_f64();
+
+    let sort_start = Instant::now();
+    if let Some(layout) = &layout {
+        sort(&mut buf, layout, args.stable, threads)?;
+    }
+    let sort_seconds = sort_start.elapsed().as_secs_f64();
+
+    let write_start = Instant::now();
+    match (&held, npy_out) {
+        (Some(h), true) => write_npy(args.out, h, &buf)?,
+        _ => write_output(args.out, &buf)?,
+    }
+    let summary = Summary {
+        files: keys.len(),
+        bytes: buf.len(),
+        records: buf.len() / record_size,
+        sorted: layout.is_some(),
+        threads,
+        seconds: [
+            decode_seconds,
+            sort_seconds,
+            write_start.elapsed().as_secs_f64(),
+        ],
+        baseline,
     };
-    let record_size = match (&held, args.record_size) {
+    summary.print(args, held.as_ref());
+    Ok(())
+}
+
+/// The plan of the merge: segments whose headers say their rows, or chunks of one codec.
+fn plan_of(
+    store: &AnyStore,
+    keys: &[String],
+    inputs: Inputs,
+    npy_out: bool,
+) -> Result<(ConcatPlan, Option<SegmentsHeld>), Failure> {
+    match inputs {
+        Inputs::Segments(format) => ConcatPlan::segments(store, keys, format)
+            .map_err(|e| Failure::Other(e.to_string())),
+        Inputs::Chunks(_) if npy_out => Err(Failure::Usage(
+            "--out FILE.npy needs files that carry their type (.npy, msgpack-numpy); raw, zstd and gzip chunks are written raw".into(),
+        )),
+        Inputs::Chunks(codecs) => ConcatPlan::new(store, keys, codecs)
+            .map(|plan| (plan, None))
+            .map_err(|e| Failure::Other(e.to_string())),
+    }
+}
+
+/// The record size: the segments' row, which `--record-size` must match if given, or the
+/// one `--record-size` gives for chunks that do not say.
+fn record_size_of(
+    held: Option<&SegmentsHeld>,
+    given: Option<NonZeroUsize>,
+) -> Result<usize, Failure> {
+    match (held, given) {
         (Some(h), given) => {
             let row = usize::try_from(h.row_len())
                 .ok()
@@ -216,20 +263,24 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
                     h.row_dims.as_slice()
                 )));
             }
-            row.get()
+            Ok(row.get())
         }
-        (None, Some(given)) => given.get(),
-        (None, None) => {
-            return Err(Failure::Usage(
-                "--record-size is needed for raw, zstd and gzip chunk files (.npy and msgpack-numpy files carry it)".into(),
-            ));
-        }
-    };
-    let layout = args
-        .key
-        .map(|k| parse_key(k, record_size, held.as_ref()))
-        .transpose()
-        .map_err(Failure::Usage)?;
+        (None, Some(given)) => Ok(given.get()),
+        (None, None) => Err(Failure::Usage(
+            "--record-size is needed for raw, zstd and gzip chunk files (.npy and msgpack-numpy files carry it)".into(),
+        )),
+    }
+}
+
+/// Decodes every input into one buffer of the plan's length; with `prepare`, keys are
+/// prepared for the parallel sort chunk by chunk as each is decoded, in cache.
+fn decode(
+    store: &AnyStore,
+    plan: &ConcatPlan,
+    record_size: usize,
+    prepare: Option<&RecordLayout>,
+    threads: NonZeroUsize,
+) -> Result<Vec<u8>, Failure> {
     if let Some(piece) = plan.pieces().iter().find(|p| p.len % record_size != 0) {
         return Err(Failure::Other(format!(
             "chunk {}: decodes to {} bytes, not a whole number of {record_size}-byte records",
@@ -244,78 +295,89 @@ pub fn merge(args: &MergeArgs<'_>) -> Result<(), Failure> {
         progress: None,
         ..ReadOptions::default()
     };
-    // For the parallel sort, keys are prepared chunk by chunk as each is decoded, in cache.
-    let prepare = layout.filter(|_| !args.stable);
     let unprepared = AtomicBool::new(false);
     let then = |_: &ConcatPiece, bytes: &mut [u8]| {
-        if let Some(layout) = &prepare
+        if let Some(layout) = prepare
             && prepare_keys(bytes, layout).is_err()
         {
             unprepared.store(true, Ordering::Relaxed); // not whole records: checked above
         }
     };
-    plan.read_into_and_then(&store, &mut buf, &options, &then)
+    plan.read_into_and_then(store, &mut buf, &options, &then)
         .map_err(|e| Failure::Other(e.to_string()))?;
     if unprepared.load(Ordering::Relaxed) {
         return Err(Failure::Other("a chunk is not whole records".into()));
     }
-    let decode_seconds = start.elapsed().as_secs_f64();
+    Ok(buf)
+}
 
-    let sort_start = Instant::now();
-    if let Some(layout) = &layout {
-        let sorted = if args.stable {
-            let mut scratch = vec![0u8; STABLE_SCRATCH_LEN.min(len / 2)];
-            sort_records_by_key_stable(&mut buf, layout, &mut scratch)
-        } else {
-            zinto::sort_prepared_parallel(&mut buf, layout, threads)
-                .and_then(|()| zinto::restore_keys_parallel(&mut buf, layout, threads))
-        };
-        sorted.map_err(|e| Failure::Other(e.to_string()))?;
-    }
-    let sort_seconds = sort_start.elapsed().as_secs_f64();
-
-    let write_start = Instant::now();
-    match (&held, npy_out) {
-        (Some(h), true) => write_npy(args.out, h, &buf)?,
-        _ => write_output(args.out, &buf)?,
-    }
-    let write_seconds = write_start.elapsed().as_secs_f64();
-
-    let peak = rss::peak_rss_bytes();
-    let over = match (peak, baseline) {
-        (Some(p), Some(b)) if len > 0 => Some((p as f64 - b as f64) / len as f64),
-        _ => None,
-    };
-    let records = len / record_size;
-    if args.json {
-        let summary = serde_json::json!({
-            "files": keys.len(),
-            "bytes": len,
-            "records": records,
-            "sorted": layout.is_some(),
-            "stable": args.stable,
-            "threads": threads.get(),
-            "decode_seconds": decode_seconds,
-            "sort_seconds": sort_seconds,
-            "write_seconds": write_seconds,
-            "peak_rss_bytes": peak,
-            "baseline_rss_bytes": baseline,
-            "peak_over_output": over,
-            "dtype": held.as_ref().map(|h| h.dtype.to_string()),
-            "shape": held.as_ref().map(SegmentsHeld::shape),
-        });
-        println!("{summary}");
+/// Sorts the records of `buf` by `layout`'s key: stable in one pass, or in parallel on keys
+/// prepared while decoding.
+fn sort(
+    buf: &mut [u8],
+    layout: &RecordLayout,
+    stable: bool,
+    threads: NonZeroUsize,
+) -> Result<(), Failure> {
+    let sorted = if stable {
+        let mut scratch = vec![0u8; STABLE_SCRATCH_LEN.min(buf.len() / 2)];
+        sort_records_by_key_stable(buf, layout, &mut scratch)
     } else {
-        let memory = over.map_or_else(
-            || "peak memory unknown".to_owned(),
-            |o| format!("peak memory {o:.3}x the output"),
-        );
-        eprintln!(
-            "merged {} file(s) into {records} records ({len} bytes) in {decode_seconds:.3} s, sorted in {sort_seconds:.3} s; {memory}",
-            keys.len()
-        );
+        zinto::sort_prepared_parallel(buf, layout, threads)
+            .and_then(|()| zinto::restore_keys_parallel(buf, layout, threads))
+    };
+    sorted.map_err(|e| Failure::Other(e.to_string()))
+}
+
+/// What a merge did, for its summary line or `--json`.
+struct Summary {
+    files: usize,
+    bytes: usize,
+    records: usize,
+    sorted: bool,
+    threads: NonZeroUsize,
+    /// Decoding, sorting, writing.
+    seconds: [f64; 3],
+    baseline: Option<u64>,
+}
+
+impl Summary {
+    fn print(&self, args: &MergeArgs<'_>, held: Option<&SegmentsHeld>) {
+        let peak = rss::peak_rss_bytes();
+        let over = match (peak, self.baseline) {
+            (Some(p), Some(b)) if self.bytes > 0 => Some((p as f64 - b as f64) / self.bytes as f64),
+            _ => None,
+        };
+        let [decode_seconds, sort_seconds, write_seconds] = self.seconds;
+        if args.json {
+            let summary = serde_json::json!({
+                "files": self.files,
+                "bytes": self.bytes,
+                "records": self.records,
+                "sorted": self.sorted,
+                "stable": args.stable,
+                "threads": self.threads.get(),
+                "decode_seconds": decode_seconds,
+                "sort_seconds": sort_seconds,
+                "write_seconds": write_seconds,
+                "peak_rss_bytes": peak,
+                "baseline_rss_bytes": self.baseline,
+                "peak_over_output": over,
+                "dtype": held.map(|h| h.dtype.to_string()),
+                "shape": held.map(SegmentsHeld::shape),
+            });
+            println!("{summary}");
+        } else {
+            let memory = over.map_or_else(
+                || "peak memory unknown".to_owned(),
+                |o| format!("peak memory {o:.3}x the output"),
+            );
+            eprintln!(
+                "merged {} file(s) into {} records ({} bytes) in {decode_seconds:.3} s, sorted in {sort_seconds:.3} s; {memory}",
+                self.files, self.records, self.bytes
+            );
+        }
     }
-    Ok(())
 }
 
 /// Writes the merged rows as a `.npy` of the segments' type, shaped (rows, row dims...).
