@@ -248,28 +248,7 @@ impl ConcatPlan {
         for key in keys {
             let key = key.as_ref();
             let at = |kind| Error::outside_array(Some(key), kind);
-            let file_len = store
-                .size(key)
-                .map_err(|e| at(ErrorKind::Store(e)))?
-                .ok_or_else(|| at(ErrorKind::Store(StoreError::Missing)))?;
-            let n = usize::try_from(file_len)
-                .unwrap_or(usize::MAX)
-                .min(head.len());
-            let prefix = head.get_mut(..n).ok_or_else(|| {
-                at(ErrorKind::Internal {
-                    what: "a header longer than its buffer",
-                })
-            })?;
-            if n > 0 {
-                store
-                    .read_into(key, 0, prefix)
-                    .map_err(|e| at(ErrorKind::Store(e)))?;
-            }
-            let header = match format {
-                SegmentFormat::Npy => formats::npy::parse(prefix, file_len),
-                SegmentFormat::MsgpackNumpy => formats::msgpack_numpy::parse(prefix, file_len),
-            }
-            .map_err(|e| at(ErrorKind::Segment(e)))?;
+            let header = read_segment_header(store, key, format, &mut head).map_err(at)?;
             let columns = header.columns();
             if header.fortran_order && columns > 1 && header.rows() > 1 {
                 return Err(at(ErrorKind::FortranOrder {
@@ -287,19 +266,7 @@ impl ConcatPlan {
             };
             match &mut held {
                 None => held = Some((key.to_owned(), this)),
-                Some((first, h)) => {
-                    if (h.dtype, &h.row_dims) != (this.dtype, &this.row_dims) {
-                        return Err(at(ErrorKind::SegmentsDisagree {
-                            first: first.as_str().into(),
-                            first_holds: h.describe().into(),
-                            holds: this.describe().into(),
-                        }));
-                    }
-                    h.rows = h
-                        .rows
-                        .checked_add(this.rows)
-                        .ok_or_else(|| at(ErrorKind::Layout(LayoutError::Overflow)))?;
-                }
+                Some((first, h)) => h.add(first, this).map_err(at)?,
             }
             let len = usize::try_from(header.data_len)
                 .map_err(|_| at(ErrorKind::Layout(LayoutError::Overflow)))?;
@@ -504,4 +471,48 @@ pub fn concat_to_vec<S: Store + ?Sized, K: AsRef<str>>(
     codecs: BytesCodecs,
 ) -> Result<Vec<u8>, Error> {
     ConcatPlan::new(store, keys, codecs)?.read_to_vec(store, &ReadOptions::default())
+}
+/// The header of the segment `key`, read from its first bytes into `head`.
+fn read_segment_header<S: Store + ?Sized>(
+    store: &S,
+    key: &str,
+    format: SegmentFormat,
+    head: &mut [u8],
+) -> Result<formats::SegmentHeader, ErrorKind> {
+    let file_len = store
+        .size(key)
+        .map_err(ErrorKind::Store)?
+        .ok_or(ErrorKind::Store(StoreError::Missing))?;
+    let n = usize::try_from(file_len)
+        .unwrap_or(usize::MAX)
+        .min(head.len());
+    let prefix = head.get_mut(..n).ok_or(ErrorKind::Internal {
+        what: "a header longer than its buffer",
+    })?;
+    if n > 0 {
+        store.read_into(key, 0, prefix).map_err(ErrorKind::Store)?;
+    }
+    match format {
+        SegmentFormat::Npy => formats::npy::parse(prefix, file_len),
+        SegmentFormat::MsgpackNumpy => formats::msgpack_numpy::parse(prefix, file_len),
+    }
+    .map_err(ErrorKind::Segment)
+}
+
+impl SegmentsHeld {
+    /// Adds the rows of `this` segment, which must hold what the `first` one holds.
+    fn add(&mut self, first: &str, this: SegmentsHeld) -> Result<(), ErrorKind> {
+        if (self.dtype, &self.row_dims) != (this.dtype, &this.row_dims) {
+            return Err(ErrorKind::SegmentsDisagree {
+                first: first.into(),
+                first_holds: self.describe().into(),
+                holds: this.describe().into(),
+            });
+        }
+        self.rows = self
+            .rows
+            .checked_add(this.rows)
+            .ok_or(ErrorKind::Layout(LayoutError::Overflow))?;
+        Ok(())
+    }
 }

@@ -127,6 +127,17 @@ impl Stored<'_> {
     }
 }
 
+/// A chunk of elements being read: its level, byte order and stored bytes, its sizes decoded
+/// and stored (filters may store elements smaller), and its filters.
+struct Chunk<'l, 'k> {
+    lv: &'l ChainLevel,
+    endian: Option<Endian>,
+    at: Stored<'k>,
+    chunk_len: usize,
+    stored_len: usize,
+    filters: Filters<'l>,
+}
+
 /// The part of a chunk a read wants, and where it lands in the output.
 #[derive(Debug, Clone, Copy)]
 struct Part<'r> {
@@ -287,7 +298,6 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
             in_chunk,
             in_output,
         } = part;
-        let len = at.len;
         let elem = self.meta.elem_size();
         let elements = product(&lv.chunk_shape).map_err(ErrorKind::Layout)?;
         let bytes_of = |size: usize| {
@@ -314,28 +324,17 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
             elements: usize::try_from(elements).map_err(|_| OVERFLOW)?,
         };
         let plain = lv.bytes_codecs == BytesCodecs::default() && lv.filters.is_empty();
-        let swap = |buf: &mut [u8]| {
-            if let Some(e) = endian {
-                to_native_in_place(buf, self.meta.dtype.scalar_size(), e);
-            }
+        let chunk = Chunk {
+            lv,
+            endian,
+            at,
+            chunk_len,
+            stored_len,
+            filters,
         };
         if whole && runs.is_single_run() && filters.in_place() {
             // Paths 1 and 2: straight into the output, the one run being the chunk.
-            let run = runs
-                .clone()
-                .next()
-                .filter(|run| run.len == chunk_len)
-                .ok_or(ErrorKind::Internal {
-                    what: "a whole chunk's single run is not the chunk's length",
-                })?;
-            let dst = out.get(run.dst, run.len)?;
-            let stored = dst.get_mut(..stored_len).ok_or(ErrorKind::Internal {
-                what: "filters that grow elements decoded into a smaller buffer",
-            })?;
-            decode_stored(self.store, ctx, at, &lv.bytes_codecs, stored)?;
-            filters.undo(dst, &mut ctx.spare)?;
-            swap(dst);
-            Ok(())
+            self.decode_in_place(ctx, &chunk, runs, out)
         } else if plain && self.read_ranges(ctx, at, chunk_len, runs.clone(), endian, out)? {
             // Path 4: done by reading only the ranges needed.
             Ok(())
@@ -354,28 +353,73 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
             }
             Ok(())
         } else {
-            // Path 3b: decode into scratch, copy the runs. The scratch is sized by the
-            // metadata: check the stored bytes can decode to that much first.
-            check_plausible(&lv.bytes_codecs, len, stored_len)?;
-            let mut scratch = std::mem::take(&mut ctx.scratch);
-            grow(&mut scratch, filters.buffer_len()?)?;
-            let result = scratch
-                .get_mut(..stored_len)
+            self.decode_into_scratch(ctx, &chunk, runs, out)
+        }
+    }
+
+    /// Puts `buf`'s elements in native byte order.
+    fn to_native(&self, buf: &mut [u8], endian: Option<Endian>) {
+        if let Some(e) = endian {
+            to_native_in_place(buf, self.meta.dtype.scalar_size(), e);
+        }
+    }
+
+    /// Paths 1 and 2: decodes a whole chunk straight into the output, its one run.
+    fn decode_in_place(
+        &self,
+        ctx: &mut ReadContext,
+        chunk: &Chunk<'_, '_>,
+        mut runs: Runs,
+        out: &mut PieceOut<'_, '_>,
+    ) -> Result<(), ErrorKind> {
+        let run =
+            runs.next()
+                .filter(|run| run.len == chunk.chunk_len)
                 .ok_or(ErrorKind::Internal {
-                    what: "scratch shorter than the stored chunk",
-                })
-                .and_then(|stored| decode_stored(self.store, ctx, at, &lv.bytes_codecs, stored))
-                .and_then(|()| filters.undo(&mut scratch, &mut ctx.spare))
-                .and_then(|()| {
-                    let chunk = scratch.get_mut(..chunk_len).ok_or(ErrorKind::Internal {
+                    what: "a whole chunk's single run is not the chunk's length",
+                })?;
+        let dst = out.get(run.dst, run.len)?;
+        let stored = dst.get_mut(..chunk.stored_len).ok_or(ErrorKind::Internal {
+            what: "filters that grow elements decoded into a smaller buffer",
+        })?;
+        decode_stored(self.store, ctx, chunk.at, &chunk.lv.bytes_codecs, stored)?;
+        chunk.filters.undo(dst, &mut ctx.spare)?;
+        self.to_native(dst, chunk.endian);
+        Ok(())
+    }
+
+    /// Path 3b: decodes the chunk into the worker's scratch and copies the runs. The scratch
+    /// is sized by the metadata: the stored bytes are checked to be able to decode to that
+    /// much first.
+    fn decode_into_scratch(
+        &self,
+        ctx: &mut ReadContext,
+        chunk: &Chunk<'_, '_>,
+        runs: Runs,
+        out: &mut PieceOut<'_, '_>,
+    ) -> Result<(), ErrorKind> {
+        let codecs = &chunk.lv.bytes_codecs;
+        check_plausible(codecs, chunk.at.len, chunk.stored_len)?;
+        let mut scratch = std::mem::take(&mut ctx.scratch);
+        grow(&mut scratch, chunk.filters.buffer_len()?)?;
+        let result = scratch
+            .get_mut(..chunk.stored_len)
+            .ok_or(ErrorKind::Internal {
+                what: "scratch shorter than the stored chunk",
+            })
+            .and_then(|stored| decode_stored(self.store, ctx, chunk.at, codecs, stored))
+            .and_then(|()| chunk.filters.undo(&mut scratch, &mut ctx.spare))
+            .and_then(|()| {
+                let decoded = scratch
+                    .get_mut(..chunk.chunk_len)
+                    .ok_or(ErrorKind::Internal {
                         what: "scratch shorter than the chunk",
                     })?;
-                    swap(chunk);
-                    copy_runs(runs, chunk, 0, out)
-                });
-            ctx.scratch = scratch;
-            result
-        }
+                self.to_native(decoded, chunk.endian);
+                copy_runs(runs, decoded, 0, out)
+            });
+        ctx.scratch = scratch;
+        result
     }
 
     /// Path 3: decodes the chunk stored `at` (of `chunk_len` decoded
@@ -754,6 +798,7 @@ fn copy_runs(
 }
 
 /// The filters of one chain level over one chunk of `elements` elements.
+#[derive(Clone, Copy)]
 struct Filters<'l> {
     level: &'l ChainLevel,
     elements: usize,

@@ -386,37 +386,13 @@ impl Backend for CZstd {
                 Ok(len) => (len, None),
                 Err(e) => (0, Some(e)),
             };
-            if let Some(h) = ahead.header()
-                && h.content_size.is_none()
-            {
-                // No more window than the chunk: a larger one is decoded whole instead.
-                let cap = capacity.max(1024);
-                if h.window_size > cap {
-                    return Err(DecodeError::WindowTooLarge {
-                        window: h.window_size,
-                        cap,
-                    });
-                }
-            }
+            check_window(ahead.header(), capacity)?;
             let piece = rest.get(..len).unwrap_or(&[]);
             let mut inb = InBuffer::around(piece);
-            loop {
-                let before = (inb.pos(), out.pos());
-                match dctx.decompress_stream(&mut out, &mut inb) {
-                    Ok(0) => {
-                        finished = true;
-                        break;
-                    }
-                    Ok(_) => {}
-                    Err(code) => return Err(classify(code)),
-                }
-                if out.pos() == out.capacity() {
-                    full = true;
-                    break;
-                }
-                if (inb.pos(), out.pos()) == before {
-                    break;
-                }
+            match pump_window(dctx, &mut out, &mut inb)? {
+                Pumped::Finished => finished = true,
+                Pumped::Full => full = true,
+                Pumped::Drained => {}
             }
             let used = inb.pos();
             self.follower
@@ -427,21 +403,7 @@ impl Backend for CZstd {
             let stalled = used == 0 && out.pos() == written_before;
             written_before = out.pos();
             let written = state.written + out.pos() as u64;
-            let limit = self
-                .follower
-                .header()
-                .and_then(|h| h.content_size)
-                .unwrap_or(capacity);
-            if written > limit
-                || self
-                    .follower
-                    .header()
-                    .and_then(|h| h.content_size)
-                    .is_some()
-                    && self.follower.past_last_block()
-                    && finished
-                    && written != limit
-            {
+            if beyond_the_frame(&self.follower, written, capacity, finished) {
                 return Err(past_the_end(self.follower.header(), capacity));
             }
             if let Some(e) = fault
@@ -507,27 +469,10 @@ impl Backend for CZstd {
             };
             let piece = rest.get(..len).unwrap_or(&[]);
             let mut inb = InBuffer::around(piece);
-            // The library may need several calls to drain what one piece produces.
-            loop {
-                let before = (inb.pos(), out.pos());
-                match self.dctx.decompress_stream(&mut out, &mut inb) {
-                    Ok(0) => {
-                        finished = true;
-                        break;
-                    }
-                    Ok(_) => {}
-                    Err(code) if is_overflow(code) => {
-                        return self.overflowed(piece, at, capacity);
-                    }
-                    Err(code) => return Err(classify(code)),
-                }
-                if (inb.pos(), out.pos()) == before {
-                    if inb.pos() == piece.len() {
-                        break;
-                    }
-                    // No progress with input left: the output is full.
-                    return self.overflowed(piece, at, capacity);
-                }
+            match pump_whole(&mut self.dctx, &mut out, &mut inb, piece.len())? {
+                Pumped::Finished => finished = true,
+                Pumped::Full => return self.overflowed(piece, at, capacity),
+                Pumped::Drained => {}
             }
             let used = inb.pos();
             self.follower
@@ -570,6 +515,91 @@ impl Backend for CZstd {
             status,
         })
     }
+}
+
+/// How far one piece of input went through the library.
+enum Pumped {
+    /// The frame ended.
+    Finished,
+    /// The output is full (a window: move it on; a whole destination: it overflowed).
+    Full,
+    /// The piece is taken as far as the library takes it without more input.
+    Drained,
+}
+
+/// Runs `inb` through the library into a window, calling again while it makes progress: the
+/// library may need several calls to drain what one piece produces.
+fn pump_window(
+    dctx: &mut DCtx<'static>,
+    out: &mut OutBuffer<'_, [u8]>,
+    inb: &mut InBuffer<'_>,
+) -> Result<Pumped, DecodeError> {
+    loop {
+        let before = (inb.pos(), out.pos());
+        match dctx.decompress_stream(out, inb) {
+            Ok(0) => return Ok(Pumped::Finished),
+            Ok(_) => {}
+            Err(code) => return Err(classify(code)),
+        }
+        if out.pos() == out.capacity() {
+            return Ok(Pumped::Full);
+        }
+        if (inb.pos(), out.pos()) == before {
+            return Ok(Pumped::Drained);
+        }
+    }
+}
+
+/// Runs `inb` (a piece of `piece_len` bytes) through the library into a whole destination, as
+/// [`pump_window`] does; a destination that takes no more with input left is [`Pumped::Full`].
+fn pump_whole(
+    dctx: &mut DCtx<'static>,
+    out: &mut OutBuffer<'_, [u8]>,
+    inb: &mut InBuffer<'_>,
+    piece_len: usize,
+) -> Result<Pumped, DecodeError> {
+    loop {
+        let before = (inb.pos(), out.pos());
+        match dctx.decompress_stream(out, inb) {
+            Ok(0) => return Ok(Pumped::Finished),
+            Ok(_) => {}
+            Err(code) if is_overflow(code) => return Ok(Pumped::Full),
+            Err(code) => return Err(classify(code)),
+        }
+        if (inb.pos(), out.pos()) == before {
+            return Ok(if inb.pos() == piece_len {
+                Pumped::Drained
+            } else {
+                Pumped::Full
+            });
+        }
+    }
+}
+
+/// Refuses a frame that declares no content size and a window larger than the chunk (or
+/// 1 KiB, if larger): the library would keep that window; it is decoded whole instead.
+fn check_window(header: Option<&FrameHeader>, capacity: u64) -> Result<(), DecodeError> {
+    if let Some(h) = header
+        && h.content_size.is_none()
+    {
+        let cap = capacity.max(1024);
+        if h.window_size > cap {
+            return Err(DecodeError::WindowTooLarge {
+                window: h.window_size,
+                cap,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether `written` bytes go past the frame: its declared content size (or the capacity,
+/// without one), or short of the declared size once the last block is in.
+fn beyond_the_frame(follower: &Follower, written: u64, capacity: u64, finished: bool) -> bool {
+    let declared = follower.header().and_then(|h| h.content_size);
+    let limit = declared.unwrap_or(capacity);
+    written > limit
+        || (declared.is_some() && follower.past_last_block() && finished && written != limit)
 }
 
 #[cfg(test)]

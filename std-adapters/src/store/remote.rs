@@ -171,73 +171,19 @@ impl RemoteStore {
         if scheme == "http" {
             client.push((ClientConfigKey::AllowHttp, "true".to_owned()));
         }
-        let retry = RetryConfig {
-            max_retries: options.retries,
-            retry_timeout: options.retry_timeout,
-            ..RetryConfig::default()
+        let settings = Settings {
+            client,
+            retry: RetryConfig {
+                max_retries: options.retries,
+                retry_timeout: options.retry_timeout,
+                ..RetryConfig::default()
+            },
+            options: &options,
+            bad: &bad,
         };
-        let built =
-            |r: object_store::Result<Arc<dyn ObjectStore>>| r.map_err(|e| bad(e.to_string()));
-        // The cloud builders take the same settings under their own key types: the client's,
-        // unsigned requests, then the caller's keys.
-        macro_rules! cloud {
-            ($builder:expr, $client_key:path) => {{
-                let mut b = $builder.with_retry(retry);
-                for (k, v) in client {
-                    b = b.with_config($client_key(k), v);
-                }
-                if options.anonymous {
-                    b = b.with_skip_signature(true);
-                }
-                for (k, v) in &options.config {
-                    let key = k
-                        .parse()
-                        .map_err(|e: object_store::Error| bad(e.to_string()))?;
-                    b = b.with_config(key, v);
-                }
-                built(b.build().map(|s| Arc::new(s) as _))?
-            }};
-        }
-        let (store, prefix): (Arc<dyn ObjectStore>, String) = match scheme.as_str() {
-            "http" | "https" => {
-                // The server is the store; the URL's path is the prefix within it.
-                let after = rest.find('/').map_or(rest.len(), |i| i);
-                let base = url.len() - rest.len() + after;
-                let mut b = http::HttpBuilder::new()
-                    .with_url(url.get(..base).unwrap_or(url))
-                    .with_retry(retry);
-                for (k, v) in client {
-                    b = b.with_config(k, v);
-                }
-                for (k, v) in &options.config {
-                    let key = k
-                        .parse()
-                        .map_err(|e: object_store::Error| bad(e.to_string()))?;
-                    b = b.with_config(key, v);
-                }
-                let prefix = rest.get(after..).unwrap_or("").trim_matches('/').to_owned();
-                (built(b.build().map(|s| Arc::new(s) as _))?, prefix)
-            }
-            "s3" | "s3a" => {
-                let (bucket, prefix) = split_bucket(rest);
-                let b = aws::AmazonS3Builder::from_env().with_bucket_name(bucket);
-                (cloud!(b, aws::AmazonS3ConfigKey::Client), prefix)
-            }
-            "gs" => {
-                let (bucket, prefix) = split_bucket(rest);
-                let b = gcp::GoogleCloudStorageBuilder::from_env().with_bucket_name(bucket);
-                (cloud!(b, gcp::GoogleConfigKey::Client), prefix)
-            }
-            "az" | "abfs" | "abfss" | "adl" | "azure" => {
-                // `az://container/prefix`; the account comes from the environment (or the
-                // host of an `abfss://container@account...` URL, which the builder parses).
-                let b = azure::MicrosoftAzureBuilder::from_env().with_url(trimmed);
-                (
-                    cloud!(b, azure::AzureConfigKey::Client),
-                    split_bucket(rest).1,
-                )
-            }
-            other => return Err(bad(format!("unsupported scheme {other:?}"))),
+        let (store, prefix) = match scheme.as_str() {
+            "http" | "https" => http_store(url, rest, settings)?,
+            other => cloud_store(other, rest, trimmed, settings)?,
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -343,6 +289,94 @@ impl RemoteStore {
         }
         Ok(len)
     }
+}
+
+/// What every builder is given: the client's settings, the retries, the caller's options,
+/// and how to name a URL that cannot be used.
+struct Settings<'a> {
+    client: Vec<(ClientConfigKey, String)>,
+    retry: RetryConfig,
+    options: &'a RemoteOptions,
+    bad: &'a dyn Fn(String) -> StoreError,
+}
+
+/// A built store, or why not.
+type Built = Result<(Arc<dyn ObjectStore>, String), StoreError>;
+
+/// A plain HTTP(S) server: the server is the store, the URL's path the prefix within it.
+fn http_store(url: &str, rest: &str, settings: Settings<'_>) -> Built {
+    let bad = settings.bad;
+    let after = rest.find('/').map_or(rest.len(), |i| i);
+    let base = url.len() - rest.len() + after;
+    let mut b = http::HttpBuilder::new()
+        .with_url(url.get(..base).unwrap_or(url))
+        .with_retry(settings.retry);
+    for (k, v) in settings.client {
+        b = b.with_config(k, v);
+    }
+    for (k, v) in &settings.options.config {
+        let key = k
+            .parse()
+            .map_err(|e: object_store::Error| bad(e.to_string()))?;
+        b = b.with_config(key, v);
+    }
+    let prefix = rest.get(after..).unwrap_or("").trim_matches('/').to_owned();
+    let store = b.build().map_err(|e| bad(e.to_string()))?;
+    Ok((Arc::new(store), prefix))
+}
+
+/// An S3, GCS or Azure store for `scheme://bucket/prefix` (`trimmed` is the whole URL without
+/// a trailing `/`).
+fn cloud_store(scheme: &str, rest: &str, trimmed: &str, settings: Settings<'_>) -> Built {
+    let Settings {
+        client,
+        retry,
+        options,
+        bad,
+    } = settings;
+    // The cloud builders take the same settings under their own key types: the client's,
+    // unsigned requests, then the caller's keys.
+    macro_rules! cloud {
+        ($builder:expr, $client_key:path) => {{
+            let mut b = $builder.with_retry(retry);
+            for (k, v) in client {
+                b = b.with_config($client_key(k), v);
+            }
+            if options.anonymous {
+                b = b.with_skip_signature(true);
+            }
+            for (k, v) in &options.config {
+                let key = k
+                    .parse()
+                    .map_err(|e: object_store::Error| bad(e.to_string()))?;
+                b = b.with_config(key, v);
+            }
+            let store: Arc<dyn ObjectStore> = Arc::new(b.build().map_err(|e| bad(e.to_string()))?);
+            store
+        }};
+    }
+    Ok(match scheme {
+        "s3" | "s3a" => {
+            let (bucket, prefix) = split_bucket(rest);
+            let b = aws::AmazonS3Builder::from_env().with_bucket_name(bucket);
+            (cloud!(b, aws::AmazonS3ConfigKey::Client), prefix)
+        }
+        "gs" => {
+            let (bucket, prefix) = split_bucket(rest);
+            let b = gcp::GoogleCloudStorageBuilder::from_env().with_bucket_name(bucket);
+            (cloud!(b, gcp::GoogleConfigKey::Client), prefix)
+        }
+        "az" | "abfs" | "abfss" | "adl" | "azure" => {
+            // `az://container/prefix`; the account comes from the environment (or the host of
+            // an `abfss://container@account...` URL, which the builder parses).
+            let b = azure::MicrosoftAzureBuilder::from_env().with_url(trimmed);
+            (
+                cloud!(b, azure::AzureConfigKey::Client),
+                split_bucket(rest).1,
+            )
+        }
+        other => return Err(bad(format!("unsupported scheme {other:?}"))),
+    })
 }
 
 /// `e`, from a request for the object at `url()`, as a store error: a 404 is
