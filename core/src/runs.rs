@@ -105,6 +105,34 @@ fn byte_len(shape: &[u64], elem: u64) -> Result<usize, LayoutError> {
     )
 }
 
+/// Checks what [`Runs::new`] is given: a non-zero element size, shapes, order and regions of
+/// one dimensionality, each region inside its shape, the two regions of one shape, and both
+/// buffers' byte sizes within `usize`. Returns the element size as a `u64`.
+fn check_layout(
+    elem_size: usize,
+    chunk_shape: &[u64],
+    order: &MemoryOrder,
+    (in_chunk, output_shape, in_output): (&Region, &[u64], &Region),
+) -> Result<u64, LayoutError> {
+    if elem_size == 0 {
+        return Err(LayoutError::ZeroElementSize);
+    }
+    let ndim = chunk_shape.len();
+    same_ndim(ndim, order.ndim())?;
+    same_ndim(ndim, output_shape.len())?;
+    in_chunk.check_within(chunk_shape)?;
+    in_output.check_within(output_shape)?;
+    for (dim, (&src, &dst)) in in_chunk.shape().iter().zip(in_output.shape()).enumerate() {
+        if src != dst {
+            return Err(LayoutError::ShapeMismatch { dim, src, dst });
+        }
+    }
+    let elem = u64::try_from(elem_size).map_err(|_| LayoutError::Overflow)?;
+    byte_len(chunk_shape, elem)?;
+    byte_len(output_shape, elem)?;
+    Ok(elem)
+}
+
 impl Runs {
     /// Runs copying `in_chunk` of a decoded chunk of `chunk_shape` (laid out in `order`, elements
     /// of `elem_size` bytes) into `in_output` of a C-order output of `output_shape`.
@@ -122,22 +150,12 @@ impl Runs {
         output_shape: &[u64],
         in_output: &Region,
     ) -> Result<Self, LayoutError> {
-        if elem_size == 0 {
-            return Err(LayoutError::ZeroElementSize);
-        }
-        let ndim = chunk_shape.len();
-        same_ndim(ndim, order.ndim())?;
-        same_ndim(ndim, output_shape.len())?;
-        in_chunk.check_within(chunk_shape)?;
-        in_output.check_within(output_shape)?;
-        for (dim, (&src, &dst)) in in_chunk.shape().iter().zip(in_output.shape()).enumerate() {
-            if src != dst {
-                return Err(LayoutError::ShapeMismatch { dim, src, dst });
-            }
-        }
-        let elem = u64::try_from(elem_size).map_err(|_| LayoutError::Overflow)?;
-        byte_len(chunk_shape, elem)?;
-        byte_len(output_shape, elem)?;
+        let elem = check_layout(
+            elem_size,
+            chunk_shape,
+            order,
+            (in_chunk, output_shape, in_output),
+        )?;
         if in_chunk.is_empty() {
             return Ok(Self {
                 outer: heapless::Vec::new(),
@@ -153,7 +171,7 @@ impl Runs {
         }
         // Source strides from the memory order, destination strides C order.
         let src_stride = strides(elem, chunk_shape, order.axes())?;
-        let dst_stride = strides(elem, output_shape, 0..ndim)?;
+        let dst_stride = strides(elem, output_shape, 0..chunk_shape.len())?;
         let (src, dst, mut outer) = axes(in_chunk, in_output, &src_stride, &dst_stride)?;
 
         // Fold contiguous inner axes into the run.

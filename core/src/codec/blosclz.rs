@@ -125,108 +125,120 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize, BloscLzError> {
     let Some(&first) = src.first() else {
         return Err(BloscLzError::EmptyInput);
     };
-    let capacity = dst.len();
     // The first control byte is a literal run whatever its top bits (the encoder's marker).
     let mut ctrl = first & 31;
-    let mut ip = 1usize;
-    let mut op = 0usize;
+    let mut at = Cursor { ip: 1, op: 0 };
     loop {
         if ctrl < 32 {
-            let len = usize::from(ctrl) + 1;
-            let src_end = ip + len;
-            let dst_end = op + len;
-            if let (Some(s), Some(d)) = (
-                src.get(ip..).and_then(|s| s.first_chunk::<32>()),
-                dst.get_mut(op..).and_then(|d| d.first_chunk_mut::<32>()),
-            ) {
-                // Room for a whole 32-byte copy on both sides: the bytes past the run are
-                // rewritten by what comes next.
-                *d = *s;
-                ip = src_end;
-                op = dst_end;
-                match src.get(ip) {
-                    Some(&c) => {
-                        ctrl = c;
-                        ip += 1;
-                        continue;
-                    }
-                    None => return Ok(op),
-                }
-            }
-            let Some(s) = src.get(ip..src_end) else {
-                return Err(BloscLzError::Truncated { at: src.len() });
-            };
-            let Some(d) = dst.get_mut(op..dst_end) else {
-                return Err(BloscLzError::OutputOverflow {
-                    capacity,
-                    needed: dst_end,
-                });
-            };
-            d.copy_from_slice(s);
-            ip = src_end;
-            op = dst_end;
+            literal_run(src, dst, ctrl, &mut at)?;
         } else {
-            let ctrl_at = ip - 1;
-            let mut len = usize::from(ctrl >> 5) + 2;
-            if len == 9 {
-                loop {
-                    let Some(&b) = src.get(ip) else {
-                        return Err(BloscLzError::Truncated { at: ip });
-                    };
-                    ip += 1;
-                    len = len
-                        .checked_add(usize::from(b))
-                        .ok_or(BloscLzError::LengthOverflow { at: ctrl_at })?;
-                    if b != 255 {
-                        break;
-                    }
-                }
-            }
-            let Some(&code) = src.get(ip) else {
-                return Err(BloscLzError::Truncated { at: ip });
-            };
-            ip += 1;
-            let high = usize::from(ctrl & 31);
-            let distance = if code == 255 && high == 31 {
-                let Some(&[hi, lo]) = src.get(ip..ip + 2) else {
-                    return Err(BloscLzError::Truncated { at: ip });
-                };
-                ip += 2;
-                usize::from(u16::from_be_bytes([hi, lo])) + FAR_BASE
-            } else {
-                (high << 8) + usize::from(code) + 1
-            };
-            let end = op
-                .checked_add(len)
-                .ok_or(BloscLzError::LengthOverflow { at: ctrl_at })?;
-            if end > capacity {
-                return Err(BloscLzError::OutputOverflow {
-                    capacity,
-                    needed: end,
-                });
-            }
-            let Some(start) = op.checked_sub(distance) else {
-                return Err(BloscLzError::DistanceTooFar {
-                    at: ctrl_at,
-                    distance,
-                    written: op,
-                });
-            };
-            if ip >= src.len() {
-                // c-blosc stops here without copying the match (or fails earlier).
-                return Err(BloscLzError::Truncated { at: ip });
-            }
-            copy_match(dst, start, op, len);
-            op = end;
+            a_match(src, dst, ctrl, &mut at)?;
         }
-        match src.get(ip) {
+        match src.get(at.ip) {
             Some(&c) => {
                 ctrl = c;
-                ip += 1;
+                at.ip += 1;
             }
-            None => return Ok(op),
+            None => return Ok(at.op),
         }
     }
+}
+
+/// Where decoding is: `ip` bytes of the stream read, `op` bytes of output written.
+struct Cursor {
+    ip: usize,
+    op: usize,
+}
+
+/// A literal run of `ctrl + 1` bytes.
+#[inline(always)]
+fn literal_run(src: &[u8], dst: &mut [u8], ctrl: u8, at: &mut Cursor) -> Result<(), BloscLzError> {
+    let len = usize::from(ctrl) + 1;
+    let src_end = at.ip + len;
+    let dst_end = at.op + len;
+    if let (Some(s), Some(d)) = (
+        src.get(at.ip..).and_then(|s| s.first_chunk::<32>()),
+        dst.get_mut(at.op..).and_then(|d| d.first_chunk_mut::<32>()),
+    ) {
+        // Room for a whole 32-byte copy on both sides: the bytes past the run are rewritten
+        // by what comes next.
+        *d = *s;
+    } else {
+        let Some(s) = src.get(at.ip..src_end) else {
+            return Err(BloscLzError::Truncated { at: src.len() });
+        };
+        let capacity = dst.len();
+        let Some(d) = dst.get_mut(at.op..dst_end) else {
+            return Err(BloscLzError::OutputOverflow {
+                capacity,
+                needed: dst_end,
+            });
+        };
+        d.copy_from_slice(s);
+    }
+    at.ip = src_end;
+    at.op = dst_end;
+    Ok(())
+}
+
+/// A match: its length (the control byte's top bits, extended by 255s), its distance (near,
+/// or far past [`FAR_BASE`]), the copy.
+#[inline(always)]
+fn a_match(src: &[u8], dst: &mut [u8], ctrl: u8, at: &mut Cursor) -> Result<(), BloscLzError> {
+    let ctrl_at = at.ip - 1;
+    let mut len = usize::from(ctrl >> 5) + 2;
+    if len == 9 {
+        loop {
+            let Some(&b) = src.get(at.ip) else {
+                return Err(BloscLzError::Truncated { at: at.ip });
+            };
+            at.ip += 1;
+            len = len
+                .checked_add(usize::from(b))
+                .ok_or(BloscLzError::LengthOverflow { at: ctrl_at })?;
+            if b != 255 {
+                break;
+            }
+        }
+    }
+    let Some(&code) = src.get(at.ip) else {
+        return Err(BloscLzError::Truncated { at: at.ip });
+    };
+    at.ip += 1;
+    let high = usize::from(ctrl & 31);
+    let distance = if code == 255 && high == 31 {
+        let Some(&[hi, lo]) = src.get(at.ip..at.ip + 2) else {
+            return Err(BloscLzError::Truncated { at: at.ip });
+        };
+        at.ip += 2;
+        usize::from(u16::from_be_bytes([hi, lo])) + FAR_BASE
+    } else {
+        (high << 8) + usize::from(code) + 1
+    };
+    let op = at.op;
+    let end = op
+        .checked_add(len)
+        .ok_or(BloscLzError::LengthOverflow { at: ctrl_at })?;
+    if end > dst.len() {
+        return Err(BloscLzError::OutputOverflow {
+            capacity: dst.len(),
+            needed: end,
+        });
+    }
+    let Some(start) = op.checked_sub(distance) else {
+        return Err(BloscLzError::DistanceTooFar {
+            at: ctrl_at,
+            distance,
+            written: op,
+        });
+    };
+    if at.ip >= src.len() {
+        // c-blosc stops here without copying the match (or fails earlier).
+        return Err(BloscLzError::Truncated { at: at.ip });
+    }
+    copy_match(dst, start, op, len);
+    at.op = end;
+    Ok(())
 }
 
 #[cfg(test)]

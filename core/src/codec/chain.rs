@@ -235,6 +235,88 @@ struct LevelBuilder {
 }
 
 impl LevelBuilder {
+    /// `transpose`: only before the array-to-bytes codec and any filter.
+    fn transpose(&mut self, t: &MemoryOrder) -> Result<(), ChainError> {
+        if self.a2b.is_some() || !self.filters.is_empty() {
+            return Err(ChainError::Misplaced {
+                codec: CodecName::Transpose,
+            });
+        }
+        self.order = self.order.then(t)?;
+        Ok(())
+    }
+
+    /// `bytes`: its byte order is needed for scalars wider than a byte (a fixed-length byte
+    /// string, `elem_size` one-byte scalars, needs none).
+    fn bytes(
+        &mut self,
+        endian: Option<Endian>,
+        elem_size: usize,
+        scalar_size: usize,
+    ) -> Result<(), ChainError> {
+        if self.a2b.is_some() {
+            return Err(ChainError::Misplaced {
+                codec: CodecName::Bytes,
+            });
+        }
+        let byte_scalars = scalar_size == 1 && self.elem == elem_size;
+        if endian.is_none() && self.elem > 1 && !byte_scalars {
+            return Err(ChainError::MissingEndian {
+                elem_size: self.elem,
+            });
+        }
+        self.a2b = Some(ArrayToBytes::Bytes(endian));
+        Ok(())
+    }
+
+    /// `sharding_indexed`: shards of `chunk_shape` divided into inner chunks of `inner_shape`,
+    /// with the index where `index` says (and whether it carries a CRC-32C), decoded by the
+    /// `inner` chain, whose levels it returns.
+    fn sharding(
+        &mut self,
+        chunk_shape: &[u64],
+        inner_shape: &[u64],
+        index: (IndexLocation, bool),
+        inner: Option<CodecChain>,
+    ) -> Result<heapless::Vec<ChainLevel, MAX_LEVELS>, ChainError> {
+        let codec = CodecName::ShardingIndexed;
+        if self.a2b.is_some() {
+            return Err(ChainError::Misplaced { codec });
+        }
+        if !self.filters.is_empty() {
+            return Err(ChainError::Unsupported {
+                codec,
+                what: "filters before sharding_indexed",
+            });
+        }
+        if !self.order.is_c() {
+            return Err(ChainError::Unsupported {
+                codec: CodecName::Transpose,
+                what: "transpose before sharding_indexed",
+            });
+        }
+        let layout = ShardLayout::new(chunk_shape, inner_shape, index.0, index.1)?;
+        for (dim, (&shard, &inner)) in chunk_shape.iter().zip(inner_shape).enumerate() {
+            if shard % inner != 0 {
+                return Err(ChainError::ShardNotDivisible { dim, shard, inner });
+            }
+        }
+        let Some(chain) = inner else {
+            return Err(ChainError::Unsupported {
+                codec,
+                what: "sharding without inner codecs",
+            });
+        };
+        if chain.outer().chunk_shape.as_slice() != inner_shape {
+            return Err(ChainError::Layout(crate::LayoutError::DimsMismatch {
+                expected: inner_shape.len(),
+                got: chain.outer().chunk_shape.len(),
+            }));
+        }
+        self.a2b = Some(ArrayToBytes::Sharding(layout));
+        Ok(chain.levels)
+    }
+
     fn filter(&mut self, f: &Filter) -> Result<(), ChainError> {
         if self.b2b.compressor.is_some() || !self.b2b.checksums.is_empty() {
             return Err(ChainError::Misplaced { codec: f.name() });
@@ -336,69 +418,17 @@ impl CodecChain {
         let mut inner_levels = None;
         for codec in codecs {
             match codec {
-                Codec::Transpose(t) => {
-                    if b.a2b.is_some() || !b.filters.is_empty() {
-                        return Err(ChainError::Misplaced {
-                            codec: CodecName::Transpose,
-                        });
-                    }
-                    b.order = b.order.then(t)?;
-                }
+                Codec::Transpose(t) => b.transpose(t)?,
                 Codec::Filter(f) => b.filter(f)?,
-                Codec::Bytes(endian) => {
-                    if b.a2b.is_some() {
-                        return Err(ChainError::Misplaced {
-                            codec: CodecName::Bytes,
-                        });
-                    }
-                    let byte_scalars = scalar_size == 1 && b.elem == elem_size;
-                    if endian.is_none() && b.elem > 1 && !byte_scalars {
-                        return Err(ChainError::MissingEndian { elem_size: b.elem });
-                    }
-                    b.a2b = Some(ArrayToBytes::Bytes(*endian));
-                }
+                Codec::Bytes(endian) => b.bytes(*endian, elem_size, scalar_size)?,
                 Codec::ShardingIndexed {
                     chunk_shape: inner_shape,
                     index_location,
                     index_crc32c,
                 } => {
-                    let codec = CodecName::ShardingIndexed;
-                    if b.a2b.is_some() {
-                        return Err(ChainError::Misplaced { codec });
-                    }
-                    if !b.filters.is_empty() {
-                        return Err(ChainError::Unsupported {
-                            codec,
-                            what: "filters before sharding_indexed",
-                        });
-                    }
-                    if !b.order.is_c() {
-                        return Err(ChainError::Unsupported {
-                            codec: CodecName::Transpose,
-                            what: "transpose before sharding_indexed",
-                        });
-                    }
-                    let layout =
-                        ShardLayout::new(chunk_shape, inner_shape, *index_location, *index_crc32c)?;
-                    for (dim, (&shard, &inner)) in chunk_shape.iter().zip(inner_shape).enumerate() {
-                        if shard % inner != 0 {
-                            return Err(ChainError::ShardNotDivisible { dim, shard, inner });
-                        }
-                    }
-                    let Some(chain) = inner.take() else {
-                        return Err(ChainError::Unsupported {
-                            codec,
-                            what: "sharding without inner codecs",
-                        });
-                    };
-                    if chain.outer().chunk_shape.as_slice() != inner_shape.as_slice() {
-                        return Err(ChainError::Layout(crate::LayoutError::DimsMismatch {
-                            expected: inner_shape.len(),
-                            got: chain.outer().chunk_shape.len(),
-                        }));
-                    }
-                    inner_levels = Some(chain.levels);
-                    b.a2b = Some(ArrayToBytes::Sharding(layout));
+                    let index = (*index_location, *index_crc32c);
+                    inner_levels =
+                        Some(b.sharding(chunk_shape, inner_shape, index, inner.take())?);
                 }
                 Codec::Checksum(c) => b.checksum(*c)?,
                 Codec::Compressor(c) => b.compressor(*c)?,

@@ -362,64 +362,9 @@ impl DeflateDecoder {
             self.header_crc.update(&[b]);
         }
         self.phase = match self.phase {
-            Phase::ZlibHeader { n: 0, .. } => {
-                if b & 0x0F != 8 {
-                    return Err(self.corrupt("zlib method is not DEFLATE"));
-                }
-                if b >> 4 > 7 {
-                    return Err(self.corrupt("zlib window larger than 32 KiB"));
-                }
-                Phase::ZlibHeader { n: 1, cmf: b }
-            }
-            Phase::ZlibHeader { cmf, .. } => {
-                if (u16::from(cmf) << 8 | u16::from(b)) % 31 != 0 {
-                    return Err(self.corrupt("zlib header check bits do not match"));
-                }
-                if b & 0x20 != 0 {
-                    return Err(DecodeError::Unsupported {
-                        codec: CodecName::Zlib,
-                        what: "zlib streams with a preset dictionary",
-                    });
-                }
-                Phase::Body
-            }
-            Phase::ZlibTrailer { n } => {
-                if let Some(slot) = self.trailer.get_mut(usize::from(n)) {
-                    *slot = b;
-                }
-                if n < 3 {
-                    Phase::ZlibTrailer { n: n + 1 }
-                } else {
-                    let [a, b2, c, d, ..] = self.trailer;
-                    let expected = u32::from_be_bytes([a, b2, c, d]);
-                    let found = self.adler.checksum();
-                    if expected != found {
-                        return Err(DecodeError::ChecksumMismatch {
-                            codec: CodecName::Zlib,
-                            expected,
-                            found,
-                        });
-                    }
-                    Phase::Done
-                }
-            }
-            Phase::Fixed { n } => {
-                match (n, b) {
-                    (0, 0x1F) | (1, 0x8B) | (2, 8) => {}
-                    (0 | 1, _) => return Err(self.corrupt("bad gzip magic")),
-                    (2, _) => return Err(self.corrupt("gzip method is not DEFLATE")),
-                    (3, f) if f & FRESERVED != 0 => {
-                        return Err(self.corrupt("reserved gzip flag bits set"));
-                    }
-                    (3, f) => self.flags = f,
-                    _ => {}
-                }
-                if n < 9 {
-                    Phase::Fixed { n: n + 1 }
-                } else {
-                    self.after(FEXTRA - 1)
-                }
-            }
+            Phase::ZlibHeader { n, cmf } => self.zlib_header_byte(n, cmf, b)?,
+            Phase::ZlibTrailer { n } => self.zlib_trailer_byte(n, b)?,
+            Phase::Fixed { n } => self.gzip_fixed_byte(n, b)?,
             Phase::ExtraLen { n: 0, .. } => Phase::ExtraLen {
                 n: 1,
                 len: u16::from(b),
@@ -446,18 +391,7 @@ impl DeflateDecoder {
                 n: 1,
                 value: u16::from(b),
             },
-            Phase::HeaderCrc { value, .. } => {
-                let stored = value | (u16::from(b) << 8);
-                let found = (self.header_crc.value() & 0xFFFF) as u16;
-                if stored != found {
-                    return Err(DecodeError::ChecksumMismatch {
-                        codec: CodecName::Gzip,
-                        expected: u32::from(stored),
-                        found: u32::from(found),
-                    });
-                }
-                Phase::Body
-            }
+            Phase::HeaderCrc { value, .. } => self.header_crc_byte(value, b)?,
             Phase::Trailer { n } => {
                 if let Some(slot) = self.trailer.get_mut(usize::from(n)) {
                     *slot = b;
@@ -472,6 +406,85 @@ impl DeflateDecoder {
             Phase::Body | Phase::Done => self.phase,
         };
         Ok(())
+    }
+
+    /// Byte `n` of the zlib header (`cmf` is the first).
+    fn zlib_header_byte(&self, n: u8, cmf: u8, b: u8) -> Result<Phase, DecodeError> {
+        if n == 0 {
+            if b & 0x0F != 8 {
+                return Err(self.corrupt("zlib method is not DEFLATE"));
+            }
+            if b >> 4 > 7 {
+                return Err(self.corrupt("zlib window larger than 32 KiB"));
+            }
+            return Ok(Phase::ZlibHeader { n: 1, cmf: b });
+        }
+        if (u16::from(cmf) << 8 | u16::from(b)) % 31 != 0 {
+            return Err(self.corrupt("zlib header check bits do not match"));
+        }
+        if b & 0x20 != 0 {
+            return Err(DecodeError::Unsupported {
+                codec: CodecName::Zlib,
+                what: "zlib streams with a preset dictionary",
+            });
+        }
+        Ok(Phase::Body)
+    }
+
+    /// Byte `n` of the zlib trailer; the last checks the Adler-32.
+    fn zlib_trailer_byte(&mut self, n: u8, b: u8) -> Result<Phase, DecodeError> {
+        if let Some(slot) = self.trailer.get_mut(usize::from(n)) {
+            *slot = b;
+        }
+        if n < 3 {
+            return Ok(Phase::ZlibTrailer { n: n + 1 });
+        }
+        let [a, b2, c, d, ..] = self.trailer;
+        let expected = u32::from_be_bytes([a, b2, c, d]);
+        let found = self.adler.checksum();
+        if expected != found {
+            return Err(DecodeError::ChecksumMismatch {
+                codec: CodecName::Zlib,
+                expected,
+                found,
+            });
+        }
+        Ok(Phase::Done)
+    }
+
+    /// Byte `n` of the gzip header's ten fixed bytes (magic, method, flags, ...).
+    fn gzip_fixed_byte(&mut self, n: u8, b: u8) -> Result<Phase, DecodeError> {
+        match (n, b) {
+            (0, 0x1F) | (1, 0x8B) | (2, 8) => {}
+            (0 | 1, _) => return Err(self.corrupt("bad gzip magic")),
+            (2, _) => return Err(self.corrupt("gzip method is not DEFLATE")),
+            (3, f) if f & FRESERVED != 0 => {
+                return Err(self.corrupt("reserved gzip flag bits set"));
+            }
+            (3, f) => self.flags = f,
+            _ => {}
+        }
+        Ok(if n < 9 {
+            Phase::Fixed { n: n + 1 }
+        } else {
+            self.after(FEXTRA - 1)
+        })
+    }
+
+    /// The second byte of the gzip header's CRC-16, checked against the header read.
+    fn header_crc_byte(&self, low: u16, b: u8) -> Result<Phase, DecodeError> {
+        let stored = low | (u16::from(b) << 8);
+        // The low 16 bits of the CRC-32 of the header.
+        #[allow(clippy::cast_possible_truncation)]
+        let found = (self.header_crc.value() & 0xFFFF) as u16;
+        if stored != found {
+            return Err(DecodeError::ChecksumMismatch {
+                codec: CodecName::Gzip,
+                expected: u32::from(stored),
+                found: u32::from(found),
+            });
+        }
+        Ok(Phase::Body)
     }
 
     /// The header phase that follows the optional field `done` (a flag bit), in RFC 1952 order.

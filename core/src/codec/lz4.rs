@@ -143,119 +143,143 @@ pub fn decompress(src: &[u8], dst: &mut [u8]) -> Result<usize, Lz4Error> {
     if src.is_empty() {
         return Err(Lz4Error::EmptyInput);
     }
-    let capacity = dst.len();
-    let mut ip = 0usize;
-    let mut op = 0usize;
+    let mut at = Cursor { ip: 0, op: 0 };
     loop {
         // Here ip < src.len(): checked on entry and after every match.
-        let Some(&token) = src.get(ip) else {
-            return Err(Lz4Error::Truncated { at: ip });
+        let Some(&token) = src.get(at.ip) else {
+            return Err(Lz4Error::Truncated { at: at.ip });
         };
-        ip += 1;
-
-        // The common case: short literals and a short match, with room for 16 bytes of
-        // literals and an 18-byte match copy on both sides.
-        if token & 0x0F != 0x0F
-            && token < 0xF0
-            && capacity.saturating_sub(op) >= 16 + 18
-            && let Some(chunk) = src.get(ip..).and_then(|s| s.first_chunk::<18>())
-        {
-            let lit = usize::from(token >> 4);
-            if let Some(d) = dst.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>())
-                && let Some(s) = chunk.first_chunk::<16>()
-            {
-                *d = *s;
-            }
-            let offset_at = ip + lit;
-            let offset = match (chunk.get(lit), chunk.get(lit + 1)) {
-                (Some(&lo), Some(&hi)) => usize::from(u16::from_le_bytes([lo, hi])),
-                _ => 0,
-            };
-            ip = offset_at + 2;
-            op += lit;
-            let start = match_start(op, offset, offset_at)?;
-            let len = usize::from(token & 0x0F) + MIN_MATCH;
-            if offset >= len {
-                // Not overlapping: one fixed 18-byte move (memmove semantics, so a source
-                // range running into the match's own output is fine; the bytes written past
-                // the match are rewritten later).
-                dst.copy_within(start..start + 18, op);
-            } else {
-                copy_match(dst, start, op, len);
-            }
-            op += len;
+        at.ip += 1;
+        if short_sequence(src, dst, token, &mut at)? {
             continue;
         }
-
-        // Literals.
-        let lit_nibble = usize::from(token >> 4);
-        if lit_nibble < 15
-            && let (Some(s), Some(d)) = (src.get(ip..ip + 16), dst.get_mut(op..op + 16))
-        {
-            // Short literal run with room to copy a whole 16-byte chunk: the bytes past the
-            // run are rewritten by what comes next.
-            d.copy_from_slice(s);
-            ip += lit_nibble;
-            op += lit_nibble;
-        } else {
-            let mut lit = lit_nibble;
-            if lit == 15 {
-                lit = read_length(src, &mut ip, lit)?;
-            }
-            let src_end = ip
-                .checked_add(lit)
-                .ok_or(Lz4Error::LengthOverflow { at: ip })?;
-            let dst_end = op
-                .checked_add(lit)
-                .ok_or(Lz4Error::LengthOverflow { at: ip })?;
-            let Some(s) = src.get(ip..src_end) else {
-                return Err(Lz4Error::Truncated { at: src.len() });
-            };
-            let Some(d) = dst.get_mut(op..dst_end) else {
-                return Err(Lz4Error::OutputOverflow {
-                    capacity,
-                    needed: dst_end,
-                });
-            };
-            d.copy_from_slice(s);
-            ip = src_end;
-            op = dst_end;
-        }
-        if ip == src.len() {
+        literals(src, dst, token, &mut at)?;
+        if at.ip == src.len() {
             // The last sequence: literals only.
-            return Ok(op);
+            return Ok(at.op);
         }
-
-        // Offset.
-        let offset_at = ip;
-        let offset = match src.get(ip..ip + 2) {
-            Some(&[lo, hi]) => usize::from(u16::from_le_bytes([lo, hi])),
-            _ => return Err(Lz4Error::Truncated { at: ip }),
-        };
-        ip += 2;
-        let start = match_start(op, offset, offset_at)?;
-
-        // Match length.
-        let mut len = usize::from(token & 15) + MIN_MATCH;
-        if len == 15 + MIN_MATCH {
-            len = read_length(src, &mut ip, len)?;
-        }
-        // A match must be followed by another sequence.
-        if ip >= src.len() {
-            return Err(Lz4Error::Truncated { at: ip });
-        }
-        let end = op
-            .checked_add(len)
-            .ok_or(Lz4Error::LengthOverflow { at: offset_at })?;
-        if end > capacity {
-            return Err(Lz4Error::OutputOverflow {
-                capacity,
-                needed: end,
-            });
-        }
-        copy_match(dst, start, op, len);
-        op = end;
+        a_match(src, dst, token, &mut at)?;
     }
+}
+
+/// Where decoding is: `ip` bytes of the block read, `op` bytes of output written.
+struct Cursor {
+    ip: usize,
+    op: usize,
+}
+
+/// The common case, a sequence of short literals and a short match with room for 16 bytes
+/// of literals and an 18-byte match copy on both sides, decoded with fixed-size copies;
+/// `false`, having moved nothing, for any other sequence.
+#[inline(always)]
+fn short_sequence(
+    src: &[u8],
+    dst: &mut [u8],
+    token: u8,
+    at: &mut Cursor,
+) -> Result<bool, Lz4Error> {
+    let Cursor { ip, op } = *at;
+    let Some(chunk) = src.get(ip..).and_then(|s| s.first_chunk::<18>()) else {
+        return Ok(false);
+    };
+    if token & 0x0F == 0x0F || token >= 0xF0 || dst.len().saturating_sub(op) < 16 + 18 {
+        return Ok(false);
+    }
+    let lit = usize::from(token >> 4);
+    if let Some(d) = dst.get_mut(op..).and_then(|d| d.first_chunk_mut::<16>())
+        && let Some(s) = chunk.first_chunk::<16>()
+    {
+        *d = *s;
+    }
+    let offset_at = ip + lit;
+    let offset = match (chunk.get(lit), chunk.get(lit + 1)) {
+        (Some(&lo), Some(&hi)) => usize::from(u16::from_le_bytes([lo, hi])),
+        _ => 0,
+    };
+    at.ip = offset_at + 2;
+    let op = op + lit;
+    let start = match_start(op, offset, offset_at)?;
+    let len = usize::from(token & 0x0F) + MIN_MATCH;
+    if offset >= len {
+        // Not overlapping: one fixed 18-byte move (memmove semantics, so a source range
+        // running into the match's own output is fine; the bytes written past the match are
+        // rewritten later).
+        dst.copy_within(start..start + 18, op);
+    } else {
+        copy_match(dst, start, op, len);
+    }
+    at.op = op + len;
+    Ok(true)
+}
+
+/// A sequence's literals.
+#[inline(always)]
+fn literals(src: &[u8], dst: &mut [u8], token: u8, at: &mut Cursor) -> Result<(), Lz4Error> {
+    let lit_nibble = usize::from(token >> 4);
+    if lit_nibble < 15
+        && let (Some(s), Some(d)) = (src.get(at.ip..at.ip + 16), dst.get_mut(at.op..at.op + 16))
+    {
+        // Short literal run with room to copy a whole 16-byte chunk: the bytes past the run
+        // are rewritten by what comes next.
+        d.copy_from_slice(s);
+        at.ip += lit_nibble;
+        at.op += lit_nibble;
+        return Ok(());
+    }
+    let mut lit = lit_nibble;
+    if lit == 15 {
+        lit = read_length(src, &mut at.ip, lit)?;
+    }
+    let overflow = Lz4Error::LengthOverflow { at: at.ip };
+    let src_end = at.ip.checked_add(lit).ok_or(overflow)?;
+    let dst_end = at.op.checked_add(lit).ok_or(overflow)?;
+    let Some(s) = src.get(at.ip..src_end) else {
+        return Err(Lz4Error::Truncated { at: src.len() });
+    };
+    let capacity = dst.len();
+    let Some(d) = dst.get_mut(at.op..dst_end) else {
+        return Err(Lz4Error::OutputOverflow {
+            capacity,
+            needed: dst_end,
+        });
+    };
+    d.copy_from_slice(s);
+    at.ip = src_end;
+    at.op = dst_end;
+    Ok(())
+}
+
+/// A sequence's match: its offset, its length, the copy.
+#[inline(always)]
+fn a_match(src: &[u8], dst: &mut [u8], token: u8, at: &mut Cursor) -> Result<(), Lz4Error> {
+    let offset_at = at.ip;
+    let offset = match src.get(at.ip..at.ip + 2) {
+        Some(&[lo, hi]) => usize::from(u16::from_le_bytes([lo, hi])),
+        _ => return Err(Lz4Error::Truncated { at: at.ip }),
+    };
+    at.ip += 2;
+    let start = match_start(at.op, offset, offset_at)?;
+    let mut len = usize::from(token & 15) + MIN_MATCH;
+    if len == 15 + MIN_MATCH {
+        len = read_length(src, &mut at.ip, len)?;
+    }
+    // A match must be followed by another sequence.
+    if at.ip >= src.len() {
+        return Err(Lz4Error::Truncated { at: at.ip });
+    }
+    let end = at
+        .op
+        .checked_add(len)
+        .ok_or(Lz4Error::LengthOverflow { at: offset_at })?;
+    if end > dst.len() {
+        return Err(Lz4Error::OutputOverflow {
+            capacity: dst.len(),
+            needed: end,
+        });
+    }
+    copy_match(dst, start, at.op, len);
+    at.op = end;
+    Ok(())
 }
 
 /// Where a match with `offset` starts when `op` bytes have been written; `at` is where the

@@ -46,6 +46,15 @@ enum Phase {
     Done,
 }
 
+/// A zstd block's 3-byte header: whether it is the frame's last, its type (raw 0, RLE 1,
+/// compressed 2), its stated size, and the bytes of its body.
+struct BlockHead {
+    last: bool,
+    kind: u32,
+    size: usize,
+    body: usize,
+}
+
 /// A streaming zstd decoder writing into the caller's destination; reusable across chunks.
 pub struct ZstdDecoder {
     frame: FrameDecoder,
@@ -299,25 +308,26 @@ impl ZstdDecoder {
         Ok(used)
     }
 
-    /// Gathers one whole block (from `input` directly when it holds one), decodes it, drains.
-    fn take_block(&mut self, input: &[u8], capacity: u64) -> Result<usize, DecodeError> {
+    /// The 3 bytes of the next block's header: from what is pending, then from `input`;
+    /// `None` if they are not all there yet.
+    fn block_head_bytes(&self, input: &[u8]) -> Option<[u8; 3]> {
         let have = self.pending.len();
-        // Header of the block: from what is pending, then from the input.
         let mut head = [0u8; 3];
         for (i, slot) in head.iter_mut().enumerate() {
             *slot = match self.pending.get(i) {
                 Some(&b) => b,
-                None => match input.get(i - have) {
-                    Some(&b) => b,
-                    None => {
-                        self.pending.extend_from_slice(input);
-                        return Ok(input.len());
-                    }
-                },
+                None => *input.get(i - have)?,
             };
         }
+        Some(head)
+    }
+
+    /// A block header read and checked by the rules [`BlockWalker`] holds the C backend to,
+    /// before the block is gathered.
+    ///
+    /// [`BlockWalker`]: super::BlockWalker
+    fn block_head(&self, head: [u8; 3]) -> Result<BlockHead, DecodeError> {
         let bh = u32::from_le_bytes([head[0], head[1], head[2], 0]);
-        let last = bh & 1 == 1;
         let kind = (bh >> 1) & 3;
         let size = (bh >> 3) as usize;
         let body = match kind {
@@ -325,7 +335,6 @@ impl ZstdDecoder {
             1 => 1,
             _ => return Err(corrupt("reserved block type")),
         };
-        // The rules `BlockWalker` holds the C backend to, checked before gathering the block.
         if kind == 2 && size == 0 {
             return Err(corrupt("empty compressed block"));
         }
@@ -336,6 +345,27 @@ impl ZstdDecoder {
         if size.max(body) as u64 > max {
             return Err(corrupt("block larger than the frame allows"));
         }
+        Ok(BlockHead {
+            last: bh & 1 == 1,
+            kind,
+            size,
+            body,
+        })
+    }
+
+    /// Gathers one whole block (from `input` directly when it holds one), decodes it, drains.
+    fn take_block(&mut self, input: &[u8], capacity: u64) -> Result<usize, DecodeError> {
+        let have = self.pending.len();
+        let Some(head) = self.block_head_bytes(input) else {
+            self.pending.extend_from_slice(input);
+            return Ok(input.len());
+        };
+        let BlockHead {
+            last,
+            kind,
+            size,
+            body,
+        } = self.block_head(head)?;
         // ruzstd reads the content checksum right after the last block. It is handed four
         // placeholder bytes there (it keeps them, zinto does not use them) and the stored
         // checksum is gathered after, so the last block decodes as soon as it is whole, as the

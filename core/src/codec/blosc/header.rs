@@ -152,23 +152,7 @@ impl BloscHeader {
             // c-blosc stops here: an empty buffer is its header alone.
             return Ok(h);
         }
-        if flags & RESERVED != 0 {
-            return Err(field(
-                "flags",
-                flags.into(),
-                "has the reserved bit 0x08 set",
-            ));
-        }
-        if typesize == 0 {
-            return Err(field("typesize", 0, "must be 1 to 255"));
-        }
-        if h.blocksize == 0 || h.blocksize > h.nbytes.min(MAX_BLOCKSIZE) {
-            return Err(field(
-                "blocksize",
-                h.blocksize.into(),
-                "must be 1 to nbytes (and at most 715 827 540)",
-            ));
-        }
+        h.check_fields()?;
         if h.memcpyed() {
             if u64::from(h.cbytes) != u64::from(h.nbytes) + HEADER_LEN as u64 {
                 return Err(field(
@@ -179,6 +163,35 @@ impl BloscHeader {
             }
             return Ok(h);
         }
+        h.check_compressed(inner_version)?;
+        Ok(h)
+    }
+
+    /// The fields every chunk that holds bytes must have right: flags, typesize, blocksize.
+    fn check_fields(&self) -> Result<(), DecodeError> {
+        if self.flags & RESERVED != 0 {
+            return Err(field(
+                "flags",
+                self.flags.into(),
+                "has the reserved bit 0x08 set",
+            ));
+        }
+        if self.typesize == 0 {
+            return Err(field("typesize", 0, "must be 1 to 255"));
+        }
+        if self.blocksize == 0 || self.blocksize > self.nbytes.min(MAX_BLOCKSIZE) {
+            return Err(field(
+                "blocksize",
+                self.blocksize.into(),
+                "must be 1 to nbytes (and at most 715 827 540)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// What a compressed (not memcpyed) chunk must also have right: the inner format
+    /// version, an inner compressor zinto decodes, room for the block table.
+    fn check_compressed(&self, inner_version: u8) -> Result<(), DecodeError> {
         if inner_version != INNER_FORMAT_VERSION {
             return Err(field(
                 "inner compressor version",
@@ -186,21 +199,21 @@ impl BloscHeader {
                 "is not 1",
             ));
         }
-        if h.inner()? == InnerCodec::Snappy {
+        if self.inner()? == InnerCodec::Snappy {
             return Err(DecodeError::Unsupported {
                 codec: CodecName::Blosc,
                 what: "the inner compressor snappy",
             });
         }
-        let table_end = u64::from(h.nblocks()) * 4 + HEADER_LEN as u64;
-        if table_end > u64::from(h.cbytes) {
+        let table_end = u64::from(self.nblocks()) * 4 + HEADER_LEN as u64;
+        if table_end > u64::from(self.cbytes) {
             return Err(field(
                 "cbytes",
-                h.cbytes.into(),
+                self.cbytes.into(),
                 "cannot hold the header and the block table",
             ));
         }
-        Ok(h)
+        Ok(())
     }
 
     /// Whether the data follows the header as is.
