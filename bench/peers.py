@@ -17,6 +17,10 @@ Run from the repository root:
     cargo build --release --bin zinto --no-default-features --features cli --target-dir target/pure-rust
     nice -n 19 cargo build --release -j 1 --manifest-path bench/zarrs_reader/Cargo.toml  # the zarrs crate
     python3 bench/peers.py [--runs 5] [--cases whole_raw,whole_zstd,...]   (default: every case in CASES)
+
+A refactor is measured against the build before it in the same run, interleaved with the rest:
+    git worktree add /tmp/base BASE && (cd /tmp/base && CARGO_TARGET_DIR=/tmp/base-target cargo build --release --bin zinto)
+    python3 bench/peers.py --baseline /tmp/base-target/release/zinto
 """
 
 import argparse
@@ -176,7 +180,8 @@ class Skip(Exception):
 
 def run_zinto(binary, path, sel, threads):
     if not binary.exists():
-        raise Skip(f"{binary.relative_to(ROOT)} not built")
+        shown = binary.relative_to(ROOT) if binary.is_relative_to(ROOT) else binary
+        raise Skip(f"{shown} not built")
     args = [str(binary), "read", str(path), "--json"]
     if sel:
         args += ["--select", ",".join(f"{a}:{b}" for a, b in sel)]
@@ -270,6 +275,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--cases", default=",".join(CASES))
+    p.add_argument("--baseline", type=Path, default=None,
+                   help="another zinto binary (an earlier build) read alongside, 2 threads")
     args = p.parse_args()
     names = args.cases.split(",")
     unknown = [n for n in names if n not in CASES]
@@ -284,6 +291,10 @@ def main():
         ("zarrs pipeline", lambda path, sel: run_python("zarrs", path, sel)),
         ("tensorstore", lambda path, sel: run_python("tensorstore", path, sel)),
     ]
+    if args.baseline:
+        baseline = args.baseline.resolve()
+        readers.insert(1, ("zinto baseline (C zstd, 2 threads)",
+                           lambda path, sel: run_zinto(baseline, path, sel, None)))
     if ZARRS_READER.exists():
         readers.append((f"zarrs crate {zarrs_crate_version()}", run_zarrs_crate))
     else:
