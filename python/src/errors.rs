@@ -69,6 +69,9 @@ fn of_kind(kind: &ErrorKind, msg: String) -> PyErr {
         ErrorKind::Store(zinto::StoreError::Missing) => {
             pyo3::exceptions::PyFileNotFoundError::new_err(msg)
         }
+        // A store's count of its own bytes out of step is a bug in zinto, as an internal error
+        // of the reader's is: not the store failing.
+        ErrorKind::Store(zinto::StoreError::Internal { .. }) => DecodeError::new_err(msg),
         ErrorKind::Store(_) => StoreError::new_err(msg),
         ErrorKind::Layout(_) | ErrorKind::OutputSize { .. } => {
             pyo3::exceptions::PyValueError::new_err(msg)

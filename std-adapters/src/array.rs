@@ -412,7 +412,7 @@ impl<S: Store> Array<S> {
     }
 
     /// The workers a read of this array with `options` asks for: `options.threads`, else one
-    /// per available core, or from a remote store [`REMOTE_WORKERS_PER_CORE`] per core, at
+    /// per available core, or from a remote store [`REMOTE_WORKERS_PER_CORE`](crate::REMOTE_WORKERS_PER_CORE) per core, at
     /// most its requests in flight (its workers also wait for the network: more of them keep
     /// more responses streaming).
     pub fn workers(&self, options: &ReadOptions<'_>) -> NonZeroUsize {
@@ -443,7 +443,7 @@ impl<S: Store> Array<S> {
 /// How to run a read.
 #[derive(Default, Clone, Copy)]
 pub struct ReadOptions<'a> {
-    /// Worker threads; `None` means one per available core ([`REMOTE_WORKERS_PER_CORE`] per
+    /// Worker threads; `None` means one per available core ([`REMOTE_WORKERS_PER_CORE`](crate::REMOTE_WORKERS_PER_CORE) per
     /// core for an array in a remote store). Never more than the chunks read.
     pub threads: Option<NonZeroUsize>,
     /// Called after each chunk with (chunks done, chunks in all), from the worker that did it.

@@ -104,7 +104,6 @@ impl PieceOut<'_, '_> {
     }
 }
 
-/// Reads pieces of chunks of one array into one output of shape `out_shape`.
 /// Where a chunk's stored bytes are: `key[offset..offset + len]`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Stored<'k> {
@@ -154,6 +153,7 @@ impl<'r> Part<'r> {
     }
 }
 
+/// Reads pieces of chunks of one array into one output of shape `out_shape`.
 pub(crate) struct ChunkReader<'a, S: ?Sized> {
     pub(crate) store: &'a S,
     pub(crate) meta: &'a ArrayMetadata,

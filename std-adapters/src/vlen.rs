@@ -139,6 +139,13 @@ pub(crate) fn read<S: Store>(
             }));
         }
     };
+    // The offsets first: a selection too large for them is refused before anything else is
+    // allocated for it.
+    let n = selection
+        .num_elements()
+        .and_then(|n| usize::try_from(n).map_err(|_| LayoutError::Overflow))
+        .map_err(|e| at(ErrorKind::Layout(e)))?;
+    let offsets = zeroed_offsets(n).map_err(at)?;
     let walk = Walk {
         store,
         meta,
@@ -154,11 +161,7 @@ pub(crate) fn read<S: Store>(
     };
     let mut ctx = ReadContext::new().map_err(at)?;
     let mut chunk = ChunkItems::default();
-    let n = selection
-        .num_elements()
-        .and_then(|n| usize::try_from(n).map_err(|_| LayoutError::Overflow))
-        .map_err(|e| at(ErrorKind::Layout(e)))?;
-    let offsets = walk.offsets(&mut ctx, &mut chunk, n)?;
+    let offsets = walk.offsets(&mut ctx, &mut chunk, offsets)?;
     let values = walk.values(&mut ctx, &mut chunk, &offsets)?;
     Ok(VlenData {
         shape: selection.shape().to_vec(),
@@ -166,6 +169,19 @@ pub(crate) fn read<S: Store>(
         values,
         utf8: codec == CodecName::VlenUtf8,
     })
+}
+
+/// `n + 1` zeroed offsets, or why not (refused, not aborting, when too many).
+fn zeroed_offsets(n: usize) -> Result<Vec<u64>, ErrorKind> {
+    let slots = n.checked_add(1).ok_or(OVERFLOW)?;
+    let mut offsets = Vec::new();
+    offsets
+        .try_reserve_exact(slots)
+        .map_err(|_| ErrorKind::OutOfMemory {
+            bytes: (slots as u64).saturating_mul(8),
+        })?;
+    offsets.resize(slots, 0u64);
+    Ok(offsets)
 }
 
 /// The two passes of one read over the chunks its selection touches.
@@ -199,22 +215,15 @@ impl<S: Store> Walk<'_, S> {
         Ok(())
     }
 
-    /// Pass 1: where each of the `n` elements starts in the values, and where the last ends.
+    /// Pass 1: where each element starts in the values, and where the last ends, in
+    /// `offsets` (one more than the elements, zeroed).
     fn offsets(
         &self,
         ctx: &mut ReadContext,
         chunk: &mut ChunkItems,
-        n: usize,
+        mut offsets: Vec<u64>,
     ) -> Result<Vec<u64>, KeyedError> {
         let at = |kind| (None, kind);
-        let slots = n.checked_add(1).ok_or(at(OVERFLOW))?;
-        let mut offsets = Vec::new();
-        offsets.try_reserve_exact(slots).map_err(|_| {
-            at(ErrorKind::OutOfMemory {
-                bytes: (slots as u64).saturating_mul(8),
-            })
-        })?;
-        offsets.resize(slots, 0u64);
         // Lengths, at offsets[i + 1], then their running sums.
         self.each(ctx, chunk, &mut |i, item| {
             let slot = offsets.get_mut(i + 1).ok_or(ErrorKind::Internal {

@@ -255,7 +255,7 @@ impl ChunkDecoder {
     /// also be a power of two; one block for Blosc; 1 otherwise.
     ///
     /// # Errors
-    /// For Blosc, what [`BloscHeader::parse`] refuses, or
+    /// For Blosc, what [`BloscHeader::parse`](super::blosc::BloscHeader::parse) refuses, or
     /// [`DecodeError::Truncated`] if `head` is too short to hold the header.
     pub fn min_window(
         codecs: &BytesCodecs,
@@ -266,19 +266,13 @@ impl ChunkDecoder {
         let Some(compressor) = codecs.compressor else {
             return Ok(1);
         };
-        let before = usize::try_from(codecs.checksums.before()).map_err(|_| SIZE_NOT_USIZE)?;
-        let payload_len = encoded_len
-            .checked_sub(codecs.checksums.before() + codecs.checksums.after())
-            .ok_or(DecodeError::Truncated {
-                // As `start` says it.
-                codec: codecs
-                    .checksums
-                    .iter()
-                    .last()
-                    .map_or(CodecName::Crc32c, |c| c.name()),
-            })?;
-        // Shorter than its checksums: the codec finds no header in it.
-        let head = head.get(before..).unwrap_or(&[]);
+        let (before, after) = (codecs.checksums.before(), codecs.checksums.after());
+        // `None`: shorter than its checksums (only a codec that reads a header minds).
+        let payload_len = encoded_len.checked_sub(before + after);
+        let head = usize::try_from(before)
+            .ok()
+            .and_then(|b| head.get(b..))
+            .unwrap_or(&[]);
         compressor
             .codec()
             .min_window(head, payload_len, decoded_len)

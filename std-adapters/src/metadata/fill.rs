@@ -157,10 +157,16 @@ fn utf32_padded(s: &str, chars: u32) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Standard base64 (RFC 4648, `+/`, `=` padding required to a multiple of 4).
+/// Standard base64 (RFC 4648, `+/`, `=` padding required to a multiple of 4); bits past the
+/// last byte need not be zero (`"YWJ="` is `ab`), as Python's `b64decode` reads it.
 fn base64_decode(s: &str) -> Option<Vec<u8>> {
     use base64::Engine;
-    base64::engine::general_purpose::STANDARD.decode(s).ok()
+    use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_allow_trailing_bits(true),
+    );
+    LENIENT.decode(s).ok()
 }
 
 fn int(v: &Value) -> Option<i128> {
@@ -315,6 +321,9 @@ mod tests {
             ("Zm9vYg==", "foob"),
             ("Zm9vYmE=", "fooba"),
             ("Zm9vYmFy", "foobar"),
+            // Bits past the last byte that are not zero are ignored, as Python ignores them.
+            ("YWJ=", "ab"),
+            ("Zh==", "f"),
         ] {
             assert_eq!(base64_decode(text).unwrap(), raw.as_bytes(), "{text}");
         }

@@ -11,7 +11,7 @@ use std::num::NonZeroUsize;
 
 use super::{Store, StoreError};
 
-/// Workers per core of a read from a store that reads ahead, unless
+/// Workers per core of a read from a [`RemoteStore`](super::RemoteStore) (feature `remote`), unless
 /// [`ReadOptions::threads`](crate::ReadOptions::threads) says otherwise. A worker waits on the
 /// network as well as decoding: while it decodes one response the others wait in bounded
 /// channels, so one worker per core streams too few responses. Measured on 2 cores over S3 in

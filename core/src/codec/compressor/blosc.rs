@@ -39,15 +39,17 @@ impl CompressorCodec for BloscConfig {
     fn min_window(
         &self,
         head: &[u8],
-        payload_len: u64,
+        payload_len: Option<u64>,
         decoded_len: usize,
     ) -> Result<usize, DecodeError> {
+        let truncated = DecodeError::Truncated {
+            codec: CodecName::Blosc,
+        };
         let header: &[u8; HEADER_LEN] = head
             .get(..HEADER_LEN)
             .and_then(|h| h.try_into().ok())
-            .ok_or(DecodeError::Truncated {
-                codec: CodecName::Blosc,
-            })?;
+            .ok_or(truncated)?;
+        let payload_len = payload_len.ok_or(truncated)?;
         let h = BloscHeader::parse(header, payload_len, decoded_len as u64)?;
         // A chunk of no bytes is not checked past its sizes: its block size says nothing.
         Ok(usize::try_from(h.blocksize.min(h.nbytes))

@@ -45,7 +45,7 @@ impl CompressorCodec for Gzip {
         true
     }
 
-    fn min_window(&self, _: &[u8], _: u64, _: usize) -> Result<usize, DecodeError> {
+    fn min_window(&self, _: &[u8], _: Option<u64>, _: usize) -> Result<usize, DecodeError> {
         Ok(RING_MIN)
     }
 

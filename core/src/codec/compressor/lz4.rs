@@ -48,7 +48,7 @@ impl CompressorCodec for Lz4 {
         false
     }
 
-    fn min_window(&self, _: &[u8], _: u64, _: usize) -> Result<usize, DecodeError> {
+    fn min_window(&self, _: &[u8], _: Option<u64>, _: usize) -> Result<usize, DecodeError> {
         Ok(1)
     }
 

@@ -50,12 +50,13 @@ pub(crate) trait CompressorCodec: core::fmt::Debug {
     /// ([`ChunkDecoder::start_windowed`](super::ChunkDecoder::start_windowed)).
     fn can_window(&self) -> bool;
 
-    /// The smallest window its windowed decoder takes, for a payload of `payload_len` bytes
-    /// that begins with `head` and decodes to `decoded_len` bytes.
+    /// The smallest window its windowed decoder takes, for a payload that begins with `head`,
+    /// of `payload_len` bytes (`None` if the stored chunk is shorter than its checksums), that
+    /// decodes to `decoded_len` bytes.
     fn min_window(
         &self,
         head: &[u8],
-        payload_len: u64,
+        payload_len: Option<u64>,
         decoded_len: usize,
     ) -> Result<usize, DecodeError>;
 
@@ -254,5 +255,30 @@ mod tests {
         }
         assert_eq!(CodecName::from_name("categorize"), None);
         assert_eq!(compressors, 6);
+    }
+
+    /// The smallest window is the codec's to say: a stream codec does not look at the
+    /// stored bytes at all, even a chunk too short to hold its checksums (its start refuses
+    /// that); Blosc reads its header and says it is truncated.
+    #[test]
+    fn the_smallest_window_asks_only_codecs_that_read_a_header() {
+        use crate::codec::{BytesCodecs, Checksums, ChunkDecoder, RING_MIN};
+        let with_crc = |compressor| BytesCodecs {
+            compressor: Some(compressor),
+            checksums: Checksums::crc32c(1).unwrap(),
+        };
+        for (compressor, want) in [(Compressor::GZIP, RING_MIN), (Compressor::ZSTD, 1)] {
+            let got = ChunkDecoder::min_window(&with_crc(compressor), &[0; 2], 2, 100);
+            assert_eq!(got, Ok(want), "{compressor}");
+        }
+        let blosc = Compressor::from_config(CodecName::Blosc, &NoConfig)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            ChunkDecoder::min_window(&with_crc(blosc), &[0; 2], 2, 100),
+            Err(DecodeError::Truncated {
+                codec: CodecName::Blosc
+            })
+        );
     }
 }

@@ -42,7 +42,7 @@ impl CompressorCodec for Zlib {
         true
     }
 
-    fn min_window(&self, _: &[u8], _: u64, _: usize) -> Result<usize, DecodeError> {
+    fn min_window(&self, _: &[u8], _: Option<u64>, _: usize) -> Result<usize, DecodeError> {
         Ok(RING_MIN)
     }
 

@@ -49,7 +49,7 @@ impl CompressorCodec for Zstd {
     }
 
     /// The decoder keeps the frame's window itself: any window will do.
-    fn min_window(&self, _: &[u8], _: u64, _: usize) -> Result<usize, DecodeError> {
+    fn min_window(&self, _: &[u8], _: Option<u64>, _: usize) -> Result<usize, DecodeError> {
         Ok(1)
     }
 
