@@ -248,7 +248,9 @@ impl<S: Store> Walk<'_, S> {
         offsets: &[u64],
     ) -> Result<Vec<u8>, KeyedError> {
         let at = |kind| (None, kind);
-        let total = offsets.last().copied().unwrap_or(0);
+        let total = offsets.last().copied().ok_or(at(ErrorKind::Internal {
+            what: "variable-length offsets without their end",
+        }))?;
         let total = usize::try_from(total).map_err(|_| at(OVERFLOW))?;
         let mut values = crate::buffer::zeroed_buffer(total).ok_or(at(ErrorKind::OutOfMemory {
             bytes: total as u64,

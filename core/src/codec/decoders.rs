@@ -143,6 +143,19 @@ fn unsupported(codec: CodecName, what: &'static str) -> DecodeError {
     DecodeError::Unsupported { codec, what }
 }
 
+/// The zstd decoder in `slot`, made on first use with the window cap `cap`: the one a chunk's
+/// zstd and Blosc's inner zstd share.
+#[cfg(feature = "alloc")]
+fn zstd_in(slot: &mut Option<ZstdDecoder>, cap: Option<u64>) -> &mut ZstdDecoder {
+    slot.get_or_insert_with(|| {
+        let mut z = ZstdDecoder::new();
+        if let Some(cap) = cap {
+            z.set_window_cap(cap);
+        }
+        z
+    })
+}
+
 /// Runs a streaming decoder over one whole stream and checks it ends exactly there.
 #[cfg_attr(not(feature = "alloc"), allow(dead_code))]
 fn whole_stream(
@@ -198,14 +211,7 @@ impl InnerDecompress for Inner<'_> {
             }
             #[cfg(feature = "alloc")]
             CodecName::Zstd => {
-                let cap = self.zstd_window_cap;
-                let z = self.zstd.get_or_insert_with(|| {
-                    let mut z = ZstdDecoder::new();
-                    if let Some(cap) = cap {
-                        z.set_window_cap(cap);
-                    }
-                    z
-                });
+                let z = zstd_in(self.zstd, self.zstd_window_cap);
                 z.reset();
                 whole_stream(codec, src, dst, |i, o, p| z.decode(i, o, p))
             }
@@ -473,14 +479,7 @@ impl Decoders {
     /// The zstd decoder, made on first use with the window cap set.
     #[cfg(feature = "alloc")]
     pub(crate) fn zstd(&mut self) -> &mut ZstdDecoder {
-        let cap = self.zstd_window_cap;
-        self.zstd.get_or_insert_with(|| {
-            let mut z = ZstdDecoder::new();
-            if let Some(cap) = cap {
-                z.set_window_cap(cap);
-            }
-            z
-        })
+        zstd_in(&mut self.zstd, self.zstd_window_cap)
     }
 
     /// The Blosc decoder, made on first use.

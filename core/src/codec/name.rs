@@ -19,11 +19,6 @@ impl CodecName {
             .find(|(_, _, v2)| *v2 == Some(id))
             .map(|(c, _, _)| *c)
     }
-
-    /// Every codec the registry lists.
-    pub fn all() -> impl Iterator<Item = CodecName> {
-        TABLE.iter().map(|(c, _, _)| *c)
-    }
 }
 
 impl core::fmt::Display for CodecName {
