@@ -9,6 +9,7 @@
 //! - [`Runs`]: the `(src, dst, len)` byte copies of one piece, for any chunk [`MemoryOrder`].
 //! - [`sizes_to_offsets`]: where variable-size pieces go when laid end to end.
 //! - [`records`]: fixed-width records sorted in place by a key field.
+//! - [`dtype`]: element types: numbers, NumPy type strings, float16 rounding.
 //! - [`formats`]: the headers of `.npy` and msgpack-numpy segment files a merge reads.
 //!
 //! ```
@@ -37,6 +38,7 @@ extern crate alloc;
 
 pub mod codec;
 mod concat;
+pub mod dtype;
 mod error;
 pub mod formats;
 mod grid;

@@ -64,7 +64,7 @@ pub struct SegmentsHeld {
 impl SegmentsHeld {
     /// Bytes per row.
     pub fn row_len(&self) -> u64 {
-        self.columns.saturating_mul(u64::from(self.dtype.size))
+        self.columns.saturating_mul(self.dtype.size() as u64)
     }
 
     /// The record layout a sort key names for rows of these segments: `col=N`, the row's N-th
@@ -102,7 +102,7 @@ impl SegmentsHeld {
         } else {
             Endian::Little
         };
-        let offset = usize::try_from(col * u64::from(self.dtype.size))
+        let offset = usize::try_from(col * self.dtype.size() as u64)
             .map_err(|_| format!("key {spec:?}: a column past any record"))?;
         RecordLayout::new(record_size, offset, key_type, endian)
             .map_err(|e| format!("key {spec:?}: {e}"))

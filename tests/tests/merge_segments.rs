@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use zinto::core::codec::Endian;
-use zinto::core::formats::{FormatError, NumberKind, npy};
+use zinto::core::dtype::Number;
+use zinto::core::formats::{FormatError, npy};
 use zinto::core::records::{KeyType, RecordLayout, sort_records_by_key_stable};
 use zinto::{ConcatPlan, ErrorKind, FileStore, MemoryStore, ReadOptions, SegmentFormat};
 
@@ -68,7 +69,7 @@ fn every_npy_version_and_byte_order_reads() {
     let (plan, held) =
         ConcatPlan::segments(&store, &["big_endian.npy"], SegmentFormat::Npy).unwrap();
     let held = held.unwrap();
-    assert!(held.dtype.big_endian && held.dtype.kind == NumberKind::Float);
+    assert!(held.dtype.big_endian && held.dtype.number == Number::Float64);
     let be = plan.read_to_vec(&store, &ReadOptions::default()).unwrap();
     let swapped: Vec<u8> = be.chunks(8).flat_map(|c| c.iter().rev().copied()).collect();
     assert_eq!(swapped, small);

@@ -14,7 +14,7 @@ mod error;
 mod number;
 
 pub use error::FormatError;
-pub use number::{NumberKind, NumberType};
+pub use number::NumberType;
 
 use crate::{Dims, product};
 
@@ -63,7 +63,7 @@ impl SegmentHeader {
         })?;
         let data_len = product(shape.as_slice())
             .ok()
-            .and_then(|n| n.checked_mul(dtype.size as u64))
+            .and_then(|n| n.checked_mul(dtype.size() as u64))
             .ok_or(FormatError::Malformed {
                 what: "a shape whose size overflows",
             })?;

@@ -3,7 +3,7 @@
 //! msgpack-numpy writes it), its bytes raw and C-ordered.
 //!
 //! ```
-//! use zinto_core::formats::{NumberKind, msgpack_numpy};
+//! use zinto_core::{dtype::Number, formats::msgpack_numpy};
 //!
 //! // msgpack_numpy.packb(np.zeros((2, 3)))
 //! let mut file = vec![0x85, 0xc4, 2, b'n', b'd', 0xc3, 0xc4, 4, b't', b'y', b'p', b'e'];
@@ -13,7 +13,7 @@
 //! file.extend([0u8; 48]);
 //!
 //! let h = msgpack_numpy::parse(&file, file.len() as u64)?;
-//! assert_eq!((h.dtype.kind, h.rows(), h.columns(), h.data_len), (NumberKind::Float, 2, 3, 48));
+//! assert_eq!((h.dtype.number, h.rows(), h.columns(), h.data_len), (Number::Float64, 2, 3, 48));
 //! assert_eq!(h.data_offset as usize, file.len() - 48);
 //! # Ok::<(), zinto_core::formats::FormatError>(())
 //! ```

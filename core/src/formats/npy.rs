@@ -3,7 +3,7 @@
 //! newline, then the data.
 //!
 //! ```
-//! use zinto_core::formats::{NumberKind, npy};
+//! use zinto_core::{dtype::Number, formats::npy};
 //!
 //! let mut file = b"\x93NUMPY\x01\x00".to_vec();
 //! let dict = b"{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
@@ -15,7 +15,7 @@
 //! file.extend([0u8; 48]); // 2 x 3 float64
 //!
 //! let h = npy::parse(&file, file.len() as u64)?;
-//! assert_eq!((h.dtype.kind, h.dtype.size, h.rows(), h.columns()), (NumberKind::Float, 8, 2, 3));
+//! assert_eq!((h.dtype.number, h.rows(), h.columns()), (Number::Float64, 2, 3));
 //! assert_eq!((h.data_offset as usize, h.data_len), (file.len() - 48, 48));
 //! # Ok::<(), zinto_core::formats::FormatError>(())
 //! ```
@@ -275,7 +275,7 @@ mod tests {
     use std::format;
 
     use super::{FormatError, MAX_HEADER_LEN, parse};
-    use crate::formats::NumberKind;
+    use crate::dtype::Number;
 
     /// A version 1.0 file with this dict and `data` bytes of data (padded as NumPy pads).
     fn file(dict: &str, data: usize, out: &mut [u8]) -> usize {
@@ -301,12 +301,11 @@ mod tests {
     #[test]
     fn headers_numpy_writes_parse() {
         let mut buf = [0u8; 512];
-        for (dict, data, kind, size, rows, cols, fortran) in [
+        for (dict, data, number, rows, cols, fortran) in [
             (
                 "{'descr': '<f8', 'fortran_order': False, 'shape': (4, 3), }",
                 96,
-                NumberKind::Float,
-                8,
+                Number::Float64,
                 4,
                 3,
                 false,
@@ -314,8 +313,7 @@ mod tests {
             (
                 "{'descr': '>i4', 'fortran_order': True, 'shape': (5,), }",
                 20,
-                NumberKind::Int,
-                4,
+                Number::Int32,
                 5,
                 1,
                 true,
@@ -323,8 +321,7 @@ mod tests {
             (
                 "{'descr': '|u1', 'fortran_order': False, 'shape': (), }",
                 1,
-                NumberKind::Uint,
-                1,
+                Number::UInt8,
                 1,
                 1,
                 false,
@@ -332,8 +329,7 @@ mod tests {
             (
                 "{'descr': '|b1', 'fortran_order': False, 'shape': (0, 7), }",
                 0,
-                NumberKind::Bool,
-                1,
+                Number::Bool,
                 0,
                 7,
                 false,
@@ -341,8 +337,7 @@ mod tests {
             (
                 "{\"shape\": (2L, 2L), \"descr\": \"<f4\", \"fortran_order\": False}",
                 16,
-                NumberKind::Float,
-                4,
+                Number::Float32,
                 2,
                 2,
                 false,
@@ -351,14 +346,8 @@ mod tests {
             let n = file(dict, data, &mut buf);
             let h = parse(&buf[..n], n as u64).unwrap();
             assert_eq!(
-                (
-                    h.dtype.kind,
-                    h.dtype.size,
-                    h.rows(),
-                    h.columns(),
-                    h.fortran_order
-                ),
-                (kind, size, rows, cols, fortran),
+                (h.dtype.number, h.rows(), h.columns(), h.fortran_order),
+                (number, rows, cols, fortran),
                 "{dict}"
             );
             assert_eq!(h.data_offset as usize % 64, 0);

@@ -2,6 +2,8 @@
 
 use core::fmt;
 
+use crate::dtype::Number;
+
 /// The scalar type of a record's key field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyType {
@@ -32,10 +34,7 @@ impl KeyType {
 
     /// Width of the key in bytes.
     pub const fn width(self) -> usize {
-        match self {
-            Self::F32 | Self::I32 | Self::U32 => 4,
-            Self::F64 | Self::I64 | Self::U64 => 8,
-        }
+        self.number().size()
     }
 
     /// Its name as written on the command line (`f64`, `i32`, ...).
@@ -48,6 +47,24 @@ impl KeyType {
             Self::U32 => "u32",
             Self::U64 => "u64",
         }
+    }
+
+    /// The number type it is.
+    pub const fn number(self) -> Number {
+        match self {
+            Self::F32 => Number::Float32,
+            Self::F64 => Number::Float64,
+            Self::I32 => Number::Int32,
+            Self::I64 => Number::Int64,
+            Self::U32 => Number::UInt32,
+            Self::U64 => Number::UInt64,
+        }
+    }
+
+    /// The key type of `number`, if records can be sorted by it (4- and 8-byte integers and
+    /// floats).
+    pub fn from_number(number: Number) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.number() == number)
     }
 
     /// The key type named `name` (`f32`, `f64`, `i32`, `i64`, `u32`, `u64`).
@@ -274,5 +291,14 @@ mod tests {
             assert_eq!(KeyType::from_name(t.name()), Some(t));
         }
         assert_eq!(KeyType::from_name("f16"), None);
+        for n in Number::ALL {
+            let key = KeyType::from_number(n);
+            assert_eq!(key.map(KeyType::number), key.is_some().then_some(n));
+            assert_eq!(
+                key.is_some(),
+                matches!(n.size(), 4 | 8) && n.kind() != 'c',
+                "{n}"
+            );
+        }
     }
 }

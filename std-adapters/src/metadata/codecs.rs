@@ -2,10 +2,11 @@
 //! shared by v2 (`compressor`, `filters`) and v3 (`codecs`).
 
 use serde_json::{Map, Value};
-use zinto_core::codec::filter::{Elem, numeric_elem};
+use zinto_core::codec::filter::{Elem, NumType};
 use zinto_core::codec::{
     ChecksumSpec, Codec, CodecName, Compressor, Config, ConfigValue, Endian, Filter,
 };
+use zinto_core::dtype::Number;
 
 use super::DataType;
 use super::MetadataError;
@@ -32,15 +33,13 @@ impl Config for JsonConfig<'_> {
 
 /// The element type filters see for an array of `dtype` stored in `endian` order, if numeric.
 pub(crate) fn filter_elem(dtype: DataType, endian: Option<Endian>) -> Option<Elem> {
-    let kind = match dtype {
-        DataType::Int8 | DataType::Int16 | DataType::Int32 | DataType::Int64 => 'i',
+    let number = match dtype {
         // Counts of a unit, stored as int64.
-        DataType::DateTime64(_) | DataType::TimeDelta64(_) => 'i',
-        DataType::UInt8 | DataType::UInt16 | DataType::UInt32 | DataType::UInt64 => 'u',
-        DataType::Float32 | DataType::Float64 => 'f',
-        _ => return None,
+        DataType::DateTime64(_) | DataType::TimeDelta64(_) => Number::Int64,
+        _ => dtype.number()?,
     };
-    numeric_elem(kind, dtype.fixed_size()?, endian.unwrap_or(Endian::NATIVE))
+    let ty = NumType::from_number(number)?;
+    Some(Elem::new(ty, endian.unwrap_or(Endian::NATIVE)))
 }
 
 /// The codec `name` configured by `config`: a compressor, a checksum or a filter. `decoded` is

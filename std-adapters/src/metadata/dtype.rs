@@ -2,6 +2,7 @@
 
 use serde_json::Value;
 use zinto_core::codec::Endian;
+use zinto_core::dtype::{ByteOrder, Number, TypeStr};
 
 /// An element type zinto reads.
 ///
@@ -158,23 +159,6 @@ impl std::fmt::Display for TimeUnit {
     }
 }
 
-const TABLE: [(DataType, &str, char, usize); 14] = [
-    (DataType::Bool, "bool", 'b', 1),
-    (DataType::Int8, "int8", 'i', 1),
-    (DataType::Int16, "int16", 'i', 2),
-    (DataType::Int32, "int32", 'i', 4),
-    (DataType::Int64, "int64", 'i', 8),
-    (DataType::UInt8, "uint8", 'u', 1),
-    (DataType::UInt16, "uint16", 'u', 2),
-    (DataType::UInt32, "uint32", 'u', 4),
-    (DataType::UInt64, "uint64", 'u', 8),
-    (DataType::Float16, "float16", 'f', 2),
-    (DataType::Float32, "float32", 'f', 4),
-    (DataType::Float64, "float64", 'f', 8),
-    (DataType::Complex64, "complex64", 'c', 8),
-    (DataType::Complex128, "complex128", 'c', 16),
-];
-
 /// The largest element zinto reads: 1 MiB (a 262 144-character `fixed_length_utf32`). The
 /// metadata declares the size, and fill values and scratch are sized from it, so it is bounded
 /// before anything is allocated.
@@ -203,8 +187,8 @@ impl DataType {
             },
             _ => return Err(unsupported()),
         };
-        if let Some(t) = TABLE.iter().find(|t| t.1 == name) {
-            return Ok(t.0);
+        if let Some(n) = Number::from_name(name) {
+            return Ok(n.into());
         }
         Self::from_v3_extension(name, config)?.bounded()
     }
@@ -281,48 +265,56 @@ impl DataType {
     /// `"<M8[ns]"`, `"<U6"` or `"|S4"`. One-byte units have no byte order (`None`). `"|O"` (an
     /// object array) is not a type by itself: its filter says what the objects are.
     pub(crate) fn from_v2_str(s: &str) -> Option<(Self, Option<Endian>)> {
-        let mut chars = s.chars();
-        let endian = match chars.next()? {
-            '<' => Some(Endian::Little),
-            '>' => Some(Endian::Big),
-            '|' => None,
-            _ => return None,
+        let t = TypeStr::parse(s)?;
+        let endian = match t.order? {
+            ByteOrder::Native => return None,
+            order => order.endian(),
         };
-        let kind = chars.next()?;
-        let rest = chars.as_str();
-        let (t, unit) = match kind {
+        let positive = || (t.size > 0).then_some(t.size);
+        let ty = match t.kind {
             'M' | 'm' => {
-                let unit = rest.strip_prefix("8[")?.strip_suffix(']')?;
-                let unit = TimeUnit::parse_numpy(unit)?;
-                let t = if kind == 'M' {
+                let unit = TimeUnit::parse_numpy(t.unit?).filter(|_| t.size == 8)?;
+                if t.kind == 'M' {
                     Self::DateTime64(unit)
                 } else {
                     Self::TimeDelta64(unit)
-                };
-                (t, 8)
+                }
             }
-            'U' => (
-                Self::FixedUtf32 {
-                    chars: rest.parse().ok().filter(|&n| n > 0)?,
-                },
-                4,
-            ),
-            'S' => (
-                Self::FixedBytes {
-                    len: rest.parse().ok().filter(|&n| n > 0)?,
-                },
-                1,
-            ),
-            _ => {
-                let size: usize = rest.parse().ok()?;
-                let t = TABLE.iter().find(|t| t.2 == kind && t.3 == size)?.0;
-                (t, t.scalar_size())
-            }
+            'U' => Self::FixedUtf32 { chars: positive()? },
+            'S' => Self::FixedBytes { len: positive()? },
+            _ => t.number()?.into(),
         };
+        let unit = t.unit_size()?;
         if unit > 1 && endian.is_none() {
             return None;
         }
-        Some((t, if unit > 1 { endian } else { None }))
+        Some((ty, if unit > 1 { endian } else { None }))
+    }
+
+    /// The number it is, for the fixed-width number types.
+    pub fn number(self) -> Option<Number> {
+        Some(match self {
+            Self::Bool => Number::Bool,
+            Self::Int8 => Number::Int8,
+            Self::Int16 => Number::Int16,
+            Self::Int32 => Number::Int32,
+            Self::Int64 => Number::Int64,
+            Self::UInt8 => Number::UInt8,
+            Self::UInt16 => Number::UInt16,
+            Self::UInt32 => Number::UInt32,
+            Self::UInt64 => Number::UInt64,
+            Self::Float16 => Number::Float16,
+            Self::Float32 => Number::Float32,
+            Self::Float64 => Number::Float64,
+            Self::Complex64 => Number::Complex64,
+            Self::Complex128 => Number::Complex128,
+            Self::DateTime64(_)
+            | Self::TimeDelta64(_)
+            | Self::FixedUtf32 { .. }
+            | Self::FixedBytes { .. }
+            | Self::String
+            | Self::Bytes => return None,
+        })
     }
 
     /// The Zarr v3 name (`"float32"`, `"numpy.datetime64"`, `"fixed_length_utf32"`, ...);
@@ -335,7 +327,7 @@ impl DataType {
             Self::FixedBytes { .. } => "null_terminated_bytes",
             Self::String => "string",
             Self::Bytes => "bytes",
-            _ => TABLE.iter().find(|t| t.0 == self).map_or("?", |t| t.1),
+            _ => self.number().map_or("?", Number::name),
         }
     }
 
@@ -346,7 +338,7 @@ impl DataType {
             Self::FixedUtf32 { chars } => usize::try_from(chars).ok()?.checked_mul(4),
             Self::FixedBytes { len } => usize::try_from(len).ok(),
             Self::String | Self::Bytes => None,
-            _ => TABLE.iter().find(|t| t.0 == self).map(|t| t.3),
+            _ => self.number().map(Number::size),
         }
     }
 
@@ -359,11 +351,10 @@ impl DataType {
     /// one code unit for UTF-32 strings, one byte for byte strings and variable-length types).
     pub fn scalar_size(self) -> usize {
         match self {
-            Self::Complex64 => 4,
-            Self::Complex128 => 8,
+            Self::DateTime64(_) | Self::TimeDelta64(_) => 8,
             Self::FixedUtf32 { .. } => 4,
             Self::FixedBytes { .. } | Self::String | Self::Bytes => 1,
-            _ => self.fixed_size().unwrap_or(1),
+            _ => self.number().map_or(1, Number::scalar_size),
         }
     }
 
@@ -371,26 +362,59 @@ impl DataType {
     /// machine, `"|b1"`, `"<M8[ns]"`, `"<U6"`, `"|S4"`); `None` for the variable-length types,
     /// which have none of fixed width.
     pub fn numpy_str(self) -> Option<String> {
-        let order = |size: usize| {
-            if size == 1 {
-                '|'
-            } else if cfg!(target_endian = "little") {
-                '<'
-            } else {
-                '>'
-            }
+        let native = if cfg!(target_endian = "little") {
+            Endian::Little
+        } else {
+            Endian::Big
         };
-        Some(match self {
-            Self::DateTime64(u) => format!("{}M8[{u}]", order(8)),
-            Self::TimeDelta64(u) => format!("{}m8[{u}]", order(8)),
-            Self::FixedUtf32 { chars } => format!("{}U{chars}", order(4)),
-            Self::FixedBytes { len } => format!("|S{len}"),
+        let order = Some(match (self.scalar_size(), native) {
+            (1, _) => ByteOrder::NotApplicable,
+            (_, Endian::Little) => ByteOrder::Little,
+            (_, Endian::Big) => ByteOrder::Big,
+        });
+        let (kind, size, unit) = match self {
+            Self::DateTime64(u) => ('M', 8, Some(u.to_string())),
+            Self::TimeDelta64(u) => ('m', 8, Some(u.to_string())),
+            Self::FixedUtf32 { chars } => ('U', chars, None),
+            Self::FixedBytes { len } => ('S', len, None),
             Self::String | Self::Bytes => return None,
             _ => {
-                let t = TABLE.iter().find(|t| t.0 == self)?;
-                format!("{}{}{}", order(t.3), t.2, t.3)
+                return self
+                    .number()
+                    .map(|n| TypeStr::of_number(n, native).to_string());
             }
-        })
+        };
+        let unit = unit.as_deref();
+        Some(
+            TypeStr {
+                order,
+                kind,
+                size,
+                unit,
+            }
+            .to_string(),
+        )
+    }
+}
+
+impl From<Number> for DataType {
+    fn from(n: Number) -> Self {
+        match n {
+            Number::Bool => Self::Bool,
+            Number::Int8 => Self::Int8,
+            Number::Int16 => Self::Int16,
+            Number::Int32 => Self::Int32,
+            Number::Int64 => Self::Int64,
+            Number::UInt8 => Self::UInt8,
+            Number::UInt16 => Self::UInt16,
+            Number::UInt32 => Self::UInt32,
+            Number::UInt64 => Self::UInt64,
+            Number::Float16 => Self::Float16,
+            Number::Float32 => Self::Float32,
+            Number::Float64 => Self::Float64,
+            Number::Complex64 => Self::Complex64,
+            Number::Complex128 => Self::Complex128,
+        }
     }
 }
 

@@ -111,7 +111,7 @@ impl FillValue {
 fn f16_bytes(v: &Value) -> Option<Vec<u8>> {
     hex(v, 4)
         .and_then(|s| u16::from_str_radix(s, 16).ok())
-        .or_else(|| float(v).map(f16_bits))
+        .or_else(|| float(v).map(zinto_core::dtype::f16_from_f64))
         .map(|bits| bits.to_ne_bytes().to_vec())
 }
 
@@ -201,48 +201,6 @@ fn float(v: &Value) -> Option<f64> {
 fn hex(v: &Value, digits: usize) -> Option<&str> {
     let s = v.as_str()?.strip_prefix("0x")?;
     (s.len() == digits && s.bytes().all(|b| b.is_ascii_hexdigit())).then_some(s)
-}
-
-/// Rounds an `f64` to the nearest IEEE half-precision bit pattern, once (ties to even), as
-/// NumPy's `np.float16(x)` does. Through `f32` first, 1.0004882812509095 would round twice (to
-/// the midpoint of two halves, then to even); so does the `half` crate's `from_f64` (2.7:
-/// through `f32` where the CPU has F16C, and its fallback drops the low 32 bits of the
-/// mantissa), which is why it is not used here.
-// The shifts and exponents are bounded by the checks above them.
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-fn f16_bits(f: f64) -> u16 {
-    let bits = f.to_bits();
-    let sign = ((bits >> 48) & 0x8000) as u16;
-    if f.is_nan() {
-        return sign | 0x7e00;
-    }
-    if f.abs() >= 65520.0 {
-        // At or past the midpoint of 65504 and the next step: infinity.
-        return sign | 0x7c00;
-    }
-    let biased = ((bits >> 52) & 0x7ff) as i32;
-    if biased == 0 {
-        // Zero, or far below the smallest half.
-        return sign;
-    }
-    // |f| = mantissa * 2^(e - 52), in [2^e, 2^(e + 1)).
-    let e = biased - 1023;
-    let mantissa = (bits & ((1 << 52) - 1)) | (1 << 52);
-    // The step of halves at this magnitude: 2^(e - 10) for normal ones, 2^-24 below.
-    let step = (e - 10).max(-24);
-    let drop = step - (e - 52);
-    if drop >= 54 {
-        // Below half the smallest step: zero.
-        return sign;
-    }
-    let kept = mantissa >> drop;
-    let rest = mantissa & ((1 << drop) - 1);
-    let midpoint = 1u64 << (drop - 1);
-    let rounded = kept + u64::from(rest > midpoint || (rest == midpoint && kept & 1 == 1));
-    // `rounded` steps of 2^step: a subnormal (step -24) is its count; a normal half's bits are
-    // its exponent field then the count past 1024, which `(step + 24) * 1024 + rounded` is
-    // (a carry to 2048 moves into the next exponent by itself).
-    sign | ((step + 24) as u64 * 1024 + rounded) as u16
 }
 
 #[cfg(test)]
@@ -394,59 +352,5 @@ mod tests {
         // Exactly the midpoint ties to even.
         let fill = FillValue::parse(DataType::Float16, &json!(1.000_488_281_25)).unwrap();
         assert_eq!(fill.as_bytes(), 0x3c00u16.to_ne_bytes());
-    }
-
-    /// `x` as an exact integer count of 2^-82 (every f16 and every f64 of magnitude at least
-    /// 2^-30 is one).
-    fn scaled(mantissa: u64, exponent: i32) -> i128 {
-        i128::from(mantissa) << (exponent + 82)
-    }
-
-    fn f64_scaled(f: f64) -> i128 {
-        let bits = f.to_bits();
-        let exp = ((bits >> 52) & 0x7ff) as i32;
-        let mant = (bits & ((1 << 52) - 1)) | (1 << 52);
-        let v = scaled(mant, exp - 1075);
-        if f < 0.0 { -v } else { v }
-    }
-
-    /// The f16 nearest `f` by exact arithmetic over all the finite ones, ties to even, with
-    /// `f`'s sign (a negative value that rounds to zero is -0).
-    fn nearest_f16(f: f64) -> u16 {
-        let sign = if f < 0.0 { 0x8000 } else { 0 };
-        let target = f64_scaled(f.abs());
-        let value = |h: u16| -> i128 {
-            let exp = i32::from((h >> 10) & 0x1f);
-            let mant = u64::from(h & 0x3ff);
-            if exp == 0 {
-                scaled(mant, -24)
-            } else {
-                scaled(mant | 0x400, exp - 25)
-            }
-        };
-        let nearest = (0..0x7c00u16)
-            .min_by_key(|&h| ((value(h) - target).abs(), h & 1, h))
-            .unwrap();
-        sign | nearest
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn float16_fill_values_round_to_the_nearest_half(
-            mantissa in 0u64..(1 << 52),
-            exponent in -30i32..16,
-            negative in proptest::bool::ANY,
-        ) {
-            let f = f64::from_bits(((exponent + 1023) as u64) << 52 | mantissa);
-            let f = if negative { -f } else { f };
-            let fill = FillValue::parse(DataType::Float16, &json!(f)).unwrap();
-            let got = u16::from_ne_bytes(fill.as_bytes().try_into().unwrap());
-            // Past the largest half (65504) a value rounds to infinity from 65520 on.
-            if f.abs() < 65520.0 {
-                proptest::prop_assert_eq!(got, nearest_f16(f), "{}", f);
-            } else {
-                proptest::prop_assert_eq!(got & 0x7fff, 0x7c00, "{}", f);
-            }
-        }
     }
 }

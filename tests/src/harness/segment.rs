@@ -36,12 +36,12 @@ fn check(h: &SegmentHeader, file_len: u64) {
     );
     let elements: u64 = h.shape.as_slice().iter().product();
     assert_eq!(
-        elements * u64::from(h.dtype.size),
+        elements * h.dtype.size() as u64,
         h.data_len,
         "data other than the shape makes"
     );
     assert!(
-        matches!(h.dtype.size, 1 | 2 | 4 | 8),
+        matches!(h.dtype.size(), 1 | 2 | 4 | 8),
         "a size no number has"
     );
 }

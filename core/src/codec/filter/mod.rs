@@ -295,4 +295,4 @@ mod tests {
 }
 
 mod spec;
-pub use spec::{Filter, numeric_elem};
+pub use spec::Filter;

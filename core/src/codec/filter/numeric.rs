@@ -19,6 +19,7 @@
 
 use super::FilterError;
 use crate::codec::Endian;
+use crate::dtype::{ByteOrder, Number, TypeStr};
 
 /// A NumPy numeric type the filters handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,23 +61,35 @@ impl NumType {
         NumType::Float64,
     ];
 
+    /// The number type it is.
+    pub const fn number(self) -> Number {
+        match self {
+            NumType::Int8 => Number::Int8,
+            NumType::Int16 => Number::Int16,
+            NumType::Int32 => Number::Int32,
+            NumType::Int64 => Number::Int64,
+            NumType::UInt8 => Number::UInt8,
+            NumType::UInt16 => Number::UInt16,
+            NumType::UInt32 => Number::UInt32,
+            NumType::UInt64 => Number::UInt64,
+            NumType::Float32 => Number::Float32,
+            NumType::Float64 => Number::Float64,
+        }
+    }
+
+    /// The filters' type for `number`; `None` for bool, float16 and the complex types.
+    pub fn from_number(number: Number) -> Option<NumType> {
+        NumType::ALL.into_iter().find(|t| t.number() == number)
+    }
+
     /// The size of one element in bytes.
     pub const fn size(self) -> usize {
-        match self {
-            NumType::Int8 | NumType::UInt8 => 1,
-            NumType::Int16 | NumType::UInt16 => 2,
-            NumType::Int32 | NumType::UInt32 | NumType::Float32 => 4,
-            NumType::Int64 | NumType::UInt64 | NumType::Float64 => 8,
-        }
+        self.number().size()
     }
 
     /// NumPy's kind character: `'i'`, `'u'` or `'f'`.
     pub const fn kind(self) -> char {
-        match self {
-            NumType::Int8 | NumType::Int16 | NumType::Int32 | NumType::Int64 => 'i',
-            NumType::UInt8 | NumType::UInt16 | NumType::UInt32 | NumType::UInt64 => 'u',
-            NumType::Float32 | NumType::Float64 => 'f',
-        }
+        self.number().kind()
     }
 
     /// Whether this is `float32` or `float64`.
@@ -86,25 +99,12 @@ impl NumType {
 
     /// NumPy's name: `"int8"`, ..., `"uint64"`, `"float32"`, `"float64"`.
     pub const fn name(self) -> &'static str {
-        match self {
-            NumType::Int8 => "int8",
-            NumType::Int16 => "int16",
-            NumType::Int32 => "int32",
-            NumType::Int64 => "int64",
-            NumType::UInt8 => "uint8",
-            NumType::UInt16 => "uint16",
-            NumType::UInt32 => "uint32",
-            NumType::UInt64 => "uint64",
-            NumType::Float32 => "float32",
-            NumType::Float64 => "float64",
-        }
+        self.number().name()
     }
 
     /// The type of NumPy kind `kind` (`'i'`, `'u'`, `'f'`) and `size` bytes, if supported.
     pub fn from_kind_size(kind: char, size: usize) -> Option<NumType> {
-        NumType::ALL
-            .into_iter()
-            .find(|t| t.kind() == kind && t.size() == size)
+        Number::from_kind_size(kind, size).and_then(NumType::from_number)
     }
 
     /// NumPy's result type of `self` and `other` (`np.result_type`, NumPy 2), the type in
@@ -142,16 +142,10 @@ impl NumType {
         }
     }
 
-    /// The type of a NumPy name: `"int8"` ... `"uint64"`, `"float32"`, `"float64"`, and
-    /// NumPy's aliases `"float"`, `"double"` (`float64`), `"single"` (`float32`), `"int"`
-    /// (`int64`, NumPy 2 on 64-bit platforms).
+    /// The type of a NumPy name ([`Number::from_numpy_name`]: `"int8"` ... `"float64"` and
+    /// NumPy's aliases such as `"double"`), if the filters handle it.
     pub fn from_name(s: &str) -> Option<NumType> {
-        match s {
-            "float" | "double" => Some(NumType::Float64),
-            "single" => Some(NumType::Float32),
-            "int" => Some(NumType::Int64),
-            _ => NumType::ALL.into_iter().find(|t| t.name() == s),
-        }
+        Number::from_numpy_name(s).and_then(NumType::from_number)
     }
 }
 
@@ -196,19 +190,18 @@ impl Elem {
         self.ty.size()
     }
 
-    /// Parses a NumPy type string exactly as numcodecs writes it in Zarr v2 (`dtype.str`):
-    /// `"|i1"`, `"|u1"`, and `'<'` or `'>'` then kind and size for the others (`"<i4"`,
-    /// `">f8"`, `"<u2"`). Anything else, `float16` (`"<f2"`) included, gives `None`; use
-    /// [`Elem::parse_numpy`] to learn why, or to read the looser v3 spellings.
+    /// Parses a NumPy type string exactly as numcodecs writes it in Zarr v2 (`dtype.str`,
+    /// [`TypeStr::is_numpy_str`]): `"|i1"`, `"|u1"`, and `'<'` or `'>'` then kind and size for
+    /// the others (`"<i4"`, `">f8"`, `"<u2"`). Anything else, `float16` (`"<f2"`) included,
+    /// gives `None`; use [`Elem::parse_numpy`] to learn why, or to read the looser v3 spellings.
     pub fn from_numpy(s: &str) -> Option<Elem> {
-        let (&order, rest) = s.as_bytes().split_first()?;
-        let e = Self::parse_numpy(s, Endian::Little).ok()?;
-        let ok = match (order, e.size()) {
-            (b'|', 1) => true,
-            (b'<' | b'>', size) => size > 1,
-            _ => false,
-        };
-        (ok && rest.len() == 2).then_some(e)
+        let t = TypeStr::parse(s).filter(TypeStr::is_numpy_str)?;
+        let ty = NumType::from_number(t.number()?)?;
+        let endian = t
+            .order
+            .and_then(ByteOrder::endian)
+            .unwrap_or(Endian::Little);
+        Some(Elem::new(ty, Self::order_for(ty, endian)))
     }
 
     /// Parses any common NumPy spelling of a supported type, as Zarr v3 configurations of
@@ -222,32 +215,29 @@ impl Elem {
     /// (`"<f2"`, `"float16"`, `"<c8"`, `"|b1"`), [`FilterError::UnknownDtype`] otherwise.
     pub fn parse_numpy(s: &str, default: Endian) -> Result<Elem, FilterError> {
         let unknown = FilterError::UnknownDtype { len: s.len() };
-        if let Some(ty) = NumType::from_name(s) {
+        let supported = |n: Number| {
+            NumType::from_number(n).ok_or(FilterError::UnsupportedDtype {
+                kind: n.kind(),
+                size: n.size(),
+            })
+        };
+        if let Some(n) = Number::from_numpy_name(s) {
+            let ty = supported(n)?;
             return Ok(Elem::new(ty, Self::order_for(ty, default)));
         }
-        if let Some((kind, size)) = unsupported_name(s) {
-            return Err(FilterError::UnsupportedDtype { kind, size });
-        }
-        let (endian, code) = match s.as_bytes().first() {
-            Some(b'<') => (Endian::Little, s.get(1..)),
-            Some(b'>') => (Endian::Big, s.get(1..)),
-            Some(b'=' | b'|') => (default, s.get(1..)),
-            _ => (default, Some(s)),
-        };
-        let mut chars = code.ok_or(unknown)?.chars();
-        let kind = chars.next().ok_or(unknown)?;
-        let digits = chars.as_str();
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(unknown);
-        }
-        let size: usize = digits.parse().map_err(|_| unknown)?;
-        let ty = NumType::from_kind_size(kind, size).ok_or(
-            if matches!((kind, size), ('f', 2 | 16) | ('c', 8 | 16 | 32) | ('b', 1)) {
-                FilterError::UnsupportedDtype { kind, size }
-            } else {
-                unknown
+        let t = TypeStr::parse(s)
+            .filter(|t| t.unit.is_none())
+            .ok_or(unknown)?;
+        let ty = match t.number() {
+            Some(n) => supported(n)?,
+            // float128 and complex256: NumPy's, not the filters'.
+            None => match (t.kind, t.size) {
+                (kind @ 'f', 16) => return Err(FilterError::UnsupportedDtype { kind, size: 16 }),
+                (kind @ 'c', 32) => return Err(FilterError::UnsupportedDtype { kind, size: 32 }),
+                _ => return Err(unknown),
             },
-        )?;
+        };
+        let endian = t.order.and_then(ByteOrder::endian).unwrap_or(default);
         Ok(Elem::new(ty, Self::order_for(ty, endian)))
     }
 
@@ -261,28 +251,8 @@ impl Elem {
 
     /// The NumPy type string numcodecs writes for this element (`dtype.str`): `"|i1"`,
     /// `"|u1"`, `"<i4"`, `">f8"`, ...
-    pub const fn numpy_str(self) -> &'static str {
-        let big = matches!(self.endian, Endian::Big);
-        match (self.ty, big) {
-            (NumType::Int8, _) => "|i1",
-            (NumType::UInt8, _) => "|u1",
-            (NumType::Int16, false) => "<i2",
-            (NumType::Int16, true) => ">i2",
-            (NumType::Int32, false) => "<i4",
-            (NumType::Int32, true) => ">i4",
-            (NumType::Int64, false) => "<i8",
-            (NumType::Int64, true) => ">i8",
-            (NumType::UInt16, false) => "<u2",
-            (NumType::UInt16, true) => ">u2",
-            (NumType::UInt32, false) => "<u4",
-            (NumType::UInt32, true) => ">u4",
-            (NumType::UInt64, false) => "<u8",
-            (NumType::UInt64, true) => ">u8",
-            (NumType::Float32, false) => "<f4",
-            (NumType::Float32, true) => ">f4",
-            (NumType::Float64, false) => "<f8",
-            (NumType::Float64, true) => ">f8",
-        }
+    pub fn type_str(self) -> TypeStr<'static> {
+        TypeStr::of_number(self.ty.number(), self.endian)
     }
 
     /// Reads the element at the start of `src`; `None` if `src` is shorter than
@@ -322,17 +292,6 @@ impl Elem {
             // `cast` returns `Int` for integer types and `Float` for float types.
             _ => None,
         }
-    }
-}
-
-/// NumPy names of types these filters refuse, with their kind and size.
-fn unsupported_name(s: &str) -> Option<(char, usize)> {
-    match s {
-        "float16" | "half" => Some(('f', 2)),
-        "bool" => Some(('b', 1)),
-        "complex64" => Some(('c', 8)),
-        "complex128" | "complex" => Some(('c', 16)),
-        _ => None,
     }
 }
 
@@ -395,6 +354,9 @@ impl Value {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+    use std::format;
+
     use super::*;
 
     #[test]
@@ -402,14 +364,14 @@ mod tests {
         for ty in NumType::ALL {
             for endian in [Endian::Little, Endian::Big] {
                 let e = Elem::new(ty, endian);
-                let s = e.numpy_str();
-                let back = Elem::from_numpy(s).unwrap();
+                let s = format!("{}", e.type_str());
+                let back = Elem::from_numpy(&s).unwrap();
                 assert_eq!(back.ty, ty);
                 assert_eq!(back.size(), ty.size());
                 if ty.size() > 1 {
                     assert_eq!(back, e);
                 }
-                assert_eq!(Elem::parse_numpy(s, Endian::Big), Ok(back));
+                assert_eq!(Elem::parse_numpy(&s, Endian::Big), Ok(back));
             }
         }
         assert_eq!(

@@ -4,7 +4,7 @@
 use super::super::config::{Config, Reader};
 use super::super::shuffle::unshuffle;
 use super::super::{ChainError, CodecName, DecodeError, Endian};
-use super::{Elem, FilterError, NumType, astype, delta, scale_offset};
+use super::{Elem, FilterError, astype, delta, scale_offset};
 
 /// A numcodecs filter, configured. Decoding undoes it in place over a chunk's elements.
 #[derive(Debug, Clone, Copy)]
@@ -279,12 +279,6 @@ impl Filter {
             }
         }
     }
-}
-
-/// The filter element type of an array element of `size` bytes and NumPy kind `kind`
-/// (`'i'`, `'u'`, `'f'`), if the filters handle it.
-pub fn numeric_elem(kind: char, size: usize, endian: Endian) -> Option<Elem> {
-    NumType::from_kind_size(kind, size).map(|ty| Elem::new(ty, endian))
 }
 
 impl core::fmt::Display for Filter {

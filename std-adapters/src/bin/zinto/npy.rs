@@ -75,16 +75,15 @@ pub fn fixed_width(values: &zinto::VlenData, utf8: bool) -> Result<(String, Vec<
             slot[..item.len()].copy_from_slice(item);
         }
     }
-    let order = if cfg!(target_endian = "little") {
-        '<'
+    let width = u32::try_from(n).map_err(|_| format!("strings of {n} units are too wide"))?;
+    let ty = if utf8 {
+        zinto::DataType::FixedUtf32 { chars: width }
     } else {
-        '>'
+        zinto::DataType::FixedBytes { len: width }
     };
-    let descr = if utf8 {
-        format!("{order}U{n}")
-    } else {
-        format!("|S{n}")
-    };
+    let descr = ty
+        .numpy_str()
+        .ok_or("a fixed-width string type has a type string")?;
     Ok((descr, out))
 }
 
