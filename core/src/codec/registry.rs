@@ -6,14 +6,21 @@
 //! [`Compressor`] with its dispatch; every `match` it writes names each codec, so a codec
 //! missing an answer is a compile error, never a default.
 //!
-//! The other codecs (array-to-bytes, checksums, filters, vlen) are named here with their
-//! metadata names; their configuration is read by `chain.rs`, `checksum.rs` and
-//! `filter/spec.rs`.
+//! Adding a filter is the same: one file under `codec/filter/` (names, configuration, decode,
+//! as [`FilterCodec`](super::filter::FilterCodec) asks) and one line in `filters`, which makes
+//! [`Filter`] and its dispatch.
+//!
+//! The other codecs (array-to-bytes, checksums, vlen) are named here with their metadata
+//! names; their configuration is read by `chain.rs` and `checksum.rs`.
 
 use super::ChainError;
 use super::blosc::BloscConfig;
 use super::compressor::{Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Zlib, Zstd};
 use super::config::{Config, Reader};
+use super::filter::{
+    AsType, BitRound, Delta, Elem, FilterCodec, FixedScaleOffset, FromFilterConfig, Quantize,
+    Shuffle,
+};
 
 /// The first of a codec's names (the registry asserts at compile time that there is one).
 const fn first_name(names: &[&'static str]) -> &'static str {
@@ -26,6 +33,7 @@ const fn first_name(names: &[&'static str]) -> &'static str {
 macro_rules! registry {
     (
         compressors { $( $(#[$cdoc:meta])* $cv:ident($cty:ty), )* }
+        filters { $( $(#[$fdoc:meta])* $fv:ident($fty:ty), )* }
         others { $( $(#[$odoc:meta])* $ov:ident [$ofirst:literal $(, $orest:literal)*] $ov2:expr, )* }
     ) => {
         /// A codec zinto knows by name: what metadata calls it, and what errors name.
@@ -37,6 +45,7 @@ macro_rules! registry {
         #[non_exhaustive]
         pub enum CodecName {
             $( $(#[$cdoc])* $cv, )*
+            $( $(#[$fdoc])* $fv, )*
             $( $(#[$odoc])* $ov, )*
         }
 
@@ -44,6 +53,7 @@ macro_rules! registry {
         /// Zarr v2 (numcodecs) `id`, if it has one.
         pub(crate) const TABLE: &[(CodecName, &[&str], Option<&str>)] = &[
             $( (CodecName::$cv, <$cty>::NAMES, <$cty>::V2_ID), )*
+            $( (CodecName::$fv, <$fty>::NAMES, <$fty>::V2_ID), )*
             $( (CodecName::$ov, &[$ofirst $(, $orest)*], $ov2), )*
         ];
 
@@ -85,19 +95,74 @@ macro_rules! registry {
                 let r = Reader { codec, config };
                 Ok(Some(match codec {
                     $( CodecName::$cv => Self::$cv(<$cty as FromConfig>::from_config(&r)?), )*
+                    $( CodecName::$fv )|* => return Ok(None),
                     $( CodecName::$ov )|* => return Ok(None),
                 }))
             }
         }
 
-        // Every compressor states at least one name: `CodecName::name` takes the first.
+        /// A numcodecs filter as metadata configures it, one variant a filter of the registry.
+        /// Decoding undoes it in place over a chunk's elements.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub enum Filter {
+            $( $(#[$fdoc])* $fv($fty), )*
+        }
+
+        impl Filter {
+            /// The filter's own file, which answers every question about it.
+            pub(crate) fn codec(&self) -> &dyn FilterCodec {
+                match self {
+                    $( Self::$fv(c) => c, )*
+                }
+            }
+
+            pub(crate) fn codec_mut(&mut self) -> &mut dyn FilterCodec {
+                match self {
+                    $( Self::$fv(c) => c, )*
+                }
+            }
+
+            /// Its codec name.
+            pub fn name(&self) -> CodecName {
+                match self {
+                    $( Self::$fv(_) => CodecName::$fv, )*
+                }
+            }
+
+            /// The filter `codec` configured by `config`, or `None` if `codec` is not a
+            /// filter. `decoded` is the element type it decodes to (the array's, for the first
+            /// filter), used where a v3 configuration leaves its `dtype` out.
+            ///
+            /// # Errors
+            /// [`ChainError::Config`] for a missing or malformed type or parameter.
+            pub fn from_config<C: Config + ?Sized>(
+                codec: CodecName,
+                config: &C,
+                decoded: Option<Elem>,
+            ) -> Result<Option<Self>, ChainError> {
+                let r = Reader { codec, config };
+                Ok(Some(match codec {
+                    $( CodecName::$fv => {
+                        Self::$fv(<$fty as FromFilterConfig>::from_config(&r, decoded)?)
+                    } )*
+                    $( CodecName::$cv )|* => return Ok(None),
+                    $( CodecName::$ov )|* => return Ok(None),
+                }))
+            }
+        }
+
+        // Every compressor and filter states at least one name: `CodecName::name` takes the
+        // first.
         $( const _: () = assert!(!<$cty>::NAMES.is_empty()); )*
+        $( const _: () = assert!(!<$fty>::NAMES.is_empty()); )*
 
         impl CodecName {
             /// The metadata name (the first of its names).
             pub fn name(self) -> &'static str {
                 match self {
                     $( Self::$cv => first_name(<$cty>::NAMES), )*
+                    $( Self::$fv => first_name(<$fty>::NAMES), )*
                     $( Self::$ov => $ofirst, )*
                 }
             }
@@ -106,6 +171,7 @@ macro_rules! registry {
             pub fn is_compressor(self) -> bool {
                 match self {
                     $( Self::$cv )|* => true,
+                    $( Self::$fv )|* => false,
                     $( Self::$ov )|* => false,
                 }
             }
@@ -115,6 +181,13 @@ macro_rules! registry {
             impl From<$cty> for Compressor {
                 fn from(c: $cty) -> Self {
                     Self::$cv(c)
+                }
+            }
+        )*
+        $(
+            impl From<$fty> for Filter {
+                fn from(c: $fty) -> Self {
+                    Self::$fv(c)
                 }
             }
         )*
@@ -136,6 +209,20 @@ registry! {
         /// numcodecs `bz2` (decoded by a backend of the std crate).
         Bz2(Bz2),
     }
+    filters {
+        /// numcodecs `delta`: differences of consecutive elements.
+        Delta(Delta),
+        /// numcodecs `fixedscaleoffset`: floats stored as scaled, offset integers.
+        FixedScaleOffset(FixedScaleOffset),
+        /// numcodecs `astype`: elements stored as another type.
+        AsType(AsType),
+        /// numcodecs `quantize`: floats rounded to a number of digits (decoding is a cast).
+        Quantize(Quantize),
+        /// numcodecs `bitround`: float mantissas rounded (decoding is the identity).
+        BitRound(BitRound),
+        /// numcodecs `shuffle`: the bytes of the elements grouped by significance.
+        Shuffle(Shuffle),
+    }
     others {
         /// v3 `bytes`: the array-to-bytes codec with an endianness.
         Bytes ["bytes"] None,
@@ -153,18 +240,6 @@ registry! {
         Fletcher32 ["numcodecs.fletcher32"] Some("fletcher32"),
         /// BloscLZ, Blosc's own inner compressor (not a codec of its own in metadata).
         BloscLz ["blosclz"] None,
-        /// numcodecs `delta`: differences of consecutive elements.
-        Delta ["numcodecs.delta"] Some("delta"),
-        /// numcodecs `fixedscaleoffset`: floats stored as scaled, offset integers.
-        FixedScaleOffset ["numcodecs.fixedscaleoffset"] Some("fixedscaleoffset"),
-        /// numcodecs `astype`: elements stored as another type.
-        AsType ["numcodecs.astype"] Some("astype"),
-        /// numcodecs `quantize`: floats rounded to a number of digits (decoding is a cast).
-        Quantize ["numcodecs.quantize"] Some("quantize"),
-        /// numcodecs `bitround`: float mantissas rounded (decoding is the identity).
-        BitRound ["numcodecs.bitround"] Some("bitround"),
-        /// numcodecs `shuffle`: the bytes of the elements grouped by significance.
-        Shuffle ["numcodecs.shuffle"] Some("shuffle"),
         /// v2 `order`: the memory order of an uncompressed chunk (C or F).
         Order ["order"] None,
         /// numcodecs `vlen-utf8`: variable-length UTF-8 strings as length-prefixed items

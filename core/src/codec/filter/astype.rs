@@ -16,7 +16,10 @@
 //! is undefined: NaN, infinities, out of range).
 
 use super::numeric::Elem;
+use super::spec::{FilterCodec, FromFilterConfig, decode_error, read_elem};
 use super::{FilterError, map_in_place};
+use crate::codec::config::{Config, Reader};
+use crate::codec::{ChainError, CodecName, DecodeError};
 
 /// Casts `n` elements of `enc` into `dec` in place, as NumPy's `astype(dec)`.
 ///
@@ -43,6 +46,64 @@ pub fn decode_quantize(buf: &mut [u8], n: usize, dec: Elem, enc: Elem) -> Result
         }
     }
     decode(buf, n, dec, enc)
+}
+
+/// numcodecs `astype`, configured: elements stored as `enc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AsType {
+    /// The array's element.
+    pub dec: Elem,
+    /// The stored element.
+    pub enc: Elem,
+}
+
+impl AsType {
+    pub(crate) const NAMES: &'static [&'static str] = &["numcodecs.astype"];
+    pub(crate) const V2_ID: Option<&'static str> = Some("astype");
+}
+
+impl FromFilterConfig for AsType {
+    fn from_config<C: Config + ?Sized>(
+        r: &Reader<'_, C>,
+        decoded: Option<Elem>,
+    ) -> Result<Self, ChainError> {
+        Ok(Self {
+            dec: read_elem(r, "decode_dtype", decoded)?,
+            enc: read_elem(r, "encode_dtype", None)?,
+        })
+    }
+}
+
+impl FilterCodec for AsType {
+    fn elems(&self) -> Option<(Elem, Elem)> {
+        Some((self.dec, self.enc))
+    }
+
+    fn elems_mut(&mut self) -> Option<(&mut Elem, &mut Elem)> {
+        Some((&mut self.dec, &mut self.enc))
+    }
+
+    fn is_bytes_to_bytes(&self) -> bool {
+        false
+    }
+
+    fn needs_spare(&self) -> bool {
+        false
+    }
+
+    fn decode(&self, buf: &mut [u8], n: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+        decode(buf, n, self.dec, self.enc).map_err(decode_error(CodecName::AsType))
+    }
+
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}({} stored as {})",
+            CodecName::AsType,
+            self.dec.ty.name(),
+            self.enc.ty.name()
+        )
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,10 @@
 //! `Delta` has no parameter besides the two dtypes.
 
 use super::numeric::Elem;
+use super::spec::{FilterCodec, FromFilterConfig, decode_error, read_elem};
 use super::{FilterError, NumType, Value, check_sizes, elem_at, elem_at_mut};
+use crate::codec::config::{Config, Reader};
+use crate::codec::{ChainError, CodecName, DecodeError};
 
 /// The running sum, in NumPy's accumulation type.
 #[derive(Debug, Clone, Copy)]
@@ -104,6 +107,65 @@ pub fn decode(buf: &mut [u8], n: usize, dec: Elem, enc: Elem) -> Result<(), Filt
             .ok_or(short)?;
     }
     Ok(())
+}
+
+/// numcodecs `delta`, configured: elements stored as differences from the one before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delta {
+    /// The array's element.
+    pub dec: Elem,
+    /// The stored element.
+    pub enc: Elem,
+}
+
+impl Delta {
+    pub(crate) const NAMES: &'static [&'static str] = &["numcodecs.delta"];
+    pub(crate) const V2_ID: Option<&'static str> = Some("delta");
+}
+
+impl FromFilterConfig for Delta {
+    fn from_config<C: Config + ?Sized>(
+        r: &Reader<'_, C>,
+        decoded: Option<Elem>,
+    ) -> Result<Self, ChainError> {
+        let dec = read_elem(r, "dtype", decoded)?;
+        Ok(Self {
+            dec,
+            enc: read_elem(r, "astype", Some(dec))?,
+        })
+    }
+}
+
+impl FilterCodec for Delta {
+    fn elems(&self) -> Option<(Elem, Elem)> {
+        Some((self.dec, self.enc))
+    }
+
+    fn elems_mut(&mut self) -> Option<(&mut Elem, &mut Elem)> {
+        Some((&mut self.dec, &mut self.enc))
+    }
+
+    fn is_bytes_to_bytes(&self) -> bool {
+        false
+    }
+
+    fn needs_spare(&self) -> bool {
+        false
+    }
+
+    fn decode(&self, buf: &mut [u8], n: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+        decode(buf, n, self.dec, self.enc).map_err(decode_error(CodecName::Delta))
+    }
+
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}({} stored as {})",
+            CodecName::Delta,
+            self.dec.ty.name(),
+            self.enc.ty.name()
+        )
+    }
 }
 
 #[cfg(test)]

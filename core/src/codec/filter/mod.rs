@@ -1,11 +1,15 @@
-//! The decode direction of numcodecs' array-to-array filters, in place and without allocation.
+//! The decode direction of numcodecs' array-to-array filters, in place and without allocation:
+//! one file per filter, each a type the registry's [`Filter`] holds (see `spec.rs` for the
+//! trait each implements).
 //!
 //! - [`delta`]: numcodecs `delta` (`Delta(dtype, astype)`).
 //! - [`scale_offset`]: numcodecs `fixedscaleoffset` (`FixedScaleOffset(offset, scale, dtype,
 //!   astype)`).
-//! - [`astype`]: numcodecs `astype` (`AsType(encode_dtype, decode_dtype)`) and `quantize`
-//!   (`Quantize(digits, dtype, astype)`), whose decodes are casts; `bitround` decodes as the
-//!   identity.
+//! - [`astype`]: numcodecs `astype` (`AsType(encode_dtype, decode_dtype)`), a cast.
+//! - [`quantize`]: numcodecs `quantize` (`Quantize(digits, dtype, astype)`), whose decode is
+//!   the same cast.
+//! - [`bitround`]: numcodecs `bitround`, whose decode is the identity.
+//! - [`shuffle`]: numcodecs `shuffle` over the whole chunk.
 //! - [`numeric`]: the element types ([`NumType`], [`Elem`]), NumPy type strings, one element's
 //!   [`Value`], NumPy's `astype` casts and type promotion.
 //!
@@ -34,11 +38,20 @@
 //! data type as NumPy's name (`"float64"`). [`Elem::parse_numpy`] reads all of these.
 
 pub mod astype;
+pub mod bitround;
 pub mod delta;
 pub mod numeric;
+pub mod quantize;
 pub mod scale_offset;
+pub mod shuffle;
 
+pub use astype::AsType;
+pub use bitround::BitRound;
+pub use delta::Delta;
 pub use numeric::{Elem, NumType, Value};
+pub use quantize::Quantize;
+pub use scale_offset::FixedScaleOffset;
+pub use shuffle::Shuffle;
 
 /// Why a filter could not decode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -296,3 +309,4 @@ mod tests {
 
 mod spec;
 pub use spec::Filter;
+pub(crate) use spec::{FilterCodec, FromFilterConfig};

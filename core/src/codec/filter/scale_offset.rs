@@ -23,7 +23,10 @@
 //! or infinity is refused ([`FilterError::BadScale`]), as no encoder makes usable data with it.
 
 use super::numeric::Elem;
+use super::spec::{FilterCodec, FromFilterConfig, decode_error, read_elem};
 use super::{FilterError, NumType, Value, map_in_place};
+use crate::codec::config::{Config, Reader};
+use crate::codec::{ChainError, CodecName, DecodeError};
 
 /// Decodes numcodecs `FixedScaleOffset(offset, scale, dtype=dec, astype=enc)` in place.
 ///
@@ -58,6 +61,89 @@ pub fn decode(
         map_in_place(buf, n, dec, enc, |v| {
             Value::Float(v.to_f64() / scale + offset)
         })
+    }
+}
+
+/// numcodecs `fixedscaleoffset`, configured: `stored = round((x - offset) * scale)` as `enc`.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedScaleOffset {
+    /// The scale.
+    pub scale: f64,
+    /// The offset.
+    pub offset: f64,
+    /// The array's element.
+    pub dec: Elem,
+    /// The stored element.
+    pub enc: Elem,
+}
+
+impl FixedScaleOffset {
+    pub(crate) const NAMES: &'static [&'static str] = &["numcodecs.fixedscaleoffset"];
+    pub(crate) const V2_ID: Option<&'static str> = Some("fixedscaleoffset");
+}
+
+/// Equal when every parameter has the same bits (so a NaN offset equals itself).
+impl PartialEq for FixedScaleOffset {
+    fn eq(&self, o: &Self) -> bool {
+        self.scale.to_bits() == o.scale.to_bits()
+            && self.offset.to_bits() == o.offset.to_bits()
+            && (self.dec, self.enc) == (o.dec, o.enc)
+    }
+}
+
+impl Eq for FixedScaleOffset {}
+
+impl FromFilterConfig for FixedScaleOffset {
+    fn from_config<C: Config + ?Sized>(
+        r: &Reader<'_, C>,
+        decoded: Option<Elem>,
+    ) -> Result<Self, ChainError> {
+        let dec = read_elem(r, "dtype", decoded)?;
+        let scale = r.float("scale")?.ok_or(r.error("scale", "is missing"))?;
+        if scale == 0.0 || !scale.is_finite() {
+            return Err(r.error("scale", "must be a finite number other than 0"));
+        }
+        Ok(Self {
+            scale,
+            offset: r.float("offset")?.ok_or(r.error("offset", "is missing"))?,
+            dec,
+            enc: read_elem(r, "astype", Some(dec))?,
+        })
+    }
+}
+
+impl FilterCodec for FixedScaleOffset {
+    fn elems(&self) -> Option<(Elem, Elem)> {
+        Some((self.dec, self.enc))
+    }
+
+    fn elems_mut(&mut self) -> Option<(&mut Elem, &mut Elem)> {
+        Some((&mut self.dec, &mut self.enc))
+    }
+
+    fn is_bytes_to_bytes(&self) -> bool {
+        false
+    }
+
+    fn needs_spare(&self) -> bool {
+        false
+    }
+
+    fn decode(&self, buf: &mut [u8], n: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+        decode(buf, n, self.scale, self.offset, self.dec, self.enc)
+            .map_err(decode_error(CodecName::FixedScaleOffset))
+    }
+
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}({} stored as {}, scale {}, offset {})",
+            CodecName::FixedScaleOffset,
+            self.dec.ty.name(),
+            self.enc.ty.name(),
+            self.scale,
+            self.offset
+        )
     }
 }
 

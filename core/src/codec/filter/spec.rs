@@ -1,91 +1,46 @@
-//! A filter as metadata configures it: which one, its element types and parameters, and its
-//! decode over a chunk's elements.
+//! What each filter's file answers ([`FilterCodec`]), how a filter reads its configuration
+//! ([`FromFilterConfig`]), and the [`Filter`] value the registry makes of them.
+//!
+//! Adding a filter is one file under `codec/filter/` (its names, configuration and decode) and
+//! one line in the registry's `filters`.
 
 use super::super::config::{Config, Reader};
-use super::super::shuffle::unshuffle;
 use super::super::{ChainError, CodecName, DecodeError, Endian};
-use super::{Elem, FilterError, astype, delta, scale_offset};
+use super::{Elem, FilterError};
+pub use crate::codec::registry::Filter;
 
-/// A numcodecs filter, configured. Decoding undoes it in place over a chunk's elements.
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub enum Filter {
-    /// `delta`: elements stored as differences from the one before, as `enc`.
-    Delta {
-        /// The array's element.
-        dec: Elem,
-        /// The stored element.
-        enc: Elem,
-    },
-    /// `fixedscaleoffset`: `stored = round((x - offset) * scale)` as `enc`.
-    FixedScaleOffset {
-        /// The scale.
-        scale: f64,
-        /// The offset.
-        offset: f64,
-        /// The array's element.
-        dec: Elem,
-        /// The stored element.
-        enc: Elem,
-    },
-    /// `astype` (and `quantize`, whose decode is the same cast): elements stored as `enc`.
-    AsType {
-        /// Which of the two codecs.
-        codec: CodecName,
-        /// The array's element.
-        dec: Elem,
-        /// The stored element.
-        enc: Elem,
-    },
-    /// `bitround`: mantissas rounded when written; decoding is the identity.
-    BitRound,
-    /// `shuffle`: the bytes of `elementsize`-byte elements grouped by significance, over the
-    /// whole chunk.
-    Shuffle {
-        /// Bytes per element as the shuffle saw them.
-        elementsize: usize,
-    },
+/// Reads a filter's configuration.
+pub(crate) trait FromFilterConfig: Sized {
+    /// The configuration `r` holds, checked. `decoded` is the element type it decodes to (the
+    /// array's, for the first filter), used where a v3 configuration leaves its `dtype` out.
+    fn from_config<C: Config + ?Sized>(
+        r: &Reader<'_, C>,
+        decoded: Option<Elem>,
+    ) -> Result<Self, ChainError>;
 }
 
-impl PartialEq for Filter {
-    fn eq(&self, other: &Self) -> bool {
-        use Filter::*;
-        match (self, other) {
-            (Delta { dec: a, enc: b }, Delta { dec: c, enc: d }) => a == c && b == d,
-            (
-                FixedScaleOffset {
-                    scale: s1,
-                    offset: o1,
-                    dec: a,
-                    enc: b,
-                },
-                FixedScaleOffset {
-                    scale: s2,
-                    offset: o2,
-                    dec: c,
-                    enc: d,
-                },
-            ) => s1.to_bits() == s2.to_bits() && o1.to_bits() == o2.to_bits() && a == c && b == d,
-            (
-                AsType {
-                    codec: k1,
-                    dec: a,
-                    enc: b,
-                },
-                AsType {
-                    codec: k2,
-                    dec: c,
-                    enc: d,
-                },
-            ) => k1 == k2 && a == c && b == d,
-            (BitRound, BitRound) => true,
-            (Shuffle { elementsize: a }, Shuffle { elementsize: b }) => a == b,
-            _ => false,
-        }
-    }
-}
+/// What each filter's file answers. Every method is required.
+pub(crate) trait FilterCodec: core::fmt::Debug {
+    /// The elements it decodes to and stores (`(decoded, stored)`), when it has types.
+    fn elems(&self) -> Option<(Elem, Elem)>;
 
-impl Eq for Filter {}
+    /// The same, to set their byte order.
+    fn elems_mut(&mut self) -> Option<(&mut Elem, &mut Elem)>;
+
+    /// Whether it works on bytes whatever their type, so that it may also stand after the
+    /// array-to-bytes codec in a v3 chain.
+    fn is_bytes_to_bytes(&self) -> bool;
+
+    /// Whether decoding needs a spare buffer of one chunk besides the chunk.
+    fn needs_spare(&self) -> bool;
+
+    /// Undoes the filter over `n` elements at the start of `buf`, in place (see
+    /// [`Filter::decode`]).
+    fn decode(&self, buf: &mut [u8], n: usize, spare: &mut [u8]) -> Result<(), DecodeError>;
+
+    /// Its configuration as the CLI shows it.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result;
+}
 
 fn filter_error(codec: CodecName, error: FilterError) -> ChainError {
     match error {
@@ -102,113 +57,33 @@ fn filter_error(codec: CodecName, error: FilterError) -> ChainError {
     }
 }
 
+/// The element type configuration key `key` names (any NumPy spelling,
+/// [`Elem::parse_numpy`]), or `default` when the key is absent.
+pub(crate) fn read_elem<C: Config + ?Sized>(
+    r: &Reader<'_, C>,
+    key: &'static str,
+    default: Option<Elem>,
+) -> Result<Elem, ChainError> {
+    match r.str(key)? {
+        Some(s) => Elem::parse_numpy(s, Endian::NATIVE).map_err(|e| filter_error(r.codec, e)),
+        None => default.ok_or(r.error(key, "is missing (and the array's type is not numeric)")),
+    }
+}
+
+/// A [`FilterError`] of `codec` as a [`DecodeError`].
+pub(crate) fn decode_error(codec: CodecName) -> impl Fn(FilterError) -> DecodeError {
+    move |error| DecodeError::Filter { codec, error }
+}
+
 impl Filter {
-    /// The filter `codec` configured by `config`, or `None` if `codec` is not a filter.
-    /// `decoded` is the element type it decodes to (the array's, for the first filter), used
-    /// where a v3 configuration leaves its `dtype` out.
-    ///
-    /// # Errors
-    /// [`ChainError::Config`] for a missing or malformed type or parameter.
-    pub fn from_config<C: Config + ?Sized>(
-        codec: CodecName,
-        config: &C,
-        decoded: Option<Elem>,
-    ) -> Result<Option<Self>, ChainError> {
-        let r = Reader { codec, config };
-        let elem = |key: &'static str, default: Option<Elem>| -> Result<Elem, ChainError> {
-            match r.str(key)? {
-                Some(s) => Elem::parse_numpy(s, Endian::NATIVE).map_err(|e| filter_error(codec, e)),
-                None => {
-                    default.ok_or(r.error(key, "is missing (and the array's type is not numeric)"))
-                }
-            }
-        };
-        Ok(Some(match codec {
-            CodecName::Delta => {
-                let dec = elem("dtype", decoded)?;
-                Self::Delta {
-                    dec,
-                    enc: elem("astype", Some(dec))?,
-                }
-            }
-            CodecName::FixedScaleOffset => {
-                let dec = elem("dtype", decoded)?;
-                let scale = r.float("scale")?.ok_or(r.error("scale", "is missing"))?;
-                if scale == 0.0 || !scale.is_finite() {
-                    return Err(r.error("scale", "must be a finite number other than 0"));
-                }
-                Self::FixedScaleOffset {
-                    scale,
-                    offset: r.float("offset")?.ok_or(r.error("offset", "is missing"))?,
-                    dec,
-                    enc: elem("astype", Some(dec))?,
-                }
-            }
-            CodecName::AsType => Self::AsType {
-                codec,
-                dec: elem("decode_dtype", decoded)?,
-                enc: elem("encode_dtype", None)?,
-            },
-            CodecName::Quantize => {
-                let dec = elem("dtype", decoded)?;
-                let enc = elem("astype", Some(dec))?;
-                for e in [dec, enc] {
-                    if !e.ty.is_float() {
-                        return Err(r.error("dtype", "of quantize must be a float type"));
-                    }
-                }
-                Self::AsType { codec, dec, enc }
-            }
-            CodecName::BitRound => Self::BitRound,
-            CodecName::Shuffle => {
-                // numcodecs' own default, `Shuffle(elementsize=4)`; zarr-python writes the key
-                // in v3 (the array's element size) and numcodecs in v2.
-                let size = r.int_in("elementsize", 1, 1 << 20)?.unwrap_or(4);
-                Self::Shuffle {
-                    // In 1..=2^20.
-                    elementsize: usize::try_from(size)
-                        .map_err(|_| r.error("elementsize", "is out of range"))?,
-                }
-            }
-            _ => return Ok(None),
-        }))
-    }
-
-    /// Its codec name.
-    pub fn name(&self) -> CodecName {
-        match self {
-            Self::Delta { .. } => CodecName::Delta,
-            Self::FixedScaleOffset { .. } => CodecName::FixedScaleOffset,
-            Self::AsType { codec, .. } => *codec,
-            Self::BitRound => CodecName::BitRound,
-            Self::Shuffle { .. } => CodecName::Shuffle,
-        }
-    }
-
-    /// Whether it works on bytes whatever their type (`shuffle`), so that it may also stand
-    /// after the array-to-bytes codec in a v3 chain.
-    pub fn is_bytes_to_bytes(&self) -> bool {
-        matches!(self, Self::Shuffle { .. })
-    }
-
     /// The element it decodes to, when it changes types.
     pub fn decoded_elem(&self) -> Option<Elem> {
-        match *self {
-            Self::Delta { dec, .. }
-            | Self::FixedScaleOffset { dec, .. }
-            | Self::AsType { dec, .. } => Some(dec),
-            Self::BitRound | Self::Shuffle { .. } => None,
-        }
+        self.codec().elems().map(|e| e.0)
     }
 
     /// The element it stores, when it changes types.
     pub fn encoded_elem(&self) -> Option<Elem> {
-        match *self {
-            Self::Delta { enc, .. }
-            | Self::FixedScaleOffset { enc, .. }
-            | Self::AsType { enc, .. } => Some(enc),
-            Self::BitRound | Self::Shuffle { .. } => None,
-        }
+        self.codec().elems().map(|e| e.1)
     }
 
     /// Bytes of the element it decodes to, if it has a type.
@@ -221,28 +96,27 @@ impl Filter {
         self.encoded_elem().map(Elem::size)
     }
 
+    /// Whether it works on bytes whatever their type (`shuffle`), so that it may also stand
+    /// after the array-to-bytes codec in a v3 chain.
+    pub fn is_bytes_to_bytes(&self) -> bool {
+        self.codec().is_bytes_to_bytes()
+    }
+
     /// Makes it read and write multi-byte elements in `endian` order: the chunk's stored byte
     /// order, which the reader converts to the machine's after the last filter.
     pub(crate) fn set_endian(&mut self, endian: Endian) {
-        let fix = |e: &mut Elem| {
-            if e.ty.size() > 1 {
-                e.endian = endian;
+        if let Some((dec, enc)) = self.codec_mut().elems_mut() {
+            for e in [dec, enc] {
+                if e.ty.size() > 1 {
+                    e.endian = endian;
+                }
             }
-        };
-        match self {
-            Self::Delta { dec, enc }
-            | Self::FixedScaleOffset { dec, enc, .. }
-            | Self::AsType { dec, enc, .. } => {
-                fix(dec);
-                fix(enc);
-            }
-            Self::BitRound | Self::Shuffle { .. } => {}
         }
     }
 
     /// Whether decoding needs `spare` bytes besides the chunk (only `shuffle` does: one chunk).
     pub fn needs_spare(&self) -> bool {
-        matches!(self, Self::Shuffle { .. })
+        self.codec().needs_spare()
     }
 
     /// Undoes the filter over `n` elements at the start of `buf` (which must hold
@@ -253,54 +127,60 @@ impl Filter {
     /// [`DecodeError::Filter`] for a buffer too small or sizes that overflow;
     /// [`DecodeError::ScratchTooSmall`] for a short `spare`.
     pub fn decode(&self, buf: &mut [u8], n: usize, spare: &mut [u8]) -> Result<(), DecodeError> {
-        let codec = self.name();
-        let wrap = |error| DecodeError::Filter { codec, error };
-        match *self {
-            Self::Delta { dec, enc } => delta::decode(buf, n, dec, enc).map_err(wrap),
-            Self::FixedScaleOffset {
-                scale,
-                offset,
-                dec,
-                enc,
-            } => scale_offset::decode(buf, n, scale, offset, dec, enc).map_err(wrap),
-            Self::AsType { dec, enc, .. } => astype::decode(buf, n, dec, enc).map_err(wrap),
-            Self::BitRound => Ok(()),
-            Self::Shuffle { elementsize } => {
-                let len = buf.len();
-                let have = spare.len() as u64;
-                let copy = spare.get_mut(..len).ok_or(DecodeError::ScratchTooSmall {
-                    needed: len as u64,
-                    have,
-                })?;
-                copy.copy_from_slice(buf);
-                unshuffle(copy, buf, elementsize).map_err(|_| DecodeError::Internal {
-                    what: "unshuffle given buffers of different lengths",
-                })
-            }
-        }
+        self.codec().decode(buf, n, spare)
     }
 }
 
 impl core::fmt::Display for Filter {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let name = self.name();
-        match *self {
-            Self::Delta { dec, enc } | Self::AsType { dec, enc, .. } => {
-                write!(f, "{name}({} stored as {})", dec.ty.name(), enc.ty.name())
+        FilterCodec::fmt(self.codec(), f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::ConfigValue;
+    use crate::codec::registry::TABLE;
+
+    /// Walks the registry: every filter reads the configuration numcodecs writes, decodes to
+    /// the element it says, displays its name, and keeps its types when it has them.
+    #[test]
+    fn every_filter_in_the_registry_reads_its_configuration_and_states_its_facts() {
+        use ConfigValue::{Float, Int, Str};
+        let config: &[(&str, ConfigValue<'_>)] = &[
+            ("dtype", Str("<f8")),
+            ("astype", Str("<f4")),
+            ("decode_dtype", Str("<f8")),
+            ("encode_dtype", Str("<f4")),
+            ("scale", Float(10.0)),
+            ("offset", Int(0)),
+            ("elementsize", Int(8)),
+        ];
+        let f8 = Elem::parse_numpy("<f8", Endian::Little).ok();
+        let mut filters = 0;
+        for &(codec, ..) in TABLE {
+            let Some(mut f) = Filter::from_config(codec, config, f8).unwrap() else {
+                continue;
+            };
+            filters += 1;
+            assert_eq!(f.name(), codec);
+            let mut s = heapless::String::<96>::new();
+            core::fmt::write(&mut s, format_args!("{f}")).unwrap();
+            assert!(s.starts_with(codec.name()), "{s}");
+            // A typed filter decodes to the array's element; an untyped one works on bytes or
+            // changes nothing.
+            match (f.decoded_elem(), f.encoded_elem()) {
+                (Some(dec), Some(_)) => assert_eq!(Some(dec), f8, "{codec:?}"),
+                (None, None) => {}
+                other => panic!("{codec:?}: {other:?}"),
             }
-            Self::FixedScaleOffset {
-                scale,
-                offset,
-                dec,
-                enc,
-            } => write!(
-                f,
-                "{name}({} stored as {}, scale {scale}, offset {offset})",
-                dec.ty.name(),
-                enc.ty.name()
-            ),
-            Self::BitRound => write!(f, "{name}"),
-            Self::Shuffle { elementsize } => write!(f, "{name}(elementsize {elementsize})"),
+            assert!(!f.needs_spare() || f.is_bytes_to_bytes(), "{codec:?}");
+            f.set_endian(Endian::Big);
+            if let Some(dec) = f.decoded_elem() {
+                assert_eq!(dec.endian, Endian::Big, "{codec:?}");
+            }
         }
+        assert_eq!(filters, 6);
     }
 }

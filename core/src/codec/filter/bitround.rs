@@ -1,0 +1,51 @@
+//! numcodecs `bitround` (`BitRound(keepbits)`): float mantissas rounded when written; decoding
+//! is the identity.
+
+use super::Elem;
+use super::spec::{FilterCodec, FromFilterConfig};
+use crate::codec::config::{Config, Reader};
+use crate::codec::{ChainError, CodecName, DecodeError};
+
+/// numcodecs `bitround`, configured (its `keepbits` matters only to the writer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BitRound;
+
+impl BitRound {
+    pub(crate) const NAMES: &'static [&'static str] = &["numcodecs.bitround"];
+    pub(crate) const V2_ID: Option<&'static str> = Some("bitround");
+}
+
+impl FromFilterConfig for BitRound {
+    fn from_config<C: Config + ?Sized>(
+        _: &Reader<'_, C>,
+        _: Option<Elem>,
+    ) -> Result<Self, ChainError> {
+        Ok(Self)
+    }
+}
+
+impl FilterCodec for BitRound {
+    fn elems(&self) -> Option<(Elem, Elem)> {
+        None
+    }
+
+    fn elems_mut(&mut self) -> Option<(&mut Elem, &mut Elem)> {
+        None
+    }
+
+    fn is_bytes_to_bytes(&self) -> bool {
+        false
+    }
+
+    fn needs_spare(&self) -> bool {
+        false
+    }
+
+    fn decode(&self, _: &mut [u8], _: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+        Ok(())
+    }
+
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}", CodecName::BitRound)
+    }
+}

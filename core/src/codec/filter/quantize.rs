@@ -1,0 +1,69 @@
+//! numcodecs `quantize` (`Quantize(digits, dtype, astype)`): floats rounded to a number of
+//! decimal digits when written; decoding is the cast [`astype::decode`](super::astype::decode).
+
+use super::Elem;
+use super::spec::{FilterCodec, FromFilterConfig, decode_error, read_elem};
+use crate::codec::config::{Config, Reader};
+use crate::codec::{ChainError, CodecName, DecodeError};
+
+/// numcodecs `quantize`, configured: floats stored as the float type `enc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quantize {
+    /// The array's element.
+    pub dec: Elem,
+    /// The stored element.
+    pub enc: Elem,
+}
+
+impl Quantize {
+    pub(crate) const NAMES: &'static [&'static str] = &["numcodecs.quantize"];
+    pub(crate) const V2_ID: Option<&'static str> = Some("quantize");
+}
+
+impl FromFilterConfig for Quantize {
+    fn from_config<C: Config + ?Sized>(
+        r: &Reader<'_, C>,
+        decoded: Option<Elem>,
+    ) -> Result<Self, ChainError> {
+        let dec = read_elem(r, "dtype", decoded)?;
+        let enc = read_elem(r, "astype", Some(dec))?;
+        for e in [dec, enc] {
+            if !e.ty.is_float() {
+                return Err(r.error("dtype", "of quantize must be a float type"));
+            }
+        }
+        Ok(Self { dec, enc })
+    }
+}
+
+impl FilterCodec for Quantize {
+    fn elems(&self) -> Option<(Elem, Elem)> {
+        Some((self.dec, self.enc))
+    }
+
+    fn elems_mut(&mut self) -> Option<(&mut Elem, &mut Elem)> {
+        Some((&mut self.dec, &mut self.enc))
+    }
+
+    fn is_bytes_to_bytes(&self) -> bool {
+        false
+    }
+
+    fn needs_spare(&self) -> bool {
+        false
+    }
+
+    fn decode(&self, buf: &mut [u8], n: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+        super::astype::decode(buf, n, self.dec, self.enc).map_err(decode_error(CodecName::Quantize))
+    }
+
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}({} stored as {})",
+            CodecName::Quantize,
+            self.dec.ty.name(),
+            self.enc.ty.name()
+        )
+    }
+}

@@ -1,0 +1,76 @@
+//! numcodecs `shuffle` (`Shuffle(elementsize)`): the bytes of `elementsize`-byte elements
+//! grouped by significance over the whole chunk ([`unshuffle`] undoes it).
+
+use super::Elem;
+use super::spec::{FilterCodec, FromFilterConfig};
+use crate::codec::config::{Config, Reader};
+use crate::codec::shuffle::unshuffle;
+use crate::codec::{ChainError, CodecName, DecodeError};
+
+/// numcodecs `shuffle`, configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shuffle {
+    /// Bytes per element as the shuffle saw them.
+    pub elementsize: usize,
+}
+
+impl Shuffle {
+    pub(crate) const NAMES: &'static [&'static str] = &["numcodecs.shuffle"];
+    pub(crate) const V2_ID: Option<&'static str> = Some("shuffle");
+}
+
+impl FromFilterConfig for Shuffle {
+    fn from_config<C: Config + ?Sized>(
+        r: &Reader<'_, C>,
+        _: Option<Elem>,
+    ) -> Result<Self, ChainError> {
+        // numcodecs' own default, `Shuffle(elementsize=4)`; zarr-python writes the key in v3
+        // (the array's element size) and numcodecs in v2.
+        let size = r.int_in("elementsize", 1, 1 << 20)?.unwrap_or(4);
+        Ok(Self {
+            // In 1..=2^20.
+            elementsize: usize::try_from(size)
+                .map_err(|_| r.error("elementsize", "is out of range"))?,
+        })
+    }
+}
+
+impl FilterCodec for Shuffle {
+    fn elems(&self) -> Option<(Elem, Elem)> {
+        None
+    }
+
+    fn elems_mut(&mut self) -> Option<(&mut Elem, &mut Elem)> {
+        None
+    }
+
+    fn is_bytes_to_bytes(&self) -> bool {
+        true
+    }
+
+    fn needs_spare(&self) -> bool {
+        true
+    }
+
+    fn decode(&self, buf: &mut [u8], _: usize, spare: &mut [u8]) -> Result<(), DecodeError> {
+        let len = buf.len();
+        let have = spare.len() as u64;
+        let copy = spare.get_mut(..len).ok_or(DecodeError::ScratchTooSmall {
+            needed: len as u64,
+            have,
+        })?;
+        copy.copy_from_slice(buf);
+        unshuffle(copy, buf, self.elementsize).map_err(|_| DecodeError::Internal {
+            what: "unshuffle given buffers of different lengths",
+        })
+    }
+
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}(elementsize {})",
+            CodecName::Shuffle,
+            self.elementsize
+        )
+    }
+}
