@@ -16,8 +16,9 @@ use super::deflate::{DeflateDecoder, DeflateFormat};
 use super::zstd::ZstdDecoder;
 use super::{CodecName, Compressor, DecodeError, Progress, Status, blosclz, lz4};
 
-/// A decoder the std crate (or any user) supplies for one codec, in place of zinto-core's own
-/// (the C zstd library, a bzip2 decoder). It decodes wherever that codec appears: as a chunk's
+/// A stateful decoder of one codec: zinto-core's own zstd decoder is one, and the std crate
+/// (or any user) supplies others the same way, in place of zinto-core's (the C zstd library)
+/// or where it has none (bzip2). It decodes wherever that codec appears: as a chunk's
 /// compressor, and inside Blosc chunks.
 #[cfg(feature = "alloc")]
 pub trait Backend: Send {
@@ -82,8 +83,6 @@ pub(crate) struct Decoders {
     active: Option<Compressor>,
     pub(in crate::codec) deflate: Option<DeflateDecoder>,
     #[cfg(feature = "alloc")]
-    pub(in crate::codec) zstd: Option<ZstdDecoder>,
-    #[cfg(feature = "alloc")]
     pub(in crate::codec) blosc: Option<BloscDecoder<Vec<u8>>>,
     /// A stream decoded in one call once whole (numcodecs lz4): gathered here.
     #[cfg(feature = "alloc")]
@@ -96,8 +95,6 @@ pub(crate) struct Decoders {
     /// The backend decoding the active stream, if one does.
     #[cfg(feature = "alloc")]
     active_backend: Option<usize>,
-    #[cfg(feature = "alloc")]
-    zstd_window_cap: Option<u64>,
     /// Makes the raw DEFLATE inflater of every gzip and zlib stream, in place of miniz_oxide.
     #[cfg(feature = "alloc")]
     inflater: Option<MakeInflater>,
@@ -132,10 +129,6 @@ pub(crate) struct Inner<'a> {
     #[cfg(feature = "alloc")]
     inflater: Option<MakeInflater>,
     #[cfg(feature = "alloc")]
-    zstd: &'a mut Option<ZstdDecoder>,
-    #[cfg(feature = "alloc")]
-    zstd_window_cap: Option<u64>,
-    #[cfg(feature = "alloc")]
     backends: &'a mut Vec<Box<dyn Backend>>,
 }
 
@@ -143,17 +136,17 @@ fn unsupported(codec: CodecName, what: &'static str) -> DecodeError {
     DecodeError::Unsupported { codec, what }
 }
 
-/// The zstd decoder in `slot`, made on first use with the window cap `cap`: the one a chunk's
-/// zstd and Blosc's inner zstd share.
+/// The index in `backends` of the backend decoding `compressor`: the one plugged in for its
+/// codec, or zinto-core's own where its codec is decoded through a backend (zstd's ruzstd),
+/// added on first use.
 #[cfg(feature = "alloc")]
-fn zstd_in(slot: &mut Option<ZstdDecoder>, cap: Option<u64>) -> &mut ZstdDecoder {
-    slot.get_or_insert_with(|| {
-        let mut z = ZstdDecoder::new();
-        if let Some(cap) = cap {
-            z.set_window_cap(cap);
-        }
-        z
-    })
+fn backend_for(backends: &mut Vec<Box<dyn Backend>>, compressor: &Compressor) -> Option<usize> {
+    let codec = compressor.name();
+    if let Some(i) = backends.iter().position(|b| b.codec() == codec) {
+        return Some(i);
+    }
+    backends.push(compressor.codec().builtin_backend()?);
+    Some(backends.len() - 1)
 }
 
 /// Runs a streaming decoder over one whole stream and checks it ends exactly there.
@@ -185,14 +178,23 @@ impl InnerDecompress for Inner<'_> {
         dst: &mut [u8],
     ) -> Result<usize, DecodeError> {
         #[cfg(feature = "alloc")]
-        if let Some(b) = self.backends.iter_mut().find(|b| b.codec() == codec) {
+        {
             let compressor = match codec {
-                CodecName::Zstd => Compressor::ZSTD,
-                CodecName::Zlib => Compressor::ZLIB,
-                _ => return Err(unsupported(codec, "a backend for this codec inside Blosc")),
+                CodecName::Zstd => Some(Compressor::ZSTD),
+                CodecName::Zlib => Some(Compressor::ZLIB),
+                _ => None,
             };
-            b.start(&compressor, src.len() as u64, dst.len())?;
-            return whole_stream(codec, src, dst, |i, d, p| b.decode(i, d, p));
+            let backend = compressor
+                .as_ref()
+                .and_then(|c| Some((c, backend_for(self.backends, c)?)));
+            if let Some((compressor, i)) = backend {
+                let b = self.backends.get_mut(i).ok_or(NOT_STARTED)?;
+                b.start(compressor, src.len() as u64, dst.len())?;
+                return whole_stream(codec, src, dst, |i, d, p| b.decode(i, d, p));
+            }
+            if self.backends.iter().any(|b| b.codec() == codec) {
+                return Err(unsupported(codec, "a backend for this codec inside Blosc"));
+            }
         }
         match codec {
             CodecName::Lz4 | CodecName::BloscLz => LzInner.decompress(codec, src, dst),
@@ -208,12 +210,6 @@ impl InnerDecompress for Inner<'_> {
                 });
                 d.reset(DeflateFormat::Zlib);
                 whole_stream(codec, src, dst, |i, o, p| d.decode(i, o, p))
-            }
-            #[cfg(feature = "alloc")]
-            CodecName::Zstd => {
-                let z = zstd_in(self.zstd, self.zstd_window_cap);
-                z.reset();
-                whole_stream(codec, src, dst, |i, o, p| z.decode(i, o, p))
             }
             _ => Err(unsupported(
                 codec,
@@ -309,8 +305,9 @@ impl Decoders {
     /// Uses ruzstd with this window cap for zstd.
     #[cfg(feature = "alloc")]
     pub(crate) fn set_zstd_window_cap(&mut self, cap: u64) {
-        self.zstd_window_cap = Some(cap);
-        self.zstd = None;
+        let mut z = ZstdDecoder::new();
+        z.set_window_cap(cap);
+        self.set_backend(Box::new(z));
     }
 
     /// Uses `backend` for its codec from now on (replacing an earlier one for the same codec).
@@ -331,6 +328,7 @@ impl Decoders {
         {
             return b.windowed();
         }
+        // zinto-core's own decoder, a built-in backend or not.
         compressor.codec().can_window()
     }
 
@@ -352,10 +350,7 @@ impl Decoders {
         }
         #[cfg(feature = "alloc")]
         {
-            self.active_backend = self
-                .backends
-                .iter()
-                .position(|b| b.codec() == compressor.name());
+            self.active_backend = backend_for(&mut self.backends, compressor);
             if let Some(b) = self.active_backend.and_then(|i| self.backends.get_mut(i)) {
                 if windowed {
                     b.start_windowed(compressor, encoded_len, decoded_len)?;
@@ -394,8 +389,6 @@ impl Decoders {
         let inner = Inner {
             deflate: &mut self.deflate,
             inflater: self.inflater,
-            zstd: &mut self.zstd,
-            zstd_window_cap: self.zstd_window_cap,
             backends: &mut self.backends,
         };
         Some((blosc, inner))
@@ -474,12 +467,6 @@ impl Decoders {
         let at = written.checked_rem(window.len()).ok_or(NOT_STARTED)?;
         let d = self.deflate.as_mut().ok_or(NOT_STARTED)?;
         Ok((d.decode_ring(input, window, at)?, at))
-    }
-
-    /// The zstd decoder, made on first use with the window cap set.
-    #[cfg(feature = "alloc")]
-    pub(crate) fn zstd(&mut self) -> &mut ZstdDecoder {
-        zstd_in(&mut self.zstd, self.zstd_window_cap)
     }
 
     /// The Blosc decoder, made on first use.

@@ -18,7 +18,7 @@ use ruzstd::io::Read;
 
 use super::zstd_blocks::{literals_size, sequence_count, sequence_modes};
 use super::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
-use super::{CodecName, DecodeError, Progress, Status};
+use super::{Backend, CodecName, Compressor, DecodeError, Progress, Status};
 
 /// Why a frame that decodes to more or less than its declared content size is corrupt (both
 /// backends say so; the C library reports it as data corruption).
@@ -641,5 +641,45 @@ fn past_the_end(declared: Option<u64>, capacity: u64) -> DecodeError {
             codec: CodecName::Zstd,
             capacity,
         },
+    }
+}
+
+/// ruzstd as the zstd [`Backend`]: the decoder zstd has unless the caller plugs in another
+/// (the std crate's C zstd) through the same trait.
+impl Backend for ZstdDecoder {
+    fn codec(&self) -> CodecName {
+        CodecName::Zstd
+    }
+
+    fn start(&mut self, _: &Compressor, _: u64, _: usize) -> Result<(), DecodeError> {
+        self.reset();
+        Ok(())
+    }
+
+    fn decode(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<Progress, DecodeError> {
+        ZstdDecoder::decode(self, input, dst, pos)
+    }
+
+    fn windowed(&self) -> bool {
+        true
+    }
+
+    fn start_windowed(
+        &mut self,
+        _: &Compressor,
+        _: u64,
+        decoded_len: usize,
+    ) -> Result<(), DecodeError> {
+        self.reset_windowed(decoded_len as u64);
+        Ok(())
+    }
+
+    fn decode_window(&mut self, input: &[u8], window: &mut [u8]) -> Result<Progress, DecodeError> {
+        ZstdDecoder::decode_window(self, input, window)
     }
 }

@@ -70,6 +70,11 @@ impl CompressorCodec for BloscConfig {
         )?)))
     }
 
+    #[cfg(feature = "alloc")]
+    fn builtin_backend(&self) -> Option<alloc::boxed::Box<dyn crate::codec::Backend>> {
+        None
+    }
+
     fn start(
         &self,
         d: &mut Decoders,

@@ -61,6 +61,11 @@ impl CompressorCodec for Bz2 {
         })
     }
 
+    #[cfg(feature = "alloc")]
+    fn builtin_backend(&self) -> Option<alloc::boxed::Box<dyn crate::codec::Backend>> {
+        None
+    }
+
     fn start(&self, _: &mut Decoders, _: u64, _: usize, _: bool) -> Result<(), DecodeError> {
         Err(DecodeError::Unsupported {
             codec: CodecName::Bz2,

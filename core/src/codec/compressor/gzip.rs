@@ -81,6 +81,11 @@ impl CompressorCodec for Gzip {
         Ok(u64::from(u32::from_le_bytes(isize)))
     }
 
+    #[cfg(feature = "alloc")]
+    fn builtin_backend(&self) -> Option<alloc::boxed::Box<dyn crate::codec::Backend>> {
+        None
+    }
+
     fn start(&self, d: &mut Decoders, _: u64, _: usize, _: bool) -> Result<(), DecodeError> {
         d.reset_deflate(DeflateFormat::Gzip);
         Ok(())

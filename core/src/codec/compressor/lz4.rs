@@ -65,6 +65,11 @@ impl CompressorCodec for Lz4 {
         })
     }
 
+    #[cfg(feature = "alloc")]
+    fn builtin_backend(&self) -> Option<alloc::boxed::Box<dyn crate::codec::Backend>> {
+        None
+    }
+
     fn start(
         &self,
         d: &mut Decoders,

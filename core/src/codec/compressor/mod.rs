@@ -68,6 +68,12 @@ pub(crate) trait CompressorCodec: core::fmt::Debug {
     /// names (`head` is `None` if fewer bytes were given than it asks).
     fn decoded_len(&self, head: Option<&[u8]>, tail: &[u8]) -> Result<u64, DecodeError>;
 
+    /// zinto-core's own decoder of it as a [`Backend`](super::Backend), where it decodes this
+    /// codec through that trait as the std crate's backends do (zstd's ruzstd); `None` where
+    /// the methods below decode it.
+    #[cfg(feature = "alloc")]
+    fn builtin_backend(&self) -> Option<alloc::boxed::Box<dyn super::Backend>>;
+
     /// Starts a stream of `encoded_len` bytes that decodes to `decoded_len` bytes, into a
     /// whole destination or (`windowed`) through a window.
     fn start(
@@ -247,6 +253,12 @@ mod tests {
                     p.head_len as u64 <= 1 << 20 && p.tail_offset + p.tail_len as u64 <= 1 << 20
                 ),
                 Err(e) => assert!(matches!(e, DecodeError::SizeUnknown { codec: n } if n == codec)),
+            }
+            // A built-in backend decodes the codec it is built in for, windowed if the codec says.
+            #[cfg(feature = "alloc")]
+            if let Some(b) = c.codec().builtin_backend() {
+                assert_eq!(b.codec(), codec);
+                assert_eq!(b.windowed(), c.codec().can_window(), "{codec:?}");
             }
             // Too short a payload is never probed past its end.
             if let Ok(p) = c.codec().size_probe(0) {

@@ -59,6 +59,11 @@ impl CompressorCodec for Zlib {
         })
     }
 
+    #[cfg(feature = "alloc")]
+    fn builtin_backend(&self) -> Option<alloc::boxed::Box<dyn crate::codec::Backend>> {
+        None
+    }
+
     fn start(&self, d: &mut Decoders, _: u64, _: usize, _: bool) -> Result<(), DecodeError> {
         d.reset_deflate(DeflateFormat::Zlib);
         Ok(())

@@ -1,7 +1,8 @@
-//! `zstd` (RFC 8878), decoded by [`ZstdDecoder`](crate::codec::ZstdDecoder) (ruzstd's
-//! decoding, behind the `alloc` feature) or a backend (the std crate's C zstd).
+//! `zstd` (RFC 8878), decoded through the [`Backend`](crate::codec::Backend) trait: by
+//! [`ZstdDecoder`](crate::codec::ZstdDecoder) (ruzstd's decoding, behind the `alloc` feature),
+//! or by one plugged in the same way (the std crate's C zstd).
 
-use super::{CompressorCodec, FromConfig, NOT_STARTED, int32};
+use super::{CompressorCodec, FromConfig, int32};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
@@ -11,6 +12,17 @@ use crate::codec::{ChainError, CodecName, DecodeError, Progress};
 
 /// The most one byte of zstd decodes to, rounded up: a 4-byte RLE block yields 128 KiB.
 pub(crate) const MAX_RATIO: u64 = 32_768;
+
+/// Without `alloc` zstd has no decoder; with it, its backend decodes it.
+fn not_here() -> DecodeError {
+    if cfg!(feature = "alloc") {
+        DecodeError::Internal {
+            what: "zstd decoded other than by its backend",
+        }
+    } else {
+        super::without_alloc(CodecName::Zstd)
+    }
+}
 
 /// RFC 8878 zstd.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,66 +88,34 @@ impl CompressorCodec for Zstd {
             })
     }
 
-    fn start(
-        &self,
-        d: &mut Decoders,
-        _: u64,
-        decoded_len: usize,
-        windowed: bool,
-    ) -> Result<(), DecodeError> {
-        #[cfg(feature = "alloc")]
-        {
-            let z = d.zstd();
-            if windowed {
-                z.reset_windowed(decoded_len as u64);
-            } else {
-                z.reset();
-            }
-            Ok(())
-        }
-        #[cfg(not(feature = "alloc"))]
-        {
-            let _ = (d, decoded_len, windowed);
-            Err(super::without_alloc(CodecName::Zstd))
-        }
+    #[cfg(feature = "alloc")]
+    fn builtin_backend(&self) -> Option<alloc::boxed::Box<dyn crate::codec::Backend>> {
+        Some(alloc::boxed::Box::new(crate::codec::ZstdDecoder::new()))
+    }
+
+    // zstd is decoded by its backend (ruzstd's, or one plugged in) and never here.
+    fn start(&self, _: &mut Decoders, _: u64, _: usize, _: bool) -> Result<(), DecodeError> {
+        Err(not_here())
     }
 
     fn decode(
         &self,
-        d: &mut Decoders,
-        input: &[u8],
-        dst: &mut [u8],
-        pos: usize,
+        _: &mut Decoders,
+        _: &[u8],
+        _: &mut [u8],
+        _: usize,
     ) -> Result<Progress, DecodeError> {
-        #[cfg(feature = "alloc")]
-        return d.zstd.as_mut().ok_or(NOT_STARTED)?.decode(input, dst, pos);
-        #[cfg(not(feature = "alloc"))]
-        {
-            let _ = (d, input, dst, pos);
-            Err(NOT_STARTED)
-        }
+        Err(not_here())
     }
 
     fn decode_window(
         &self,
-        d: &mut Decoders,
-        input: &[u8],
-        window: &mut [u8],
+        _: &mut Decoders,
+        _: &[u8],
+        _: &mut [u8],
         _: usize,
     ) -> Result<(Progress, usize), DecodeError> {
-        #[cfg(feature = "alloc")]
-        return Ok((
-            d.zstd
-                .as_mut()
-                .ok_or(NOT_STARTED)?
-                .decode_window(input, window)?,
-            0,
-        ));
-        #[cfg(not(feature = "alloc"))]
-        {
-            let _ = (d, input, window);
-            Err(NOT_STARTED)
-        }
+        Err(not_here())
     }
 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
