@@ -181,7 +181,9 @@ impl ChunkDecoder {
         }
     }
 
-    /// Uses ruzstd with this window cap for zstd (see [`ZstdDecoder::set_window_cap`]).
+    /// Uses ruzstd with this window cap for zstd (see [`ZstdDecoder::set_window_cap`]): it
+    /// becomes the zstd backend, replacing one plugged in before (C zstd); a later
+    /// [`set_backend`](Self::set_backend) for zstd replaces it in turn.
     ///
     /// [`ZstdDecoder::set_window_cap`]: super::ZstdDecoder::set_window_cap
     #[cfg(feature = "alloc")]

@@ -5,7 +5,7 @@
 //! The other element types of the crate are subsets or wrappers of these:
 //! - the numcodecs filters' [`NumType`](crate::codec::filter::NumType) is the numbers they
 //!   compute in (no bool, float16 or complex), [`NumType::number`](crate::codec::filter::NumType::number)
-//!   and `TryFrom<Number>` convert;
+//!   and [`NumType::from_number`](crate::codec::filter::NumType::from_number) convert;
 //! - a record's sort key, [`KeyType`](crate::records::KeyType), is the 4- and 8-byte integers
 //!   and floats ([`KeyType::from_number`](crate::records::KeyType::from_number));
 //! - a segment file's [`NumberType`](crate::formats::NumberType) is a [`Number`] with its byte

@@ -265,7 +265,8 @@ impl DataType {
     /// `"<M8[ns]"`, `"<U6"` or `"|S4"`. One-byte units have no byte order (`None`). `"|O"` (an
     /// object array) is not a type by itself: its filter says what the objects are.
     pub(crate) fn from_v2_str(s: &str) -> Option<(Self, Option<Endian>)> {
-        let t = TypeStr::parse(s)?;
+        // NumPy writes bool `|b1`; `?` is its spelling in code, not in `dtype.str`.
+        let t = TypeStr::parse(s).filter(|t| t.kind != '?')?;
         let endian = match t.order? {
             ByteOrder::Native => return None,
             order => order.endian(),
@@ -464,7 +465,8 @@ mod tests {
             Some((DataType::FixedBytes { len: 4 }, None))
         );
         for bad in [
-            "<M8", "<M8[]", "<M8[0s]", "<M8[xs]", "|U6", "<U0", "|S", "|O",
+            "<M8", "<M8[]", "<M8[0s]", "<M8[xs]", "|U6", "<U0", "|S", "|O", "|?1", "=f4", "f4",
+            "<i04",
         ] {
             assert_eq!(DataType::from_v2_str(bad), None, "{bad}");
         }

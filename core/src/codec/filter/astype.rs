@@ -1,4 +1,5 @@
-//! Cast-based decodes, in place: numcodecs `astype`, `quantize` and `bitround`.
+//! Cast-based decodes, in place: numcodecs `astype`, and the cast `quantize` decodes with
+//! (`quantize.rs` holds that codec; `bitround.rs` the identity `bitround` decodes as).
 //!
 //! - `AsType(encode_dtype, decode_dtype)` decodes with `enc.astype(decode_dtype)`: a NumPy
 //!   cast from the stored `encode_dtype` to `decode_dtype`, [`decode`]`(buf, n, dec =
@@ -9,7 +10,7 @@
 //!   `digits` plays no part in decoding.
 //! - `BitRound(keepbits)` decodes as the **identity**: numcodecs only reinterprets the bytes
 //!   (`int` to `float` of the same width) and copies them, so a caller treats it as a no-op and
-//!   needs no function here.
+//!   needs no function.
 //!
 //! Casts are [`Value::cast`](super::Value::cast): exact or rounded to nearest into floats, wrapping between
 //! integers, truncating toward zero from floats into integers (saturating where NumPy's result

@@ -10,8 +10,9 @@
 //!   the same cast.
 //! - [`bitround`]: numcodecs `bitround`, whose decode is the identity.
 //! - [`shuffle`]: numcodecs `shuffle` over the whole chunk.
-//! - [`numeric`]: the element types ([`NumType`], [`Elem`]), NumPy type strings, one element's
-//!   [`Value`], NumPy's `astype` casts and type promotion.
+//! - [`numeric`]: the element types ([`NumType`], [`Elem`], reading NumPy type strings through
+//!   [`TypeStr`](crate::dtype::TypeStr)), one element's [`Value`], NumPy's `astype` casts and
+//!   type promotion.
 //!
 //! Every decode takes `buf: &mut [u8]` holding `n` encoded elements (`n * enc.size()` bytes)
 //! at its start and leaves `n` decoded elements (`n * dec.size()` bytes) at its start. The

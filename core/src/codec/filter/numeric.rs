@@ -1,5 +1,6 @@
-//! Element types of numcodecs' filters: NumPy type strings, reading and writing one element,
-//! NumPy's `astype` casts and NumPy's type promotion.
+//! Element types of numcodecs' filters (a subset of [`Number`], their type strings read through
+//! [`TypeStr`]), reading and writing one element, NumPy's `astype` casts and NumPy's type
+//! promotion.
 //!
 //! One element's value is a [`Value`]: [`Value::Int`] holds any integer type's value exactly
 //! in an `i128`, [`Value::Float`] holds a `float32` or `float64` value exactly in an `f64`.
