@@ -903,3 +903,55 @@ fn outputs_over_four_mib_read_into_mapped_memory_the_same_bytes() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A reader that closes stdout early (`zinto info | head`) ends `zinto` quietly: exit 0, no
+/// panic, nothing on stderr. The pipe's read end is closed before `zinto` starts, so every
+/// write fails with a broken pipe.
+#[test]
+fn a_closed_stdout_ends_zinto_quietly() {
+    let group = example("weather.zarr");
+    let array = group.join("temperature");
+    let (g, a) = (group.to_str().unwrap(), array.to_str().unwrap());
+    for args in [
+        &["info", g][..],
+        &["info", g, "--json"],
+        &["info", a],
+        &["read", a, "--out", "-", "--format", "npy"],
+    ] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_zinto"))
+            .args(args)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stderr), "", "{args:?}");
+    }
+}
+
+/// `info --json` on a group whose member cannot be opened still lists it, with its path as
+/// every other entry has.
+#[test]
+fn a_broken_member_carries_its_path() {
+    let dir = temp("broken_member.zarr");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub/bad")).unwrap();
+    let group = r#"{"zarr_format": 3, "node_type": "group"}"#;
+    std::fs::write(dir.join("zarr.json"), group).unwrap();
+    std::fs::write(dir.join("sub/zarr.json"), group).unwrap();
+    let broken = r#"{"zarr_format": 3, "node_type": "array"}"#;
+    std::fs::write(dir.join("sub/bad/zarr.json"), broken).unwrap();
+    let out = zinto(&["info", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bad = &v["members"][0]["members"][0];
+    assert_eq!(bad["name"], "bad", "{v}");
+    assert_eq!(bad["path"], "sub/bad", "{v}");
+    assert!(bad["error"].is_string(), "{v}");
+}

@@ -116,14 +116,22 @@ fn attributes_json(attrs: Result<&Map<String, Value>, String>) -> Value {
 pub fn group_json<S: Store + Clone>(group: &Group<S>, name: &str) -> Result<Value, String> {
     let mut members = vec![];
     for m in group.members().map_err(|e| e.to_string())? {
+        // A member that cannot be opened still says where it is, as every other entry does.
+        let broken = |kind: &str, e: String| {
+            let path = match group.path() {
+                "" => m.name.clone(),
+                parent => format!("{parent}/{}", m.name),
+            };
+            json!({"node_type": kind, "name": m.name, "path": path, "error": e})
+        };
         members.push(match m.kind {
             NodeKind::Array => match group.array(&m.name) {
                 Ok(a) => array_json(&a, &m.name),
-                Err(e) => json!({"node_type": "array", "name": m.name, "error": e.to_string()}),
+                Err(e) => broken("array", e.to_string()),
             },
             NodeKind::Group => match group.group(&m.name) {
                 Ok(g) => group_json(&g, &m.name)?,
-                Err(e) => json!({"node_type": "group", "name": m.name, "error": e.to_string()}),
+                Err(e) => broken("group", e.to_string()),
             },
         });
     }

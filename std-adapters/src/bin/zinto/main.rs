@@ -179,6 +179,26 @@ enum Command {
 enum Failure {
     Usage(String),
     Other(String),
+    /// Its reader closed stdout (`zinto info | head`): it has what it wanted, so `zinto` ends
+    /// quietly with exit 0.
+    StdoutClosed,
+}
+
+impl Failure {
+    /// An error writing `what`; a closed pipe is [`Failure::StdoutClosed`], not a failure.
+    fn writing(what: &str, e: &std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            Self::StdoutClosed
+        } else {
+            Self::Other(format!("writing {what}: {e}"))
+        }
+    }
+}
+
+/// Prints `text` and a newline on stdout (where `println!` would panic on a closed pipe).
+fn print_line(text: impl std::fmt::Display) -> Result<(), Failure> {
+    use std::io::Write;
+    writeln!(std::io::stdout().lock(), "{text}").map_err(|e| Failure::writing("stdout", &e))
 }
 
 fn main() -> ExitCode {
@@ -234,7 +254,7 @@ fn main() -> ExitCode {
         }),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) | Err(Failure::StdoutClosed) => ExitCode::SUCCESS,
         Err(Failure::Usage(msg)) => {
             eprintln!("zinto: usage error: {msg}");
             ExitCode::from(2)
@@ -337,7 +357,7 @@ fn write_output(out: Option<&Path>, buf: &[u8]) -> Result<(), Failure> {
     } else {
         std::fs::write(path, buf)
     };
-    written.map_err(|e| Failure::Other(format!("writing {}: {e}", path.display())))
+    written.map_err(|e| Failure::writing(&path.display().to_string(), &e))
 }
 
 fn info(path: &Path, json: bool, remote: RemoteArgs) -> Result<(), Failure> {
@@ -359,18 +379,18 @@ fn info(path: &Path, json: bool, remote: RemoteArgs) -> Result<(), Failure> {
                         map.insert("stored_bytes".into(), stored.into());
                     }
                 }
-                println!("{obj}");
+                print_line(obj)?;
             } else {
-                println!("{}", info::array_text(&array, &shown, &storage).join("\n"));
+                print_line(info::array_text(&array, &shown, &storage).join("\n"))?;
             }
         }
         Node::Group(group) => {
             if json {
                 let obj = info::group_json(&group, &name).map_err(Failure::Other)?;
-                println!("{obj}");
+                print_line(obj)?;
             } else {
                 let lines = info::group_tree(&group, &shown).map_err(Failure::Other)?;
-                println!("{}", lines.join("\n"));
+                print_line(lines.join("\n"))?;
             }
         }
     }
@@ -570,7 +590,8 @@ impl ReadSummary {
                 "threads": workers,
                 "chunks": chunks,
             });
-            println!("{summary}");
+            // A summary nobody reads any more is no failure.
+            let _ = print_line(summary);
             return;
         }
         let rss = match (peak, over) {

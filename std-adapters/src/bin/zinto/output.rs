@@ -139,10 +139,8 @@ impl Output {
             Self::Discard => Ok(()),
             Self::Stdout => {
                 let mut w = BufWriter::new(std::io::stdout().lock());
-                encode(&mut w, format, dtype, data, shape).and_then(|()| {
-                    w.flush()
-                        .map_err(|e| Failure::Other(format!("stdout: {e}")))
-                })
+                encode(&mut w, format, dtype, data, shape)
+                    .and_then(|()| w.flush().map_err(|e| Failure::writing("stdout", &e)))
             }
             Self::File {
                 path,
@@ -168,7 +166,7 @@ fn encode(
     data: &Data,
     shape: &[u64],
 ) -> Result<(), Failure> {
-    let io = |e: std::io::Error| Failure::Other(format!("writing the output: {e}"));
+    let io = |e: std::io::Error| Failure::writing("the output", &e);
     match (format, data) {
         (Format::Raw, Data::Fixed(buf)) => w.write_all(buf).map_err(io),
         (Format::Raw, Data::Vlen(_)) => Err(Failure::Usage(format!(
