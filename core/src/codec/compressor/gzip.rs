@@ -2,7 +2,7 @@
 //!
 //! [`DeflateDecoder`]: crate::codec::DeflateDecoder
 
-use super::{CompressorCodec, FromConfig, head_probe, level};
+use super::{CompressorCodec, FromConfig, deflate_level, head_probe};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
@@ -15,7 +15,7 @@ const MIN_GZIP_LEN: u64 = 20;
 /// RFC 1952 gzip, with its `level` if stated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Gzip {
-    /// Compression level (0-9), if stated.
+    /// Compression level (0-9), if stated (`-1`, zlib's default, is not a stated level).
     pub level: Option<u8>,
 }
 
@@ -27,7 +27,7 @@ impl Gzip {
 impl FromConfig for Gzip {
     fn from_config<C: Config + ?Sized>(r: &Reader<'_, C>) -> Result<Self, ChainError> {
         Ok(Self {
-            level: level(r, 9)?,
+            level: deflate_level(r)?,
         })
     }
 }

@@ -154,6 +154,17 @@ pub(crate) fn level<C: Config + ?Sized>(
     Ok(r.int_in("level", 0, max)?.map(|l| l as u8))
 }
 
+/// A DEFLATE `level` (gzip, zlib): 0 to 9, or -1, zlib's `Z_DEFAULT_COMPRESSION`, which
+/// numcodecs writes for "the library's default" and which reads as no stated level.
+pub(crate) fn deflate_level<C: Config + ?Sized>(
+    r: &Reader<'_, C>,
+) -> Result<Option<u8>, ChainError> {
+    match r.int_in("level", -1, 9)? {
+        Some(-1) | None => Ok(None),
+        Some(_) => level(r, 9),
+    }
+}
+
 /// An `i32` setting, if stated.
 pub(crate) fn int32<C: Config + ?Sized>(
     r: &Reader<'_, C>,
@@ -267,6 +278,25 @@ mod tests {
         }
         assert_eq!(CodecName::from_name("categorize"), None);
         assert_eq!(compressors, 6);
+    }
+
+    /// gzip and zlib read `level: -1` (zlib's default, which numcodecs writes) as no stated
+    /// level; levels past 9 or below -1 are refused by name.
+    #[test]
+    fn deflate_levels_take_zlibs_default() {
+        use crate::codec::ConfigValue::Int;
+        for codec in [CodecName::Gzip, CodecName::Zlib] {
+            let read = |l: i64| Compressor::from_config(codec, &[("level", Int(l))][..]);
+            let none = Compressor::from_config(codec, &NoConfig);
+            assert_eq!(read(-1), none, "{codec:?}");
+            assert!(matches!(read(9), Ok(Some(c)) if Some(c) != none.unwrap()));
+            for bad in [-2, 10] {
+                assert!(
+                    matches!(read(bad), Err(ChainError::Config { key: "level", .. })),
+                    "{codec:?} {bad}"
+                );
+            }
+        }
     }
 
     /// The smallest window is the codec's to say: a stream codec does not look at the

@@ -2,7 +2,7 @@
 //!
 //! [`DeflateDecoder`]: crate::codec::DeflateDecoder
 
-use super::{CompressorCodec, FromConfig, level};
+use super::{CompressorCodec, FromConfig, deflate_level};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
@@ -12,7 +12,7 @@ use crate::codec::{ChainError, CodecName, DecodeError, Progress};
 /// RFC 1950 zlib, with its `level` if stated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Zlib {
-    /// Compression level (0-9), if stated.
+    /// Compression level (0-9), if stated (`-1`, zlib's default, is not a stated level).
     pub level: Option<u8>,
 }
 
@@ -24,7 +24,7 @@ impl Zlib {
 impl FromConfig for Zlib {
     fn from_config<C: Config + ?Sized>(r: &Reader<'_, C>) -> Result<Self, ChainError> {
         Ok(Self {
-            level: level(r, 9)?,
+            level: deflate_level(r)?,
         })
     }
 }

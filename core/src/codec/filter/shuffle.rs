@@ -10,7 +10,7 @@ use crate::codec::{ChainError, CodecName, DecodeError};
 /// numcodecs `shuffle`, configured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shuffle {
-    /// Bytes per element as the shuffle saw them.
+    /// Bytes per element as the shuffle saw them (0 and 1 shuffle nothing).
     pub elementsize: usize,
 }
 
@@ -19,16 +19,24 @@ impl Shuffle {
     pub(crate) const V2_ID: Option<&'static str> = Some("shuffle");
 }
 
+impl Shuffle {
+    /// Whether it moves any byte: elements of 0 or 1 bytes are stored as they are.
+    fn moves_bytes(&self) -> bool {
+        self.elementsize > 1
+    }
+}
+
 impl FromFilterConfig for Shuffle {
     fn from_config<C: Config + ?Sized>(
         r: &Reader<'_, C>,
         _: Option<Elem>,
     ) -> Result<Self, ChainError> {
         // numcodecs' own default, `Shuffle(elementsize=4)`; zarr-python writes the key in v3
-        // (the array's element size) and numcodecs in v2.
-        let size = r.int_in("elementsize", 1, 1 << 20)?.unwrap_or(4);
+        // (the array's element size) and numcodecs in v2. numcodecs shuffles nothing for
+        // elements of 0 or 1 bytes (its `_shuffle` returns the bytes as they are).
+        let size = r.int_in("elementsize", 0, 1 << 20)?.unwrap_or(4);
         Ok(Self {
-            // In 1..=2^20.
+            // In 0..=2^20.
             elementsize: usize::try_from(size)
                 .map_err(|_| r.error("elementsize", "is out of range"))?,
         })
@@ -49,10 +57,13 @@ impl FilterCodec for Shuffle {
     }
 
     fn needs_spare(&self) -> bool {
-        true
+        self.moves_bytes()
     }
 
     fn decode(&self, buf: &mut [u8], _: usize, spare: &mut [u8]) -> Result<(), DecodeError> {
+        if !self.moves_bytes() {
+            return Ok(());
+        }
         let len = buf.len();
         let have = spare.len() as u64;
         let copy = spare.get_mut(..len).ok_or(DecodeError::ScratchTooSmall {

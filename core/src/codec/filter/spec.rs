@@ -183,4 +183,29 @@ mod tests {
         }
         assert_eq!(filters, 6);
     }
+
+    /// numcodecs stores elements of 0 or 1 bytes unshuffled: such a shuffle decodes to its
+    /// input and needs no spare chunk; a 2-byte one does move bytes.
+    #[test]
+    fn a_shuffle_of_elements_under_two_bytes_changes_nothing() {
+        for size in [0, 1] {
+            let config: &[(&str, ConfigValue<'_>)] = &[("elementsize", ConfigValue::Int(size))];
+            let f = Filter::from_config(CodecName::Shuffle, config, None)
+                .unwrap()
+                .unwrap();
+            assert!(!f.needs_spare(), "{size}");
+            let mut buf = [1, 2, 3, 4, 5];
+            f.decode(&mut buf, 5, &mut []).unwrap();
+            assert_eq!(buf, [1, 2, 3, 4, 5]);
+        }
+        let config: &[(&str, ConfigValue<'_>)] = &[("elementsize", ConfigValue::Int(2))];
+        let f = Filter::from_config(CodecName::Shuffle, config, None)
+            .unwrap()
+            .unwrap();
+        let (mut buf, mut spare) = ([1, 3, 2, 4], [0; 4]);
+        f.decode(&mut buf, 2, &mut spare).unwrap();
+        assert_eq!(buf, [1, 2, 3, 4]);
+        let config: &[(&str, ConfigValue<'_>)] = &[("elementsize", ConfigValue::Int(-1))];
+        assert!(Filter::from_config(CodecName::Shuffle, config, None).is_err());
+    }
 }
