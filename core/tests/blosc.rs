@@ -295,3 +295,80 @@ fn a_chunk_decodes_through_a_window_of_one_block_with_fixed_scratch() {
         .unwrap_err();
     assert!(matches!(e, DecodeError::ScratchTooSmall { .. }), "{e:?}");
 }
+
+/// `raw_streams(data, blocksize)` with its blocks stored in `order` (block indices), as older
+/// multithreaded c-blosc stored them, the table saying where each went.
+fn permuted(data: &[u8], blocksize: usize, order: &[usize]) -> Vec<u8> {
+    let c = raw_streams(data, blocksize);
+    let n = data.len().div_ceil(blocksize);
+    let entry = |c: &[u8], j: usize| {
+        u32::from_le_bytes(c[16 + 4 * j..20 + 4 * j].try_into().unwrap()) as usize
+    };
+    let starts: Vec<usize> = (0..n).map(|j| entry(&c, j)).collect();
+    let ends: Vec<usize> = starts[1..].iter().copied().chain([c.len()]).collect();
+    let mut out = c[..16 + 4 * n].to_vec();
+    for &j in order {
+        let at = out.len() as u32;
+        out[16 + 4 * j..20 + 4 * j].copy_from_slice(&at.to_le_bytes());
+        out.extend_from_slice(&c[starts[j]..ends[j]]);
+    }
+    out
+}
+
+fn set_entry(c: &mut [u8], j: usize, start: u32) {
+    c[16 + 4 * j..20 + 4 * j].copy_from_slice(&start.to_le_bytes());
+}
+
+/// Blocks stored out of order decode to the data, whole, in pieces and through windows of one
+/// block; bytes stored after the stream are ignored either way (z5py's chunks carry 16).
+#[test]
+fn blocks_in_any_order_and_bytes_after_the_stream_decode_as_c_blosc_reads_them() {
+    let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let order = [3, 0, 7, 1, 6, 2, 5, 4];
+    let shuffled = permuted(&data, 128, &order);
+    for stored in [shuffled.clone(), raw_streams(&data, 128)] {
+        let mut with_tail = stored.clone();
+        with_tail.extend([0xee; 16]);
+        for s in [&stored, &with_tail] {
+            for piece in [1, 7, 100, s.len()] {
+                assert_eq!(decode(s, 1000, piece).unwrap(), data, "in {piece}s");
+                for window in [128, 200] {
+                    assert_eq!(windowed(s, 1000, piece, window).unwrap(), data, "{window}");
+                }
+            }
+        }
+    }
+    // With fixed scratch: a permuted chunk needs room for its whole stream besides the table
+    // and a block, and says how much when it lacks it.
+    let mut scratch = vec![0u8; 8 * 4 + 128];
+    let mut d = BloscDecoder::new(&mut scratch[..]);
+    d.start(shuffled.len() as u64, 1000);
+    let mut out = vec![0u8; 1000];
+    let e = d.decode(&shuffled, &mut out, 0, &mut LzInner).unwrap_err();
+    assert!(matches!(e, DecodeError::ScratchTooSmall { .. }), "{e}");
+}
+
+/// Out of order, every check still holds: no block starts inside the header or table or past
+/// the stream, none starts where another does, none reaches into the next one's bytes.
+#[test]
+fn blocks_out_of_order_may_not_overlap_or_point_outside_the_stream() {
+    let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let good = permuted(&data, 128, &[3, 0, 7, 1, 6, 2, 5, 4]);
+    let start = |j: usize| u32::from_le_bytes(good[16 + 4 * j..20 + 4 * j].try_into().unwrap());
+    let cbytes = good.len() as u32;
+    for (j, at, why) in [
+        (0, 20, "inside the table"),
+        (0, cbytes, "past the stream"),
+        (2, start(5), "where another block starts"),
+        (2, start(1) + 4, "inside another block"),
+    ] {
+        let mut bad = good.clone();
+        set_entry(&mut bad, j, at);
+        let e = decode(&bad, 1000, bad.len()).unwrap_err();
+        assert!(matches!(e, DecodeError::Block { .. }), "{why}: {e}");
+    }
+    // More stated than stored is still refused.
+    let mut short = good.clone();
+    short.truncate(good.len() - 1);
+    assert!(decode(&short, 1000, short.len()).is_err());
+}

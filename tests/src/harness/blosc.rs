@@ -141,8 +141,9 @@ pub fn decode_blosclz(data: &[u8]) {
 pub type Reference = fn(&[u8], usize) -> Option<Vec<u8>>;
 
 /// Errors by which zinto is stricter than c-blosc 1.21 on purpose (docs/reliability.md):
-/// blocks out of order or with gaps, stream sizes larger than the stream, empty streams,
-/// bytes after the last block, after an inner stream, or after the header of an empty buffer; an LZ4 match offset of 0 (the format
+/// gaps between blocks stored in order, blocks out of order that share bytes or start inside
+/// the table, stream sizes larger than the stream, empty streams, bytes after an inner
+/// stream; an LZ4 match offset of 0 (the format
 /// forbids it; lz4 copies from the byte being written); a zstd stream that is more than one
 /// frame (zstd's own decoders are compared by `zstd_differential`).
 fn stricter_on_purpose(e: &DecodeError, inner: u8) -> bool {

@@ -10,7 +10,7 @@
 //! | 3 | typesize | 1 to 255 |
 //! | 4..8 | nbytes, the decoded size | the size the caller expects |
 //! | 8..12 | blocksize | 1 to nbytes (any value when nbytes is 0) |
-//! | 12..16 | cbytes, the stored size | the stored length |
+//! | 12..16 | cbytes, the stream's size | at most the stored length (bytes after it are ignored, as c-blosc does) |
 //!
 //! Then, unless memcpyed, a table of `nblocks` little-endian `i32` block starts, and the blocks.
 
@@ -112,8 +112,9 @@ impl BloscHeader {
     ///
     /// # Errors
     /// [`DecodeError::InvalidField`] naming the field and its value; [`DecodeError::SizeMismatch`]
-    /// if `nbytes` is not `decoded_len`; [`DecodeError::StoredSizeMismatch`] if `cbytes` is not
-    /// `stored_len`; [`DecodeError::Unsupported`] for Snappy.
+    /// if `nbytes` is not `decoded_len`; [`DecodeError::StoredSizeMismatch`] if `cbytes` is more
+    /// than `stored_len` (less is a stream with bytes after it, which are ignored);
+    /// [`DecodeError::Unsupported`] for Snappy.
     pub fn parse(
         b: &[u8; HEADER_LEN],
         stored_len: u64,
@@ -141,7 +142,9 @@ impl BloscHeader {
                 got: h.nbytes.into(),
             });
         }
-        if u64::from(h.cbytes) != stored_len {
+        // Bytes stored after the stream are ignored, as c-blosc ignores them (z5py's chunks
+        // carry 16).
+        if u64::from(h.cbytes) > stored_len {
             return Err(DecodeError::StoredSizeMismatch {
                 codec: CodecName::Blosc,
                 stated: h.cbytes.into(),

@@ -17,6 +17,7 @@
 //! no room for the next block it reports [`Status::NeedsOutput`] and goes on in the next window.
 
 mod header;
+mod permuted;
 
 pub use header::{
     BloscHeader, FORMAT_VERSION, HEADER_LEN, INNER_FORMAT_VERSION, InnerCodec, MAX_BLOCKSIZE,
@@ -26,7 +27,7 @@ pub use header::{
 use super::config::{Config, Reader};
 use super::error::{
     INPUT_OVERRUN, NO_HEADER, OUTPUT_OVERRUN, SCRATCH_OVERRUN, SIZE_NOT_USIZE, STAGED_OVERRUN,
-    TABLE_OVERRUN, UNSHUFFLE_SIZES,
+    UNSHUFFLE_SIZES,
 };
 use super::shuffle::{bitunshuffle, unshuffle};
 use super::{ChainError, CodecName, DecodeError, Progress, Status};
@@ -232,6 +233,12 @@ enum Phase {
     Stream,
     /// A memcpyed chunk: copying the data as it comes.
     Copy,
+    /// A block table out of order (older multithreaded c-blosc): gathering the blocks whole.
+    Gather,
+    /// Decoding block `block` of the gathered blocks.
+    Replay,
+    /// Skipping what is stored after the last block (c-blosc ignores it).
+    Trailing,
     Done,
 }
 
@@ -378,6 +385,14 @@ impl<S: Scratch> BloscDecoder<S> {
                 }
                 Phase::StreamSize => self.read_stream_size(rest)?,
                 Phase::Stream => self.read_stream(rest, dst, &mut out, inner)?,
+                Phase::Gather => self.gather_blocks(rest)?,
+                Phase::Replay => {
+                    if self.replay_block(dst, &mut out, pos, inner)? {
+                        return Ok(Progress::with_status(used, out - pos, Status::NeedsOutput));
+                    }
+                    Some(0)
+                }
+                Phase::Trailing => self.skip_trailing(rest)?,
             };
             match step {
                 Some(n) => used += n,
@@ -420,7 +435,7 @@ impl<S: Scratch> BloscDecoder<S> {
             self.header = Some(h);
             self.have = 0;
             self.phase = if h.nbytes == 0 {
-                Phase::Done
+                Phase::Trailing
             } else if h.memcpyed() {
                 Phase::Copy
             } else {
@@ -441,7 +456,12 @@ impl<S: Scratch> BloscDecoder<S> {
         let step = Self::gather(table, &mut self.have, rest)?;
         if self.have == table_len {
             self.have = 0;
-            self.phase = Phase::BlockStart;
+            self.phase = if permuted::in_order(table) {
+                Phase::BlockStart
+            } else {
+                self.start_permuted()?;
+                Phase::Gather
+            };
         }
         Ok(step)
     }
@@ -454,7 +474,7 @@ impl<S: Scratch> BloscDecoder<S> {
     ) -> Result<Option<usize>, DecodeError> {
         let left = to_usize(self.decoded_len - self.produced)?;
         if left == 0 {
-            self.phase = Phase::Done;
+            self.phase = Phase::Trailing;
             return Ok(Some(0));
         }
         let room = dst.len().saturating_sub(*out);
@@ -474,17 +494,12 @@ impl<S: Scratch> BloscDecoder<S> {
     fn start_block(&mut self, window: usize, out: usize, pos: usize) -> Result<bool, DecodeError> {
         let h = self.header_ref()?;
         if self.block == h.nblocks() {
-            self.phase = Phase::Done;
+            self.phase = Phase::Trailing;
             return Ok(false);
         }
         let j = self.block;
         let table = self.scratch.reserve(h.nblocks() as usize * 4)?;
-        let at = j as usize * 4;
-        let entry: [u8; 4] = table
-            .get(at..at + 4)
-            .and_then(|e| e.try_into().ok())
-            .ok_or(TABLE_OVERRUN)?;
-        let start = u64::from(u32::from_le_bytes(entry));
+        let start = u64::from(permuted::entry(table, j as usize)?);
         if start != self.at {
             return Err(corrupt_block(
                 j,
@@ -492,29 +507,23 @@ impl<S: Scratch> BloscDecoder<S> {
                 start,
             ));
         }
-        let block_len = h.block_len(j) as usize;
-        if window.saturating_sub(out) < block_len {
-            if out == pos && pos == 0 {
-                // Not even an empty window holds this block.
-                return Err(DecodeError::OutputOverflow {
-                    codec: CodecName::Blosc,
-                    capacity: window as u64,
-                });
-            }
+        if !room_for_block(&h, j, window, out, pos)? {
             return Ok(true);
-        }
-        let streams = h.streams(j);
-        if !block_len.is_multiple_of(streams as usize) {
-            return Err(corrupt_block(
-                j,
-                "is split, but its length is not a multiple of typesize",
-                block_len as u64,
-            ));
         }
         self.stream = 0;
         self.have = 0;
         self.phase = Phase::StreamSize;
         Ok(false)
+    }
+
+    /// Skips what is stored after the last block (nothing, usually), then is done.
+    fn skip_trailing(&mut self, rest: &[u8]) -> Result<Option<usize>, DecodeError> {
+        let left = to_usize(self.stored_len - self.at)?;
+        let n = left.min(rest.len());
+        if n == left {
+            self.phase = Phase::Done;
+        }
+        Ok((n > 0 || left == 0).then_some(n))
     }
 
     fn read_stream_size(&mut self, rest: &[u8]) -> Result<Option<usize>, DecodeError> {
@@ -524,27 +533,13 @@ impl<S: Scratch> BloscDecoder<S> {
         if self.have == 4 {
             let h = self.header_ref()?;
             let j = self.block;
-            let size = i32::from_le_bytes(self.size_buf);
-            let stream_decoded = h.block_len(j) / h.streams(j);
-            let left = self
-                .stored_len
+            // The stream lies inside the stream's stated size; `self.at` does not count this
+            // call's bytes yet.
+            let left = u64::from(h.cbytes)
                 .saturating_sub(self.at)
                 .saturating_sub(step.map_or(0, |n| n as u64));
-            let size = u32::try_from(size)
-                .ok()
-                .filter(|&s| s <= stream_decoded && u64::from(s) <= left)
-                .ok_or(corrupt_block(
-                    j,
-                    "has a stream size that is negative, past the end, or larger than the stream decodes to",
-                    u64::from(self.size_buf[0])
-                        | u64::from(self.size_buf[1]) << 8
-                        | u64::from(self.size_buf[2]) << 16
-                        | u64::from(self.size_buf[3]) << 24,
-                ))?;
-            if size == 0 {
-                return Err(corrupt_block(j, "has an empty stream", 0));
-            }
-            self.stream_len = size as usize;
+            let size = stream_size(&h, j, self.size_buf, left)?;
+            self.stream_len = size;
             self.have = 0;
             self.phase = Phase::Stream;
         }
@@ -599,29 +594,11 @@ impl<S: Scratch> BloscDecoder<S> {
             }
             stage.get(..self.stream_len).ok_or(STAGED_OVERRUN)?
         };
-        if whole.len() == stream_decoded {
-            slot.copy_from_slice(whole);
-        } else {
-            let n = inner.decompress(codec, whole, slot)?;
-            if n != stream_decoded {
-                return Err(corrupt_block(
-                    j,
-                    "has a stream that decodes to other than its size",
-                    n as u64,
-                ));
-            }
-        }
+        decode_stream(inner, codec, whole, slot, j)?;
         self.have = 0;
         self.stream += 1;
         if self.stream as usize == streams {
-            match shuffle {
-                ShuffleMode::None => {}
-                ShuffleMode::Byte => {
-                    unshuffle(tmp, block_dst, h.typesize.into()).map_err(|_| UNSHUFFLE_SIZES)?
-                }
-                ShuffleMode::Bit => bitunshuffle(tmp, block_dst, h.typesize.into(), FORMAT_VERSION)
-                    .map_err(|_| UNSHUFFLE_SIZES)?,
-            }
+            unshuffle_block(&h, shuffle, tmp, block_dst)?;
             *out += block_len;
             self.produced += block_len as u64;
             self.block += 1;
@@ -630,5 +607,94 @@ impl<S: Scratch> BloscDecoder<S> {
             self.phase = Phase::StreamSize;
         }
         Ok(Some(taken))
+    }
+}
+
+/// Whether block `j` fits the window from `out`; an error if not even an empty window holds
+/// it.
+fn room_for_block(
+    h: &BloscHeader,
+    j: u32,
+    window: usize,
+    out: usize,
+    pos: usize,
+) -> Result<bool, DecodeError> {
+    let block_len = h.block_len(j) as usize;
+    if window.saturating_sub(out) < block_len {
+        if out == pos && pos == 0 {
+            return Err(DecodeError::OutputOverflow {
+                codec: CodecName::Blosc,
+                capacity: window as u64,
+            });
+        }
+        return Ok(false);
+    }
+    if !block_len.is_multiple_of(h.streams(j) as usize) {
+        return Err(corrupt_block(
+            j,
+            "is split, but its length is not a multiple of typesize",
+            block_len as u64,
+        ));
+    }
+    Ok(true)
+}
+
+/// The size of a stream of block `j` as its 4 bytes state it, checked: positive, at most what
+/// the stream decodes to, and within the `left` bytes of the stream.
+fn stream_size(h: &BloscHeader, j: u32, bytes: [u8; 4], left: u64) -> Result<usize, DecodeError> {
+    let stream_decoded = h.block_len(j) / h.streams(j);
+    let size = u32::try_from(i32::from_le_bytes(bytes))
+        .ok()
+        .filter(|&s| s <= stream_decoded && u64::from(s) <= left)
+        .ok_or(corrupt_block(
+            j,
+            "has a stream size that is negative, past the end, or larger than the stream decodes to",
+            u32::from_le_bytes(bytes).into(),
+        ))?;
+    if size == 0 {
+        return Err(corrupt_block(j, "has an empty stream", 0));
+    }
+    to_usize(size.into())
+}
+
+/// Decodes one whole stream of block `j` into `slot` (a stored stream as long as its slot is
+/// its bytes as they are).
+fn decode_stream(
+    inner: &mut dyn InnerDecompress,
+    codec: CodecName,
+    whole: &[u8],
+    slot: &mut [u8],
+    j: u32,
+) -> Result<(), DecodeError> {
+    if whole.len() == slot.len() {
+        slot.copy_from_slice(whole);
+        return Ok(());
+    }
+    let n = inner.decompress(codec, whole, slot)?;
+    if n != slot.len() {
+        return Err(corrupt_block(
+            j,
+            "has a stream that decodes to other than its size",
+            n as u64,
+        ));
+    }
+    Ok(())
+}
+
+/// Undoes the block's shuffle from `tmp` into `block_dst` (nothing if it was not shuffled: the
+/// streams were decoded into place).
+fn unshuffle_block(
+    h: &BloscHeader,
+    shuffle: ShuffleMode,
+    tmp: &[u8],
+    block_dst: &mut [u8],
+) -> Result<(), DecodeError> {
+    match shuffle {
+        ShuffleMode::None => Ok(()),
+        ShuffleMode::Byte => {
+            unshuffle(tmp, block_dst, h.typesize.into()).map_err(|_| UNSHUFFLE_SIZES)
+        }
+        ShuffleMode::Bit => bitunshuffle(tmp, block_dst, h.typesize.into(), FORMAT_VERSION)
+            .map_err(|_| UNSHUFFLE_SIZES),
     }
 }
