@@ -91,7 +91,8 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
         None,
     )
     .map_err(MetadataError::Chain)?;
-    let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
+    let fill_value = FillValue::parse(dtype, &v2_string_fill(dtype, &m.fill_value))
+        .map_err(MetadataError::FillValue)?;
     let (attributes, dimension_names) = attributes_of(attrs, m.shape.len());
     Ok(ArrayMetadata {
         format: ZarrFormat::V2,
@@ -241,5 +242,51 @@ fn numcodecs_id<'a>(
     match v {
         Value::Object(obj) => numcodecs_id_map(obj, what),
         _ => Err(MetadataError::Invalid(format!("{what} is not an object"))),
+    }
+}
+
+/// A v2 fill value of `0` on a string type, as the zarr-python that reads it does: zarr-python
+/// 2 wrote `0` for fixed-width `|S n` and `<U n` arrays and read it as zeros (the empty
+/// string); zarr-python 3 reads `0` on a `vlen-utf8` array as the text `"0"`. Any other value
+/// is the value itself.
+fn v2_string_fill(dtype: DataType, v: &Value) -> Value {
+    let zero = v.as_u64() == Some(0) && v.is_u64();
+    match dtype {
+        DataType::FixedBytes { .. } | DataType::FixedUtf32 { .. } if zero => Value::Null,
+        DataType::String if zero => Value::String("0".into()),
+        _ => v.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn fill_of(dtype: &str, filters: &str, fill: &str) -> Vec<u8> {
+        let json = format!(
+            r#"{{"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "{dtype}",
+                "compressor": null, "fill_value": {fill}, "filters": {filters}, "order": "C"}}"#
+        );
+        parse(json.as_bytes(), None)
+            .unwrap()
+            .fill_value
+            .as_bytes()
+            .to_vec()
+    }
+
+    /// zarr-python 2 wrote `fill_value: 0` on `|S` and `<U` arrays (its fixture/14 and 15) and
+    /// read it as zeros; zarr-python 3 reads it on a vlen-utf8 array as "0".
+    #[test]
+    fn a_fill_value_of_0_on_strings_reads_as_the_zarr_python_that_reads_it() {
+        assert_eq!(fill_of("|S1", "null", "0"), [0]);
+        assert_eq!(fill_of("<U4", "null", "0"), [0; 16]);
+        assert_eq!(fill_of("|O", r#"[{"id": "vlen-utf8"}]"#, "0"), b"0");
+        // Other values are what they are, and numbers stay numbers.
+        assert_eq!(fill_of("|S1", "null", r#""YQ==""#), b"a");
+        assert_eq!(fill_of("<i4", "null", "0"), [0; 4]);
+        let json = br#"{"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "|S1",
+            "compressor": null, "fill_value": 1, "filters": null, "order": "C"}"#;
+        assert!(parse(json, None).is_err());
     }
 }
