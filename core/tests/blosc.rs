@@ -340,7 +340,7 @@ fn blocks_in_any_order_and_bytes_after_the_stream_decode_as_c_blosc_reads_them()
     }
     // With fixed scratch: a permuted chunk needs room for its whole stream besides the table
     // and a block, and says how much when it lacks it.
-    let mut scratch = vec![0u8; 8 * 4 + 128];
+    let mut scratch = [0u8; 8 * 4 + 128];
     let mut d = BloscDecoder::new(&mut scratch[..]);
     d.start(shuffled.len() as u64, 1000);
     let mut out = vec![0u8; 1000];

@@ -90,6 +90,8 @@ pub(crate) struct Decoders {
     #[cfg(feature = "alloc")]
     pub(in crate::codec) whole_len: usize,
     pub(in crate::codec) decoded_len: usize,
+    /// Input a codec keeps between calls while a unit of its format spans two of them.
+    pub(in crate::codec) carry: Carry,
     #[cfg(feature = "alloc")]
     backends: Vec<Box<dyn Backend>>,
     /// The backend decoding the active stream, if one does.
@@ -104,6 +106,17 @@ pub(crate) struct Decoders {
     /// in the window after what was produced, so the window moves on only at a block's edge
     /// (after [`Status::NeedsOutput`]).
     pub(in crate::codec) window_at: usize,
+}
+
+/// A few input bytes any codec may keep between calls, for the active stream, while a unit of
+/// its format (base64's group of four characters) spans two calls: codecs that need no more
+/// state than this need no field of their own here.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Carry {
+    /// The bytes kept, `bytes[..len]`.
+    pub(crate) bytes: [u8; 8],
+    /// How many.
+    pub(crate) len: usize,
 }
 
 /// Makes a [`RawInflate`] ([`ChunkDecoder::set_inflater`](super::ChunkDecoder::set_inflater)).
@@ -343,6 +356,7 @@ impl Decoders {
     ) -> Result<(), DecodeError> {
         self.active = None;
         self.decoded_len = decoded_len;
+        self.carry = Carry::default();
         self.windowed = windowed;
         self.window_at = 0;
         if windowed && !self.can_window(compressor) {
