@@ -48,7 +48,6 @@ EXPECTED_REFUSALS = {
     "numcodecs/zfpy/*": "zfpy: codec not implemented yet",
     "zarrs/*_zfpy*.zarr": "zfpy: codec not implemented yet (v2 and numcodecs.zfpy)",
     "numcodecs/lzma/*": "lzma: v2 compressor not implemented",
-    "numcodecs/base64/*": "base64: v2 compressor not implemented",
     "numcodecs/packbits/*": "packbits: v2 filter not implemented",
     "numcodecs/categorize/*": "categorize: v2 filter not implemented (on <U and object arrays)",
     "numcodecs/blosc/codec.09/*": "blosc with inner compressor snappy: not implemented",

@@ -15,7 +15,7 @@
 
 use super::ChainError;
 use super::blosc::BloscConfig;
-use super::compressor::{Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Zlib, Zstd};
+use super::compressor::{Base64, Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Zlib, Zstd};
 use super::config::{Config, Reader};
 use super::filter::{
     AsType, BitRound, Delta, Elem, FilterCodec, FixedScaleOffset, FromFilterConfig, Quantize,
@@ -208,6 +208,8 @@ registry! {
         Lz4(Lz4),
         /// numcodecs `bz2` (decoded by a backend of the std crate).
         Bz2(Bz2),
+        /// numcodecs `base64`: the bytes as base64 text.
+        Base64(Base64),
     }
     filters {
         /// numcodecs `delta`: differences of consecutive elements.
