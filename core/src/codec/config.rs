@@ -41,8 +41,11 @@ impl ConfigValue<'_> {
 }
 
 /// A codec configuration: values by key.
+///
+/// A key with `/` in it addresses into lists and objects, as a JSON Pointer does without its
+/// leading `/`: `filters/0/id` is the `id` of the first entry of the list `filters`.
 pub trait Config {
-    /// The value at `key`, or `None` if the key is absent.
+    /// The value at `key`, or `None` if the key (or a step of its path) is absent.
     fn get(&self, key: &str) -> Option<ConfigValue<'_>>;
 }
 

@@ -16,7 +16,11 @@ pub(crate) struct JsonConfig<'a>(pub(crate) &'a Map<String, Value>);
 
 impl Config for JsonConfig<'_> {
     fn get(&self, key: &str) -> Option<ConfigValue<'_>> {
-        Some(match self.0.get(key)? {
+        let value = match key.split_once('/') {
+            Some((first, rest)) => self.0.get(first)?.pointer(&format!("/{rest}"))?,
+            None => self.0.get(key)?,
+        };
+        Some(match value {
             Value::Null => ConfigValue::Null,
             Value::Bool(b) => ConfigValue::Bool(*b),
             Value::String(s) => ConfigValue::Str(s),
