@@ -47,7 +47,6 @@ EXPECTED_REFUSALS = {
     "zarrs/*_pcodec*.zarr": "pcodec: codec not implemented yet (v2 and numcodecs.pcodec)",
     "numcodecs/zfpy/*": "zfpy: codec not implemented yet",
     "zarrs/*_zfpy*.zarr": "zfpy: codec not implemented yet (v2 and numcodecs.zfpy)",
-    "numcodecs/lzma/*": "lzma: v2 compressor not implemented",
     "numcodecs/packbits/*": "packbits: v2 filter not implemented",
     "numcodecs/categorize/*": "categorize: v2 filter not implemented (on <U and object arrays)",
     "numcodecs/blosc/codec.09/*": "blosc with inner compressor snappy: not implemented",

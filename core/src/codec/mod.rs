@@ -52,7 +52,9 @@ pub use chain::{
     MAX_CHECKSUMS, MAX_FILTERS, MAX_LEVELS,
 };
 pub use checksum::{ChecksumKind, Location};
-pub use compressor::{Bz2, Gzip, Lz4, Zlib, Zstd};
+pub use compressor::{
+    Base64, Bz2, Gzip, LZMA_MAX_DICT_SIZE, Lz4, Lzma, LzmaFormat, LzmaRawFilter, Zlib, Zstd,
+};
 pub use config::{Config, ConfigValue, NoConfig};
 pub use crc::{CRC32, CRC32C, Crc32, Crc32Kind, checksum};
 pub use decoded_size::{SizeProbe, decoded_len, size_probe};

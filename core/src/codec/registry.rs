@@ -15,7 +15,7 @@
 
 use super::ChainError;
 use super::blosc::BloscConfig;
-use super::compressor::{Base64, Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Zlib, Zstd};
+use super::compressor::{Base64, Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Lzma, Zlib, Zstd};
 use super::config::{Config, Reader};
 use super::filter::{
     AsType, BitRound, Delta, Elem, FilterCodec, FixedScaleOffset, FromFilterConfig, Quantize,
@@ -210,6 +210,8 @@ registry! {
         Bz2(Bz2),
         /// numcodecs `base64`: the bytes as base64 text.
         Base64(Base64),
+        /// numcodecs `lzma` (decoded by a backend of the std crate): liblzma's formats.
+        Lzma(Lzma),
     }
     filters {
         /// numcodecs `delta`: differences of consecutive elements.

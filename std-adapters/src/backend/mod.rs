@@ -5,17 +5,20 @@
 //! - [`CZstd`] (feature `zstd-c`, default): zstd through the C library, straight into the
 //!   destination.
 //! - [`Bz2`]: bzip2, which zinto-core does not decode, through the pure-Rust libbz2-rs.
+//! - [`Lzma`]: numcodecs `lzma`, which zinto-core does not decode, through liblzma.
 //! - [`ZlibRs`] (feature `zlib-rs`, default): raw DEFLATE for gzip and zlib through zlib-rs,
 //!   plugged in as zinto-core's inflater ([`ChunkDecoder::set_inflater`]) rather than as a
 //!   backend: zinto-core keeps reading the wrappers.
 
 mod bz2;
+mod lzma;
 #[cfg(feature = "zlib-rs")]
 mod zlib_rs;
 #[cfg(feature = "zstd-c")]
 mod zstd_c;
 
 pub use bz2::Bz2;
+pub use lzma::Lzma;
 #[cfg(feature = "zlib-rs")]
 pub use zlib_rs::ZlibRs;
 #[cfg(feature = "zstd-c")]
@@ -30,6 +33,7 @@ use zinto_core::codec::{Backend, ChunkDecoder, DecodeError};
 pub fn install(decoder: &mut ChunkDecoder) -> Result<(), DecodeError> {
     let backends: Vec<Box<dyn Backend>> = vec![
         Box::new(Bz2::new()),
+        Box::new(Lzma::new()),
         #[cfg(feature = "zstd-c")]
         Box::new(CZstd::new()?),
     ];

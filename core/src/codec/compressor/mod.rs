@@ -15,6 +15,7 @@ mod blosc;
 mod bz2;
 mod gzip;
 mod lz4;
+mod lzma;
 mod zlib;
 mod zstd;
 
@@ -22,6 +23,7 @@ pub use base64::Base64;
 pub use bz2::Bz2;
 pub use gzip::Gzip;
 pub use lz4::Lz4;
+pub use lzma::{LZMA_MAX_DICT_SIZE, Lzma, LzmaFormat, LzmaRawFilter};
 pub use zlib::Zlib;
 pub use zstd::Zstd;
 
