@@ -431,7 +431,13 @@ impl CodecChain {
                         Some(b.sharding(chunk_shape, inner_shape, index, inner.take())?);
                 }
                 Codec::Checksum(c) => b.checksum(*c)?,
-                Codec::Compressor(c) => b.compressor(*c)?,
+                Codec::Compressor(c) => {
+                    // pcodec in v3 is the array-to-bytes codec: numbers in the machine's order.
+                    if b.a2b.is_none() && c.serializes_numbers() {
+                        b.bytes(Some(Endian::NATIVE), elem_size, scalar_size)?;
+                    }
+                    b.compressor(*c)?;
+                }
             }
         }
         let array_to_bytes = b.a2b.ok_or(ChainError::MissingArrayToBytes)?;

@@ -75,6 +75,10 @@ impl CompressorCodec for Base64 {
         false
     }
 
+    fn serializes_numbers(&self) -> bool {
+        false
+    }
+
     fn can_window(&self) -> bool {
         false
     }

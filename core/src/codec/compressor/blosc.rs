@@ -31,6 +31,10 @@ impl CompressorCodec for BloscConfig {
         true
     }
 
+    fn serializes_numbers(&self) -> bool {
+        false
+    }
+
     fn can_window(&self) -> bool {
         cfg!(feature = "alloc")
     }

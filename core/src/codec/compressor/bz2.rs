@@ -40,6 +40,10 @@ impl CompressorCodec for Bz2 {
     }
 
     /// A backend says for itself ([`Backend::windowed`](crate::codec::Backend::windowed)).
+    fn serializes_numbers(&self) -> bool {
+        false
+    }
+
     fn can_window(&self) -> bool {
         false
     }

@@ -41,6 +41,10 @@ impl CompressorCodec for Gzip {
         false
     }
 
+    fn serializes_numbers(&self) -> bool {
+        false
+    }
+
     fn can_window(&self) -> bool {
         true
     }

@@ -44,6 +44,10 @@ impl CompressorCodec for Lz4 {
     }
 
     /// The block is decoded in one call once whole.
+    fn serializes_numbers(&self) -> bool {
+        false
+    }
+
     fn can_window(&self) -> bool {
         false
     }

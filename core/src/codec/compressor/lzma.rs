@@ -135,6 +135,10 @@ impl CompressorCodec for Lzma {
         false
     }
 
+    fn serializes_numbers(&self) -> bool {
+        false
+    }
+
     fn can_window(&self) -> bool {
         false
     }

@@ -50,6 +50,11 @@ pub(crate) trait CompressorCodec: core::fmt::Debug {
     /// [`Status::NeedsOutput`](super::Status::NeedsOutput) (see [`Compressor::moves_window`]).
     fn moves_window(&self) -> bool;
 
+    /// Whether it turns the array's numbers into bytes itself (pcodec): in a v3 chain it may
+    /// then stand where the array-to-bytes codec does (as numcodecs.zarr3 registers it), its
+    /// numbers in the machine's byte order.
+    fn serializes_numbers(&self) -> bool;
+
     /// Whether zinto-core's own decoder decodes it through a window
     /// ([`ChunkDecoder::start_windowed`](super::ChunkDecoder::start_windowed)).
     fn can_window(&self) -> bool;
@@ -139,6 +144,12 @@ impl Compressor {
     /// before anything is allocated for it.
     pub fn max_ratio(&self) -> u64 {
         self.codec().max_ratio()
+    }
+
+    /// Whether it turns the array's numbers into bytes itself (pcodec), and so may stand as a
+    /// v3 chain's array-to-bytes codec.
+    pub fn serializes_numbers(&self) -> bool {
+        self.codec().serializes_numbers()
     }
 }
 

@@ -38,6 +38,10 @@ impl CompressorCodec for Zlib {
         false
     }
 
+    fn serializes_numbers(&self) -> bool {
+        false
+    }
+
     fn can_window(&self) -> bool {
         true
     }

@@ -56,6 +56,10 @@ impl CompressorCodec for Zstd {
         false
     }
 
+    fn serializes_numbers(&self) -> bool {
+        false
+    }
+
     fn can_window(&self) -> bool {
         cfg!(feature = "alloc")
     }
