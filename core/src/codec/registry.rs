@@ -15,7 +15,9 @@
 
 use super::ChainError;
 use super::blosc::BloscConfig;
-use super::compressor::{Base64, Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Lzma, Zlib, Zstd};
+use super::compressor::{
+    Base64, Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Lzma, Pcodec, Zlib, Zstd,
+};
 use super::config::{Config, Reader};
 use super::filter::{
     AsType, BitRound, Delta, Elem, FilterCodec, FixedScaleOffset, FromFilterConfig, Quantize,
@@ -212,6 +214,8 @@ registry! {
         Base64(Base64),
         /// numcodecs `lzma` (decoded by a backend of the std crate): liblzma's formats.
         Lzma(Lzma),
+        /// numcodecs `pcodec` (decoded by a backend of the std crate): pco's numbers.
+        Pcodec(Pcodec),
     }
     filters {
         /// numcodecs `delta`: differences of consecutive elements.

@@ -6,12 +6,14 @@
 //!   destination.
 //! - [`Bz2`]: bzip2, which zinto-core does not decode, through the pure-Rust libbz2-rs.
 //! - [`Lzma`]: numcodecs `lzma`, which zinto-core does not decode, through liblzma.
+//! - [`Pcodec`]: numcodecs `pcodec`, which zinto-core does not decode, through pco.
 //! - [`ZlibRs`] (feature `zlib-rs`, default): raw DEFLATE for gzip and zlib through zlib-rs,
 //!   plugged in as zinto-core's inflater ([`ChunkDecoder::set_inflater`]) rather than as a
 //!   backend: zinto-core keeps reading the wrappers.
 
 mod bz2;
 mod lzma;
+mod pcodec;
 #[cfg(feature = "zlib-rs")]
 mod zlib_rs;
 #[cfg(feature = "zstd-c")]
@@ -19,6 +21,7 @@ mod zstd_c;
 
 pub use bz2::Bz2;
 pub use lzma::Lzma;
+pub use pcodec::Pcodec;
 #[cfg(feature = "zlib-rs")]
 pub use zlib_rs::ZlibRs;
 #[cfg(feature = "zstd-c")]
@@ -34,6 +37,7 @@ pub fn install(decoder: &mut ChunkDecoder) -> Result<(), DecodeError> {
     let backends: Vec<Box<dyn Backend>> = vec![
         Box::new(Bz2::new()),
         Box::new(Lzma::new()),
+        Box::new(Pcodec::new()),
         #[cfg(feature = "zstd-c")]
         Box::new(CZstd::new()?),
     ];

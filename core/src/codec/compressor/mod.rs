@@ -16,6 +16,7 @@ mod bz2;
 mod gzip;
 mod lz4;
 mod lzma;
+mod pcodec;
 mod zlib;
 mod zstd;
 
@@ -24,6 +25,7 @@ pub use bz2::Bz2;
 pub use gzip::Gzip;
 pub use lz4::Lz4;
 pub use lzma::{LZMA_MAX_DICT_SIZE, Lzma, LzmaFormat, LzmaRawFilter};
+pub use pcodec::Pcodec;
 pub use zlib::Zlib;
 pub use zstd::Zstd;
 
