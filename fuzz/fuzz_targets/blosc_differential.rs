@@ -8,7 +8,16 @@ use std::ffi::{c_int, c_void};
 static ALLOC: zinto_tests::alloc::Counting = zinto_tests::alloc::Counting;
 
 /// c-blosc's decoding of `chunk` into `nbytes` bytes, or `None` if it refuses it.
+///
+/// Bytes stored after the stream (past the header's cbytes) are left out: c-blosc's decoder
+/// never reads them (numcodecs hands it such chunks, z5py writes them), but its
+/// `blosc_cbuffer_validate`, which guards the call here, wants the exact length.
 fn c_blosc(chunk: &[u8], nbytes: usize) -> Option<Vec<u8>> {
+    let cbytes = chunk.get(12..16).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+    let chunk = match cbytes {
+        Some(n) if n >= 16 && n < chunk.len() => &chunk[..n],
+        _ => chunk,
+    };
     let mut size = 0usize;
     // SAFETY: `chunk` is valid for `chunk.len()` bytes and `size` is a valid out-pointer;
     // blosc_cbuffer_validate reads at most the 16-byte header, and only if `chunk.len()` is at

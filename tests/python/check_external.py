@@ -47,7 +47,6 @@ EXPECTED_REFUSALS = {
     "zarrs/*_zfpy*.zarr": "zfpy: codec not implemented yet (v2 and numcodecs.zfpy)",
     "numcodecs/packbits/*": "packbits: v2 filter not implemented",
     "numcodecs/categorize/*": "categorize: v2 filter not implemented (on <U and object arrays)",
-    "numcodecs/blosc/codec.09/*": "blosc with inner compressor snappy: not implemented",
     "zarrs/*/codec/bitround/*": "bitround: v3 codec not implemented (zarr-python lacks it too)",
     "numcodecs/quantize/codec.0[0-2]/*": "quantize to float16: filters do not decode float16",
     "numcodecs/delta/bool/*": "delta on bool: filters do not decode bool",

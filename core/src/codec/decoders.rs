@@ -210,7 +210,9 @@ impl InnerDecompress for Inner<'_> {
             }
         }
         match codec {
-            CodecName::Lz4 | CodecName::BloscLz => LzInner.decompress(codec, src, dst),
+            CodecName::Lz4 | CodecName::BloscLz | CodecName::Snappy => {
+                LzInner.decompress(codec, src, dst)
+            }
             CodecName::Zlib => {
                 #[cfg(feature = "alloc")]
                 let make = self.inflater;
@@ -232,7 +234,8 @@ impl InnerDecompress for Inner<'_> {
     }
 }
 
-/// Blosc's inner codecs that need neither a heap nor state: LZ4 and BloscLZ, zinto-core's own.
+/// Blosc's inner codecs that need neither a heap nor state: LZ4, BloscLZ and Snappy,
+/// zinto-core's own.
 /// For a [`BloscDecoder`](super::BloscDecoder) used on its own (firmware, tests); any other
 /// inner codec (zlib, zstd) is refused by name. `ChunkDecoder` has its own, with every codec.
 ///
@@ -258,9 +261,10 @@ impl InnerDecompress for LzInner {
         match codec {
             CodecName::Lz4 => lz4::decompress(src, dst).map_err(lz4_error),
             CodecName::BloscLz => blosclz::decompress(src, dst).map_err(blosclz_error),
+            CodecName::Snappy => super::snappy::decompress(src, dst),
             _ => Err(unsupported(
                 codec,
-                "this inner codec in LzInner (LZ4 and BloscLZ only)",
+                "this inner codec in LzInner (LZ4, BloscLZ and Snappy only)",
             )),
         }
     }

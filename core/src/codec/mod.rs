@@ -38,6 +38,7 @@ mod progress;
 mod registry;
 mod shard;
 pub mod shuffle;
+pub mod snappy;
 mod stream;
 mod vlen;
 #[cfg(feature = "alloc")]

@@ -248,6 +248,8 @@ registry! {
         Fletcher32 ["numcodecs.fletcher32"] Some("fletcher32"),
         /// BloscLZ, Blosc's own inner compressor (not a codec of its own in metadata).
         BloscLz ["blosclz"] None,
+        /// Snappy, one of Blosc's inner compressors (not a codec of its own in metadata).
+        Snappy ["snappy"] None,
         /// v2 `order`: the memory order of an uncompressed chunk (C or F).
         Order ["order"] None,
         /// numcodecs `vlen-utf8`: variable-length UTF-8 strings as length-prefixed items

@@ -53,7 +53,7 @@ pub enum InnerCodec {
     BloscLz,
     /// LZ4 and LZ4HC (code 1; same block format).
     Lz4,
-    /// Snappy (code 2): known, not decoded.
+    /// Snappy (code 2): its raw format ([`snappy`](crate::codec::snappy)).
     Snappy,
     /// zlib (code 3): an RFC 1950 stream per split.
     Zlib,
@@ -67,7 +67,7 @@ impl InnerCodec {
         match self {
             Self::BloscLz => CodecName::BloscLz,
             Self::Lz4 => CodecName::Lz4,
-            Self::Snappy => CodecName::Blosc,
+            Self::Snappy => CodecName::Snappy,
             Self::Zlib => CodecName::Zlib,
             Self::Zstd => CodecName::Zstd,
         }
@@ -114,7 +114,7 @@ impl BloscHeader {
     /// [`DecodeError::InvalidField`] naming the field and its value; [`DecodeError::SizeMismatch`]
     /// if `nbytes` is not `decoded_len`; [`DecodeError::StoredSizeMismatch`] if `cbytes` is more
     /// than `stored_len` (less is a stream with bytes after it, which are ignored);
-    /// [`DecodeError::Unsupported`] for Snappy.
+    /// [`DecodeError::InvalidField`] for an unknown inner compressor.
     pub fn parse(
         b: &[u8; HEADER_LEN],
         stored_len: u64,
@@ -144,6 +144,13 @@ impl BloscHeader {
         }
         // Bytes stored after the stream are ignored, as c-blosc ignores them (z5py's chunks
         // carry 16).
+        if (h.cbytes as usize) < HEADER_LEN {
+            return Err(field(
+                "cbytes",
+                h.cbytes.into(),
+                "is less than the 16-byte header it counts",
+            ));
+        }
         if u64::from(h.cbytes) > stored_len {
             return Err(DecodeError::StoredSizeMismatch {
                 codec: CodecName::Blosc,
@@ -202,12 +209,7 @@ impl BloscHeader {
                 "is not 1",
             ));
         }
-        if self.inner()? == InnerCodec::Snappy {
-            return Err(DecodeError::Unsupported {
-                codec: CodecName::Blosc,
-                what: "the inner compressor snappy",
-            });
-        }
+        self.inner()?;
         let table_end = u64::from(self.nblocks()) * 4 + HEADER_LEN as u64;
         if table_end > u64::from(self.cbytes) {
             return Err(field(

@@ -111,12 +111,6 @@ impl BloscConfig {
                     .find(|(_, n)| *n == name)
                     .map(|(c, _)| *c)
                     .ok_or(r.error("cname", "is not blosclz, lz4, lz4hc, snappy, zlib or zstd"))?;
-                if c == BloscCname::Snappy {
-                    return Err(ChainError::Unsupported {
-                        codec: CodecName::Blosc,
-                        what: "the inner compressor snappy",
-                    });
-                }
                 Some(c)
             }
         };
@@ -342,7 +336,7 @@ impl<S: Scratch> BloscDecoder<S> {
         if h.memcpyed() || h.nbytes == 0 {
             0
         } else {
-            h.nblocks() as usize * 4 + h.blocksize as usize
+            h.nblocks() as usize * 4 + h.blocksize as usize + snappy_stage_len(h)
         }
     }
 
@@ -567,17 +561,25 @@ impl<S: Scratch> BloscDecoder<S> {
         let table_len = h.nblocks() as usize * 4;
         let codec = h.inner()?.codec();
         let block_dst = dst.get_mut(*out..*out + block_len).ok_or(OUTPUT_OVERRUN)?;
-        let scratch = self.scratch.reserve(table_len + h.blocksize as usize)?;
+        let snappy_stage = snappy_stage_len(&h);
+        let scratch = self
+            .scratch
+            .reserve(table_len + h.blocksize as usize + snappy_stage)?;
+        let (scratch, extra) = scratch
+            .split_at_mut_checked(table_len + h.blocksize as usize)
+            .ok_or(SCRATCH_OVERRUN)?;
         let tmp = scratch
             .get_mut(table_len..table_len + block_len)
             .ok_or(SCRATCH_OVERRUN)?;
         // Decoded into tmp when shuffled, else into place; a stream in pieces is gathered in
-        // the other one.
+        // the other one (or, for Snappy, whose streams may be longer than a block, in scratch
+        // of its own).
         let (target, stage) = if shuffle == ShuffleMode::None {
             (&mut *block_dst, &mut *tmp)
         } else {
             (&mut *tmp, &mut *block_dst)
         };
+        let stage = if snappy_stage > 0 { extra } else { stage };
         let k = self.stream as usize;
         let slot = target
             .get_mut(k * stream_decoded..(k + 1) * stream_decoded)
@@ -639,13 +641,38 @@ fn room_for_block(
     Ok(true)
 }
 
+/// Snappy's worst case for `n` bytes (`snappy_max_compressed_length`), which c-blosc lets a
+/// Snappy stream reach.
+fn snappy_most(n: u64) -> u64 {
+    32 + n + n / 6
+}
+
+/// Scratch to gather a Snappy stream in, which may be longer than its block; 0 for other
+/// inner compressors.
+fn snappy_stage_len(h: &BloscHeader) -> usize {
+    match h.inner() {
+        Ok(InnerCodec::Snappy) => {
+            let n = h.blocksize as usize;
+            32 + n + n / 6
+        }
+        _ => 0,
+    }
+}
+
 /// The size of a stream of block `j` as its 4 bytes state it, checked: positive, at most what
-/// the stream decodes to, and within the `left` bytes of the stream.
+/// the stream decodes to (Snappy's worst case for Snappy), and within the `left` bytes of the
+/// stream.
 fn stream_size(h: &BloscHeader, j: u32, bytes: [u8; 4], left: u64) -> Result<usize, DecodeError> {
-    let stream_decoded = h.block_len(j) / h.streams(j);
+    let stream_decoded = u64::from(h.block_len(j) / h.streams(j));
+    // c-blosc lets a Snappy stream grow to Snappy's worst case (`snappy_max_compressed_length`);
+    // every other inner stream is at most what it decodes to.
+    let most = match h.inner()? {
+        InnerCodec::Snappy => snappy_most(stream_decoded),
+        _ => stream_decoded,
+    };
     let size = u32::try_from(i32::from_le_bytes(bytes))
         .ok()
-        .filter(|&s| s <= stream_decoded && u64::from(s) <= left)
+        .filter(|&s| u64::from(s) <= most && u64::from(s) <= left)
         .ok_or(corrupt_block(
             j,
             "has a stream size that is negative, past the end, or larger than the stream decodes to",

@@ -294,7 +294,7 @@ mod tests {
             }
         }
         assert_eq!(CodecName::from_name("categorize"), None);
-        assert_eq!(compressors, 6);
+        assert_eq!(compressors, 9);
     }
 
     /// gzip and zlib read `level: -1` (zlib's default, which numcodecs writes) as no stated
