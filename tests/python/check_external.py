@@ -48,7 +48,6 @@ EXPECTED_REFUSALS = {
     "numcodecs/packbits/*": "packbits: v2 filter not implemented",
     "numcodecs/categorize/*": "categorize: v2 filter not implemented (on <U and object arrays)",
     "zarrs/*/codec/bitround/*": "bitround: v3 codec not implemented (zarr-python lacks it too)",
-    "numcodecs/quantize/codec.0[0-2]/*": "quantize to float16: filters do not decode float16",
     "numcodecs/delta/bool/*": "delta on bool: filters do not decode bool",
     "zarrs/*/array_optional*.zarr/*": "data type optional (zarrs extension): not implemented",
     # Object arrays other than vlen-utf8/vlen-bytes: Python objects, never.

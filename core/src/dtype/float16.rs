@@ -1,4 +1,4 @@
-//! float16 rounding: an `f64` to the nearest half, once.
+//! float16 conversions: an `f64` to the nearest half, once; a half to `f64`, exactly.
 
 /// Rounds an `f64` to the nearest IEEE half-precision bit pattern, once (ties to even), as
 /// NumPy's `np.float16(x)` does; NaN gives the quiet NaN `0x7e00` with `f`'s sign.
@@ -49,9 +49,55 @@ pub fn f16_from_f64(f: f64) -> u16 {
     sign | ((step + 24) as u64 * 1024 + rounded) as u16
 }
 
+/// The value of the IEEE half-precision bit pattern `h`, exactly (every half is an `f64`);
+/// NaN payloads are kept in the top mantissa bits.
+///
+/// ```
+/// assert_eq!(zinto_core::dtype::f16_to_f64(0x3c01), 1.0009765625);
+/// assert_eq!(zinto_core::dtype::f16_to_f64(0x0001), 2f64.powi(-24));
+/// ```
+pub fn f16_to_f64(h: u16) -> f64 {
+    let sign = u64::from(h >> 15) << 63;
+    let exp = u64::from(h >> 10 & 0x1f);
+    let mant = u64::from(h & 0x3ff);
+    let bits = match (exp, mant) {
+        (0, 0) => sign,
+        // Subnormal: mant * 2^-24, normalised into an f64 (which holds it exactly).
+        (0, m) => {
+            let shift = m.leading_zeros() - 53; // bits to move the top set bit to bit 10
+            let m = (m << shift) & 0x3ff;
+            let e = 1023 - 14 - u64::from(shift);
+            sign | e << 52 | m << 42
+        }
+        (0x1f, m) => sign | 0x7ff << 52 | m << 42,
+        (e, m) => sign | (e + 1023 - 15) << 52 | m << 42,
+    };
+    f64::from_bits(bits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every half widens to the value the `half` crate gives (its widening is exact), and
+    /// rounds back to itself.
+    #[test]
+    fn every_half_widens_exactly_and_rounds_back() {
+        for h in 0..=u16::MAX {
+            let x = f16_to_f64(h);
+            let want = half::f16::from_bits(h).to_f64();
+            if x.is_nan() {
+                assert!(want.is_nan(), "{h:#06x}");
+                assert_eq!(f16_from_f64(x) & 0x7c00, 0x7c00, "{h:#06x}");
+                continue;
+            }
+            assert_eq!(x.to_bits(), want.to_bits(), "{h:#06x} -> {x}");
+            assert_eq!(f16_from_f64(x), h, "{h:#06x} -> {x}");
+        }
+        assert_eq!(f16_to_f64(0x7bff), 65504.0);
+        assert_eq!(f16_to_f64(0xfc00), f64::NEG_INFINITY);
+        assert_eq!(f16_to_f64(0x0200), 2f64.powi(-15));
+    }
 
     /// 1.0004882812509095 lies just above the midpoint of 1.0 (0x3c00) and the next half
     /// (0x3c01); rounded through `f32` first it lands on the midpoint and ties to even, 0x3c00.

@@ -27,6 +27,6 @@ mod float16;
 mod number;
 mod type_str;
 
-pub use float16::f16_from_f64;
+pub use float16::{f16_from_f64, f16_to_f64};
 pub use number::Number;
 pub use type_str::{ByteOrder, TypeStr};

@@ -24,12 +24,15 @@ use super::spec::{FilterCodec, FromFilterConfig, decode_error, read_elem};
 use super::{FilterError, NumType, Value, check_sizes, elem_at, elem_at_mut};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
+use crate::dtype::{f16_from_f64, f16_to_f64};
 
 /// The running sum, in NumPy's accumulation type.
 #[derive(Debug, Clone, Copy)]
 enum Acc {
     /// An integer sum, modulo 2^128 (congruent to NumPy's modulo 2^bits of any narrower type).
     Int(i128),
+    /// A `float16` sum (its value, held exactly in an `f32`).
+    F16(f32),
     /// A `float32` sum.
     F32(f32),
     /// A `float64` sum.
@@ -42,6 +45,7 @@ impl Acc {
     fn start(v: Value, loop_ty: NumType) -> Acc {
         match (v, loop_ty) {
             (Value::Int(i), _) => Acc::Int(i),
+            (Value::Float(x), NumType::Float16) => Acc::F16(x as f32),
             (Value::Float(x), NumType::Float32) => Acc::F32(x as f32),
             (Value::Float(x), _) => Acc::F64(x),
         }
@@ -52,6 +56,10 @@ impl Acc {
     fn add(self, v: Value) -> Acc {
         match (self, v) {
             (Acc::Int(a), Value::Int(b)) => Acc::Int(a.wrapping_add(b)),
+            // NumPy adds halves in `float32`, then rounds the sum to a half.
+            (Acc::F16(a), Value::Float(b)) => {
+                Acc::F16(f16_to_f64(f16_from_f64((a + b as f32).into())) as f32)
+            }
             (Acc::F32(a), Value::Float(b)) => Acc::F32(a + b as f32),
             (Acc::F64(a), Value::Float(b)) => Acc::F64(a + b),
             // Not reached: values cast to one type are all `Int` or all `Float`.
@@ -62,7 +70,7 @@ impl Acc {
     fn value(self) -> Value {
         match self {
             Acc::Int(i) => Value::Int(i),
-            Acc::F32(x) => Value::Float(x.into()),
+            Acc::F16(x) | Acc::F32(x) => Value::Float(x.into()),
             Acc::F64(x) => Value::Float(x),
         }
     }
@@ -362,5 +370,26 @@ mod tests {
         let mut one = [0xff, 0xfe, 0, 0, 0, 0, 0, 0];
         decode(&mut one, 1, i8, i2).unwrap();
         assert_eq!(one, (-257i64).to_be_bytes());
+    }
+
+    /// NumPy 2.4.6: `np.cumsum` of 12 float16 values (`default_rng(5)`, normal times 100),
+    /// which adds in `float32` and rounds each partial sum to a half.
+    #[test]
+    fn float16_sums_round_as_numpy_does() {
+        let enc: [u16; 12] = [
+            54531, 55331, 52790, 20801, 22298, 18812, 53992, 54504, 21678, 22812, 20178, 55221,
+        ];
+        let want: [u16; 12] = [
+            54531, 55972, 56171, 55835, 54556, 54380, 55264, 55908, 55309, 20540, 21413, 54213,
+        ];
+        let f2 = Elem::new(NumType::Float16, crate::codec::Endian::Little);
+        let mut buf = [0u8; 24];
+        for (b, h) in buf.chunks_exact_mut(2).zip(enc) {
+            b.copy_from_slice(&h.to_le_bytes());
+        }
+        decode(&mut buf, 12, f2, f2).unwrap();
+        for (b, h) in buf.chunks_exact(2).zip(want) {
+            assert_eq!(b, h.to_le_bytes());
+        }
     }
 }

@@ -77,7 +77,7 @@ pub enum FilterError {
         /// The scale's bits (`f64::to_bits`).
         bits: u64,
     },
-    /// A NumPy type these filters do not handle (`float16`, complex, bool, ...).
+    /// A NumPy type these filters do not handle (complex, bool, ...).
     UnsupportedDtype {
         /// NumPy's kind character (`'f'`, `'c'`, `'b'`, ...).
         kind: char,

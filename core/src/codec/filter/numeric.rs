@@ -16,11 +16,12 @@
 //! `int8`, `INT_MIN` for `int32`/`int64`). Here such a cast **saturates** as Rust's `as` does:
 //! NaN gives 0, too-large values the type's maximum, too-small values its minimum.
 //!
-//! `float16` is not supported: parsing `"<f2"` or `"float16"` is an error, not a silent misread.
+//! `float16` values are held exactly in the `f64` of [`Value::Float`]; a cast into `float16`
+//! rounds once to nearest, ties to even ([`f16_from_f64`]), as NumPy's does.
 
 use super::FilterError;
 use crate::codec::Endian;
-use crate::dtype::{ByteOrder, Number, TypeStr};
+use crate::dtype::{ByteOrder, Number, TypeStr, f16_from_f64, f16_to_f64};
 
 /// A NumPy numeric type the filters handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -41,6 +42,8 @@ pub enum NumType {
     UInt32,
     /// `uint64` (`"<u8"`, `">u8"`).
     UInt64,
+    /// `float16` (`"<f2"`, `">f2"`).
+    Float16,
     /// `float32` (`"<f4"`, `">f4"`).
     Float32,
     /// `float64` (`"<f8"`, `">f8"`).
@@ -49,7 +52,7 @@ pub enum NumType {
 
 impl NumType {
     /// Every type, for iteration.
-    pub const ALL: [NumType; 10] = [
+    pub const ALL: [NumType; 11] = [
         NumType::Int8,
         NumType::Int16,
         NumType::Int32,
@@ -58,6 +61,7 @@ impl NumType {
         NumType::UInt16,
         NumType::UInt32,
         NumType::UInt64,
+        NumType::Float16,
         NumType::Float32,
         NumType::Float64,
     ];
@@ -73,12 +77,13 @@ impl NumType {
             NumType::UInt16 => Number::UInt16,
             NumType::UInt32 => Number::UInt32,
             NumType::UInt64 => Number::UInt64,
+            NumType::Float16 => Number::Float16,
             NumType::Float32 => Number::Float32,
             NumType::Float64 => Number::Float64,
         }
     }
 
-    /// The filters' type for `number`; `None` for bool, float16 and the complex types.
+    /// The filters' type for `number`; `None` for bool and the complex types.
     pub fn from_number(number: Number) -> Option<NumType> {
         NumType::ALL.into_iter().find(|t| t.number() == number)
     }
@@ -95,7 +100,7 @@ impl NumType {
 
     /// Whether this is `float32` or `float64`.
     pub const fn is_float(self) -> bool {
-        matches!(self, NumType::Float32 | NumType::Float64)
+        matches!(self, NumType::Float16 | NumType::Float32 | NumType::Float64)
     }
 
     /// NumPy's name: `"int8"`, ..., `"uint64"`, `"float32"`, `"float64"`.
@@ -122,7 +127,8 @@ impl NumType {
             ('f', _) | (_, 'f') => {
                 let (f, int_size) = if a.is_float() { (a, sb) } else { (b, sa) };
                 match (f, int_size) {
-                    (NumType::Float32, 1 | 2) => NumType::Float32,
+                    (NumType::Float16, 1) => NumType::Float16,
+                    (NumType::Float16 | NumType::Float32, 1 | 2) => NumType::Float32,
                     _ => NumType::Float64,
                 }
             }
@@ -269,6 +275,7 @@ impl Elem {
             NumType::UInt16 => Value::Int(u16::from_le_bytes(le_bytes(src, e)?).into()),
             NumType::UInt32 => Value::Int(u32::from_le_bytes(le_bytes(src, e)?).into()),
             NumType::UInt64 => Value::Int(u64::from_le_bytes(le_bytes(src, e)?).into()),
+            NumType::Float16 => Value::Float(f16_to_f64(u16::from_le_bytes(le_bytes(src, e)?))),
             NumType::Float32 => Value::Float(f32::from_le_bytes(le_bytes(src, e)?).into()),
             NumType::Float64 => Value::Float(f64::from_le_bytes(le_bytes(src, e)?)),
         })
@@ -288,6 +295,7 @@ impl Elem {
             (NumType::UInt16, Value::Int(i)) => put_bytes((i as u16).to_le_bytes(), dst, e),
             (NumType::UInt32, Value::Int(i)) => put_bytes((i as u32).to_le_bytes(), dst, e),
             (NumType::UInt64, Value::Int(i)) => put_bytes((i as u64).to_le_bytes(), dst, e),
+            (NumType::Float16, Value::Float(x)) => put_bytes(f16_from_f64(x).to_le_bytes(), dst, e),
             (NumType::Float32, Value::Float(x)) => put_bytes((x as f32).to_le_bytes(), dst, e),
             (NumType::Float64, Value::Float(x)) => put_bytes(x.to_le_bytes(), dst, e),
             // `cast` returns `Int` for integer types and `Float` for float types.
@@ -325,6 +333,7 @@ impl Value {
                 NumType::UInt16 => Value::Int((i as u16).into()),
                 NumType::UInt32 => Value::Int((i as u32).into()),
                 NumType::UInt64 => Value::Int((i as u64).into()),
+                NumType::Float16 => Value::Float(f16_to_f64(f16_from_f64(i as f64))),
                 NumType::Float32 => Value::Float((i as f32).into()),
                 NumType::Float64 => Value::Float(i as f64),
             },
@@ -337,6 +346,7 @@ impl Value {
                 NumType::UInt16 => Value::Int((x as u16).into()),
                 NumType::UInt32 => Value::Int((x as u32).into()),
                 NumType::UInt64 => Value::Int((x as u64).into()),
+                NumType::Float16 => Value::Float(f16_to_f64(f16_from_f64(x))),
                 NumType::Float32 => Value::Float((x as f32).into()),
                 NumType::Float64 => Value::Float(x),
             },
@@ -388,8 +398,8 @@ mod tests {
     #[test]
     fn strict_parser_refuses_other_spellings() {
         for s in [
-            "", "<", "|", "i4", "=i4", "|i4", "<u1", ">i1", "int32", "<i3", "<i44", "<f2", "<c8",
-            "|b1", "<x4", "<i", "<i+4", "\u{e9}i4", "<\u{e9}4",
+            "", "<", "|", "i4", "=i4", "|i4", "<u1", ">i1", "int32", "<i3", "<i44", "<c8", "|b1",
+            "<x4", "<i", "<i+4", "\u{e9}i4", "<\u{e9}4",
         ] {
             assert_eq!(Elem::from_numpy(s), None, "{s:?}");
         }
@@ -419,13 +429,7 @@ mod tests {
                 "{s}"
             );
         }
-        for (s, kind, size) in [
-            ("<f2", 'f', 2),
-            ("float16", 'f', 2),
-            ("<c8", 'c', 8),
-            ("|b1", 'b', 1),
-            (">f16", 'f', 16),
-        ] {
+        for (s, kind, size) in [("<c8", 'c', 8), ("|b1", 'b', 1), (">f16", 'f', 16)] {
             assert_eq!(
                 Elem::parse_numpy(s, le),
                 Err(FilterError::UnsupportedDtype { kind, size }),
@@ -452,18 +456,19 @@ mod tests {
     }
 
     // np.result_type for every pair, NumPy 2.4.6: row type, then the result with each column
-    // type in the order i1 i2 i4 i8 u1 u2 u4 u8 f4 f8.
-    const PROMOTION: [&str; 10] = [
-        "i1 i1 i2 i4 i8 i2 i4 i8 f8 f4 f8",
-        "i2 i2 i2 i4 i8 i2 i4 i8 f8 f4 f8",
-        "i4 i4 i4 i4 i8 i4 i4 i8 f8 f8 f8",
-        "i8 i8 i8 i8 i8 i8 i8 i8 f8 f8 f8",
-        "u1 i2 i2 i4 i8 u1 u2 u4 u8 f4 f8",
-        "u2 i4 i4 i4 i8 u2 u2 u4 u8 f4 f8",
-        "u4 i8 i8 i8 i8 u4 u4 u4 u8 f8 f8",
-        "u8 f8 f8 f8 f8 u8 u8 u8 u8 f8 f8",
-        "f4 f4 f4 f8 f8 f4 f4 f8 f8 f4 f8",
-        "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 f8",
+    // type in the order i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8.
+    const PROMOTION: [&str; 11] = [
+        "i1 i1 i2 i4 i8 i2 i4 i8 f8 f2 f4 f8",
+        "i2 i2 i2 i4 i8 i2 i4 i8 f8 f4 f4 f8",
+        "i4 i4 i4 i4 i8 i4 i4 i8 f8 f8 f8 f8",
+        "i8 i8 i8 i8 i8 i8 i8 i8 f8 f8 f8 f8",
+        "u1 i2 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8",
+        "u2 i4 i4 i4 i8 u2 u2 u4 u8 f4 f4 f8",
+        "u4 i8 i8 i8 i8 u4 u4 u4 u8 f8 f8 f8",
+        "u8 f8 f8 f8 f8 u8 u8 u8 u8 f8 f8 f8",
+        "f2 f2 f4 f8 f8 f2 f4 f8 f8 f2 f4 f8",
+        "f4 f4 f4 f8 f8 f4 f4 f8 f8 f4 f4 f8",
+        "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 f8",
     ];
 
     fn short(s: &str) -> NumType {
@@ -558,5 +563,31 @@ mod tests {
             Value::Float(f64::INFINITY)
         );
         assert_eq!(Value::Int(7).to_f64(), 7.0);
+    }
+}
+
+#[cfg(test)]
+mod float16_tests {
+    use super::*;
+
+    /// NumPy 2.4.6: `np.array([0.1, 1/3, 1e-8, 70000.0, -2.5]).astype(np.float16)`.
+    #[test]
+    fn float16_elements_cast_and_store_as_numpy() {
+        let f2 = Elem::new(NumType::Float16, Endian::Little);
+        let want = [11878u16, 13653, 0, 31744, 49408];
+        for (x, bits) in [0.1, 1.0 / 3.0, 1e-8, 70000.0, -2.5].into_iter().zip(want) {
+            let mut b = [0u8; 2];
+            f2.write(Value::Float(x), &mut b).unwrap();
+            assert_eq!(u16::from_le_bytes(b), bits, "{x}");
+            assert_eq!(
+                f2.read(&b),
+                Some(Value::Float(crate::dtype::f16_to_f64(bits)))
+            );
+        }
+        assert_eq!(
+            Elem::from_numpy(">f2"),
+            Some(Elem::new(NumType::Float16, Endian::Big))
+        );
+        assert_eq!(Elem::parse_numpy("float16", Endian::Little), Ok(f2));
     }
 }

@@ -107,9 +107,22 @@ impl FromFilterConfig for FixedScaleOffset {
             scale,
             offset: r.float("offset")?.ok_or(r.error("offset", "is missing"))?,
             dec,
-            enc: read_elem(r, "astype", Some(dec))?,
+            enc: stored_elem(r, dec)?,
         })
     }
+}
+
+/// The stored element, which may not be `float16`: NumPy would compute `enc / scale + offset`
+/// in `float16` there (its scalars take the array's type), which is not done here.
+fn stored_elem<C: Config + ?Sized>(r: &Reader<'_, C>, dec: Elem) -> Result<Elem, ChainError> {
+    let enc = read_elem(r, "astype", Some(dec))?;
+    if enc.ty == NumType::Float16 {
+        return Err(r.error(
+            "astype",
+            "is float16, which fixedscaleoffset does not decode from",
+        ));
+    }
+    Ok(enc)
 }
 
 impl FilterCodec for FixedScaleOffset {

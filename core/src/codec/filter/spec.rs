@@ -47,7 +47,7 @@ fn filter_error(codec: CodecName, error: FilterError) -> ChainError {
         FilterError::UnsupportedDtype { .. } => ChainError::Config {
             codec,
             key: "dtype",
-            what: "is a type the filters do not decode (float16, complex, bool)",
+            what: "is a type the filters do not decode (complex, bool)",
         },
         _ => ChainError::Config {
             codec,
