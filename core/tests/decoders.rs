@@ -916,3 +916,28 @@ fn a_zstd_frame_declaring_a_window_above_2_gib_is_refused_before_decoding() {
     let frame = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0xA8, 0x01, 0x00, 0x00];
     assert_eq!(zstd_frame_into(0, &frame).0.unwrap().status, Status::Done);
 }
+
+/// z5py stores zlib streams under its `gzip` codec: read as zlib, with zlib's header check and
+/// Adler-32, in any pieces; a first byte that is neither gzip's nor a zlib header's is still
+/// bad gzip magic, and a zlib stream with a wrong Adler-32 is still refused.
+#[test]
+fn a_zlib_stream_under_the_gzip_codec_reads_as_zlib() {
+    let data = sample(10_000, 7);
+    let stored = zlib(&data);
+    let gz = codecs(Some(Compressor::GZIP), 0);
+    for cuts in [&[usize::MAX][..], &[1], &[3, 7]] {
+        let got = decode_split(&mut ChunkDecoder::new(), &gz, &stored, data.len(), cuts);
+        assert_eq!(got.unwrap(), data, "{cuts:?}");
+    }
+    let mut bad_sum = stored.clone();
+    let last = bad_sum.len() - 1;
+    bad_sum[last] ^= 1;
+    assert!(matches!(
+        decode_whole(&gz, &bad_sum, data.len()),
+        Err(DecodeError::ChecksumMismatch { .. })
+    ));
+    let mut not_either = stored;
+    not_either[0] = 0x07;
+    let e = decode_whole(&gz, &not_either, data.len()).unwrap_err();
+    assert!(e.to_string().contains("gzip magic"), "{e}");
+}

@@ -454,6 +454,12 @@ impl DeflateDecoder {
 
     /// Byte `n` of the gzip header's ten fixed bytes (magic, method, flags, ...).
     fn gzip_fixed_byte(&mut self, n: u8, b: u8) -> Result<Phase, DecodeError> {
+        // z5py stores zlib streams under its `gzip` codec: a first byte that is no gzip magic
+        // but a zlib header's (DEFLATE method) begins one, read as zlib with its own checks.
+        if n == 0 && b != 0x1F && b & 0x0F == 8 {
+            self.format = DeflateFormat::Zlib;
+            return self.zlib_header_byte(0, 0, b);
+        }
         match (n, b) {
             (0, 0x1F) | (1, 0x8B) | (2, 8) => {}
             (0 | 1, _) => return Err(self.corrupt("bad gzip magic")),
