@@ -955,3 +955,28 @@ fn a_broken_member_carries_its_path() {
     assert_eq!(bad["path"], "sub/bad", "{v}");
     assert!(bad["error"].is_string(), "{v}");
 }
+
+/// A v2 array whose chunks were written nested (`0/0`, zarr-python 2's `NestedDirectoryStore`)
+/// while `.zarray` states no `dimension_separator`: `info` says so rather than only counting
+/// no chunk present.
+#[test]
+fn info_warns_of_chunks_under_the_other_separator() {
+    let dir = temp("nested_without_separator.zarr");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("0")).unwrap();
+    let meta = r#"{"zarr_format": 2, "shape": [2, 2], "chunks": [2, 2], "dtype": "|i1",
+        "compressor": null, "fill_value": 0, "filters": null, "order": "C"}"#;
+    std::fs::write(dir.join(".zarray"), meta).unwrap();
+    std::fs::write(dir.join("0/0"), [1u8, 2, 3, 4]).unwrap();
+    let out = zinto(&["info", dir.to_str().unwrap()]);
+    let s = text(&out.stdout);
+    assert!(s.contains("0 present") && s.contains("chunks under '/'"), "{s}");
+    let out = zinto(&["info", dir.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["chunks_under_other_separator"], "/", "{v}");
+    // Stored as the metadata says, no warning.
+    std::fs::remove_dir_all(dir.join("0")).unwrap();
+    std::fs::write(dir.join("0.0"), [1u8, 2, 3, 4]).unwrap();
+    let s = text(&zinto(&["info", dir.to_str().unwrap()]).stdout);
+    assert!(s.contains("1 present") && !s.contains("warning"), "{s}");
+}

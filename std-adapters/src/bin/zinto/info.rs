@@ -32,6 +32,9 @@ fn zarr_format(f: ZarrFormat) -> u8 {
 pub struct Storage {
     pub chunks: u64,
     pub counted: Option<(u64, Option<u64>)>,
+    /// With no chunk present, the separator the first chunk is found under instead (`/` for
+    /// nested chunks of a v2 array whose metadata states no `dimension_separator`).
+    pub other_separator: Option<char>,
 }
 
 /// Asks the store about every chunk of `array` (one stat each), up to
@@ -44,6 +47,7 @@ pub fn storage<S: Store>(array: &Array<S>) -> Result<Storage, String> {
         return Ok(Storage {
             chunks,
             counted: None,
+            other_separator: None,
         });
     }
     let mut present = 0u64;
@@ -60,10 +64,42 @@ pub fn storage<S: Store>(array: &Array<S>) -> Result<Storage, String> {
             stored = stored.and_then(|s| s.checked_add(n));
         }
     }
+    let other_separator = if present == 0 && chunks > 0 {
+        under_other_separator(array)?
+    } else {
+        None
+    };
     Ok(Storage {
         chunks,
         counted: Some((present, stored)),
+        other_separator,
     })
+}
+
+/// The separator (`.` or `/`) other than the array's under which its first chunk is stored,
+/// if it is: zarr-python 2's `NestedDirectoryStore` wrote `0/0` without saying so in
+/// `.zarray`, and zarr-python 3 and zinto then find no chunk at all.
+fn under_other_separator<S: Store>(array: &Array<S>) -> Result<Option<char>, String> {
+    let first = vec![0; array.shape().len()];
+    let key = array.chunk_key(&first);
+    let prefix = match array.path() {
+        "" => String::new(),
+        p => format!("{p}/"),
+    };
+    let Some(coords) = key.strip_prefix(&prefix).filter(|c| c.len() > 1) else {
+        return Ok(None);
+    };
+    for (from, to) in [('.', '/'), ('/', '.')] {
+        if coords.contains(from) {
+            let other = format!("{prefix}{}", coords.replace(from, &to.to_string()));
+            let found = array
+                .store()
+                .size(&other)
+                .map_err(|e| format!("{other}: {e}"))?;
+            return Ok(found.map(|_| to));
+        }
+    }
+    Ok(None)
 }
 
 /// The chunk shape and, if sharded, the shard shape.
@@ -191,6 +227,13 @@ pub fn array_text<S: Store>(array: &Array<S>, shown: &str, storage: &Storage) ->
                 "{kind}:  {} in all, {present} present",
                 storage.chunks
             ));
+            if let Some(sep) = storage.other_separator {
+                lines.push(format!(
+                    "warning:      no chunk under the metadata's separator, but chunks under {sep:?}: \
+                     the metadata states another dimension_separator than the chunks were \
+                     written with (zarr-python 2's nested stores); they read as the fill value"
+                ));
+            }
             let decoded = decoded_bytes(array);
             let data = if meta.dtype.is_variable_length() {
                 "variable-length data".to_owned()

@@ -378,6 +378,10 @@ fn info(path: &Path, json: bool, remote: RemoteArgs) -> Result<(), Failure> {
                         map.insert("chunks_present".into(), present.into());
                         map.insert("stored_bytes".into(), stored.into());
                     }
+                    if let Some(sep) = storage.other_separator {
+                        let sep = sep.to_string();
+                        map.insert("chunks_under_other_separator".into(), sep.into());
+                    }
                 }
                 print_line(obj)?;
             } else {
