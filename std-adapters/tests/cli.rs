@@ -970,7 +970,10 @@ fn info_warns_of_chunks_under_the_other_separator() {
     std::fs::write(dir.join("0/0"), [1u8, 2, 3, 4]).unwrap();
     let out = zinto(&["info", dir.to_str().unwrap()]);
     let s = text(&out.stdout);
-    assert!(s.contains("0 present") && s.contains("chunks under '/'"), "{s}");
+    assert!(
+        s.contains("0 present") && s.contains("chunks under '/'"),
+        "{s}"
+    );
     let out = zinto(&["info", dir.to_str().unwrap(), "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["chunks_under_other_separator"], "/", "{v}");

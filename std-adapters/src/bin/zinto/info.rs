@@ -221,6 +221,22 @@ pub fn array_text<S: Store>(array: &Array<S>, shown: &str, storage: &Storage) ->
     } else {
         "chunks"
     };
+    lines.extend(storage_lines(array, kind, storage));
+    match array.attributes() {
+        Ok(attrs) if attrs.is_empty() => {}
+        Ok(attrs) => {
+            lines.push("attributes:".to_owned());
+            lines.extend(attribute_lines(attrs, "  "));
+        }
+        Err(e) => lines.push(format!("attributes:   unreadable ({})", e.kind())),
+    }
+    lines
+}
+
+/// What `info` says of the stored chunks: how many, how many present, their size.
+fn storage_lines<S: Store>(array: &Array<S>, kind: &str, storage: &Storage) -> Vec<String> {
+    let meta = array.metadata();
+    let mut lines = Vec::new();
     match storage.counted {
         Some((present, stored)) => {
             lines.push(format!(
@@ -258,14 +274,6 @@ pub fn array_text<S: Store>(array: &Array<S>, shown: &str, storage: &Storage) ->
             "{kind}:  {} in all (more than {MAX_CHUNKS_COUNTED}: present ones not counted)",
             storage.chunks
         )),
-    }
-    match array.attributes() {
-        Ok(attrs) if attrs.is_empty() => {}
-        Ok(attrs) => {
-            lines.push("attributes:".to_owned());
-            lines.extend(attribute_lines(attrs, "  "));
-        }
-        Err(e) => lines.push(format!("attributes:   unreadable ({})", e.kind())),
     }
     lines
 }
