@@ -60,12 +60,7 @@ impl ChecksumSpec {
 
     /// Its codec name.
     pub fn name(self) -> CodecName {
-        match self.kind {
-            ChecksumKind::Crc32 => CodecName::Crc32,
-            ChecksumKind::Adler32 => CodecName::Adler32,
-            ChecksumKind::Fletcher32 => CodecName::Fletcher32,
-            ChecksumKind::Crc32c => CodecName::Crc32c,
-        }
+        self.kind.name()
     }
 
     /// The checksum `codec` with its `location` (numcodecs' default where absent; the v3
@@ -77,12 +72,8 @@ impl ChecksumSpec {
         codec: CodecName,
         config: &C,
     ) -> Result<Option<Self>, ChainError> {
-        let kind = match codec {
-            CodecName::Crc32c => ChecksumKind::Crc32c,
-            CodecName::Crc32 => ChecksumKind::Crc32,
-            CodecName::Adler32 => ChecksumKind::Adler32,
-            CodecName::Fletcher32 => ChecksumKind::Fletcher32,
-            _ => return Ok(None),
+        let Some(kind) = ChecksumKind::of(codec) else {
+            return Ok(None);
         };
         let r = super::config::Reader { codec, config };
         let location = match r.str("location")? {

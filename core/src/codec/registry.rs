@@ -10,11 +10,20 @@
 //! as [`FilterCodec`](super::filter::FilterCodec) asks) and one line in `filters`, which makes
 //! [`Filter`] and its dispatch.
 //!
-//! The other codecs (array-to-bytes, checksums, vlen) are named here with their metadata
-//! names; their configuration is read by `chain.rs` and `checksum.rs`.
+//! A checksum likewise: its file under `codec/checksum/` (names, v2 id, default location, its
+//! running sum) and its line in `checksums`, which makes [`ChecksumKind`] and the running
+//! state's dispatch.
+//!
+//! The other codecs (array-to-bytes, vlen) are named here with their metadata names; their
+//! configuration is read by `chain.rs`.
 
 use super::ChainError;
 use super::blosc::BloscConfig;
+use super::checksum::adler32::Adler32;
+use super::checksum::crc32::Crc32;
+use super::checksum::crc32c::Crc32c;
+use super::checksum::fletcher32::Fletcher32;
+use super::checksum::{Facts, RunningSum};
 use super::compressor::{
     Base64, Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Lzma, Pcodec, Zlib, Zstd,
 };
@@ -36,6 +45,7 @@ macro_rules! registry {
     (
         compressors { $( $(#[$cdoc:meta])* $cv:ident($cty:ty), )* }
         filters { $( $(#[$fdoc:meta])* $fv:ident($fty:ty), )* }
+        checksums { $( $(#[$kdoc:meta])* $kv:ident($kty:ty), )* }
         others { $( $(#[$odoc:meta])* $ov:ident [$ofirst:literal $(, $orest:literal)*] $ov2:expr, )* }
     ) => {
         /// A codec zinto knows by name: what metadata calls it, and what errors name.
@@ -48,6 +58,7 @@ macro_rules! registry {
         pub enum CodecName {
             $( $(#[$cdoc])* $cv, )*
             $( $(#[$fdoc])* $fv, )*
+            $( $(#[$kdoc])* $kv, )*
             $( $(#[$odoc])* $ov, )*
         }
 
@@ -56,6 +67,7 @@ macro_rules! registry {
         pub(crate) const TABLE: &[(CodecName, &[&str], Option<&str>)] = &[
             $( (CodecName::$cv, <$cty>::NAMES, <$cty>::V2_ID), )*
             $( (CodecName::$fv, <$fty>::NAMES, <$fty>::V2_ID), )*
+            $( (CodecName::$kv, <$kty>::NAMES, <$kty>::V2_ID), )*
             $( (CodecName::$ov, &[$ofirst $(, $orest)*], $ov2), )*
         ];
 
@@ -98,6 +110,7 @@ macro_rules! registry {
                 Ok(Some(match codec {
                     $( CodecName::$cv => Self::$cv(<$cty as FromConfig>::from_config(&r)?), )*
                     $( CodecName::$fv )|* => return Ok(None),
+                    $( CodecName::$kv )|* => return Ok(None),
                     $( CodecName::$ov )|* => return Ok(None),
                 }))
             }
@@ -149,6 +162,7 @@ macro_rules! registry {
                         Self::$fv(<$fty as FromFilterConfig>::from_config(&r, decoded)?)
                     } )*
                     $( CodecName::$cv )|* => return Ok(None),
+                    $( CodecName::$kv )|* => return Ok(None),
                     $( CodecName::$ov )|* => return Ok(None),
                 }))
             }
@@ -158,6 +172,74 @@ macro_rules! registry {
         // first.
         $( const _: () = assert!(!<$cty>::NAMES.is_empty()); )*
         $( const _: () = assert!(!<$fty>::NAMES.is_empty()); )*
+        $( const _: () = assert!(!<$kty>::NAMES.is_empty()); )*
+
+        /// Which of the checksum codecs (numcodecs' 32-bit checksums and v3 `crc32c`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ChecksumKind {
+            $( $(#[$kdoc])* $kv, )*
+        }
+
+        impl ChecksumKind {
+            /// Every kind, for iteration.
+            pub const ALL: [ChecksumKind; [$( stringify!($kv) ),*].len()] = [$( Self::$kv ),*];
+
+            /// Its codec name.
+            pub fn name(self) -> CodecName {
+                match self {
+                    $( Self::$kv => CodecName::$kv, )*
+                }
+            }
+
+            /// The checksum `codec` is, if it is one.
+            pub fn of(codec: CodecName) -> Option<Self> {
+                match codec {
+                    $( CodecName::$kv => Some(Self::$kv), )*
+                    $( CodecName::$cv )|* => None,
+                    $( CodecName::$fv )|* => None,
+                    $( CodecName::$ov )|* => None,
+                }
+            }
+
+            /// What its file states.
+            pub(crate) fn facts(self) -> Facts {
+                match self {
+                    $( Self::$kv => Facts {
+                        codec_id: <$kty>::CODEC_ID,
+                        default_location: <$kty>::DEFAULT_LOCATION,
+                        has_location_key: <$kty>::HAS_LOCATION_KEY,
+                    }, )*
+                }
+            }
+        }
+
+        /// The running state of a [`Checksum`](super::checksum::Checksum), one variant a
+        /// checksum of the registry.
+        #[derive(Debug, Clone, Copy)]
+        pub(crate) enum SumState {
+            $( $kv($kty), )*
+        }
+
+        impl SumState {
+            pub(crate) fn new(kind: ChecksumKind) -> Self {
+                match kind {
+                    $( ChecksumKind::$kv => Self::$kv(<$kty as RunningSum>::new()), )*
+                }
+            }
+
+            pub(crate) fn update(&mut self, data: &[u8]) {
+                match self {
+                    $( Self::$kv(s) => s.update(data), )*
+                }
+            }
+
+            pub(crate) fn value(&self) -> u32 {
+                match self {
+                    $( Self::$kv(s) => s.value(), )*
+                }
+            }
+        }
 
         impl CodecName {
             /// The metadata name (the first of its names).
@@ -165,6 +247,7 @@ macro_rules! registry {
                 match self {
                     $( Self::$cv => first_name(<$cty>::NAMES), )*
                     $( Self::$fv => first_name(<$fty>::NAMES), )*
+                    $( Self::$kv => first_name(<$kty>::NAMES), )*
                     $( Self::$ov => $ofirst, )*
                 }
             }
@@ -174,6 +257,7 @@ macro_rules! registry {
                 match self {
                     $( Self::$cv )|* => true,
                     $( Self::$fv )|* => false,
+                    $( Self::$kv )|* => false,
                     $( Self::$ov )|* => false,
                 }
             }
@@ -231,6 +315,17 @@ registry! {
         /// numcodecs `shuffle`: the bytes of the elements grouped by significance.
         Shuffle(Shuffle),
     }
+    checksums {
+        /// numcodecs `crc32`: zlib's CRC-32 (reflected polynomial 0xEDB88320).
+        Crc32(Crc32),
+        /// `crc32c` (v3, and numcodecs `crc32c`): CRC-32C (Castagnoli, reflected polynomial
+        /// 0x82F63B78).
+        Crc32c(Crc32c),
+        /// numcodecs `adler32`: zlib's Adler-32, starting from 1.
+        Adler32(Adler32),
+        /// numcodecs `fletcher32`: HDF5's (and netCDF's) Fletcher-32 variant.
+        Fletcher32(Fletcher32),
+    }
     others {
         /// v3 `bytes`: the array-to-bytes codec with an endianness.
         Bytes ["bytes"] None,
@@ -238,14 +333,6 @@ registry! {
         Transpose ["transpose"] None,
         /// v3 `sharding_indexed`: inner chunks packed in one stored object with an index.
         ShardingIndexed ["sharding_indexed"] None,
-        /// `crc32c`: a CRC-32C checksum (v3, and numcodecs `crc32c`).
-        Crc32c ["crc32c", "numcodecs.crc32c"] Some("crc32c"),
-        /// numcodecs `crc32`: a zlib CRC-32 checksum.
-        Crc32 ["numcodecs.crc32"] Some("crc32"),
-        /// numcodecs `adler32`: an Adler-32 checksum.
-        Adler32 ["numcodecs.adler32"] Some("adler32"),
-        /// numcodecs `fletcher32`: HDF5's Fletcher-32 checksum.
-        Fletcher32 ["numcodecs.fletcher32"] Some("fletcher32"),
         /// BloscLZ, Blosc's own inner compressor (not a codec of its own in metadata).
         BloscLz ["blosclz"] None,
         /// Snappy, one of Blosc's inner compressors (not a codec of its own in metadata).

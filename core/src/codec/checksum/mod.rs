@@ -21,24 +21,16 @@
 //! (Cython `IndexError`) on an empty payload both ways, so no stored `fletcher32` chunk has an
 //! empty payload; [`Checksum`] still defines its value there (0, what the algorithm gives).
 
-use super::crc::{CRC32, CRC32C, Crc32};
+pub mod adler32;
+pub mod crc32;
+pub mod crc32c;
+pub mod fletcher32;
+
+pub use crate::codec::registry::ChecksumKind;
+use crate::codec::registry::SumState;
 
 /// How many bytes a stored checksum takes.
 pub const CHECKSUM_LEN: usize = 4;
-
-/// Which of numcodecs' 32-bit checksums.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ChecksumKind {
-    /// numcodecs `crc32`: zlib's CRC-32 (reflected polynomial 0xEDB88320).
-    Crc32,
-    /// numcodecs `crc32c`: CRC-32C (Castagnoli, reflected polynomial 0x82F63B78).
-    Crc32c,
-    /// numcodecs `adler32`: zlib's Adler-32, starting from 1.
-    Adler32,
-    /// numcodecs `fletcher32`: HDF5's (and netCDF's) Fletcher-32 variant, see [`Checksum`].
-    Fletcher32,
-}
 
 /// Where the four checksum bytes sit in a stored buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -61,23 +53,10 @@ impl Location {
 }
 
 impl ChecksumKind {
-    /// Every kind, for iteration.
-    pub const ALL: [ChecksumKind; 4] = [
-        ChecksumKind::Crc32,
-        ChecksumKind::Crc32c,
-        ChecksumKind::Adler32,
-        ChecksumKind::Fletcher32,
-    ];
-
     /// The numcodecs codec id (`"crc32"`, `"crc32c"`, `"adler32"`, `"fletcher32"`). In Zarr v3
     /// metadata the codec name is this id prefixed with `numcodecs.`.
-    pub const fn codec_id(self) -> &'static str {
-        match self {
-            ChecksumKind::Crc32 => "crc32",
-            ChecksumKind::Crc32c => "crc32c",
-            ChecksumKind::Adler32 => "adler32",
-            ChecksumKind::Fletcher32 => "fletcher32",
-        }
+    pub fn codec_id(self) -> &'static str {
+        self.facts().codec_id
     }
 
     /// The kind named by a numcodecs codec id, with or without the v3 `numcodecs.` prefix.
@@ -88,16 +67,13 @@ impl ChecksumKind {
 
     /// Where numcodecs puts the checksum when the configuration has no `location` key:
     /// the start for `crc32` and `adler32`, the end for `crc32c` and `fletcher32`.
-    pub const fn default_location(self) -> Location {
-        match self {
-            ChecksumKind::Crc32 | ChecksumKind::Adler32 => Location::Start,
-            ChecksumKind::Crc32c | ChecksumKind::Fletcher32 => Location::End,
-        }
+    pub fn default_location(self) -> Location {
+        self.facts().default_location
     }
 
     /// Whether the configuration may carry a `location` key (every kind but `fletcher32`).
-    pub const fn has_location_key(self) -> bool {
-        !matches!(self, ChecksumKind::Fletcher32)
+    pub fn has_location_key(self) -> bool {
+        self.facts().has_location_key
     }
 
     /// The checksum of `data` in one call.
@@ -172,65 +148,40 @@ impl core::fmt::Display for ChecksumError {
     }
 }
 
-/// Adler-32's modulus.
-const ADLER_MOD: u32 = 65_521;
-/// The most bytes Adler-32 can add before `b` must be reduced (zlib's NMAX).
-const ADLER_NMAX: usize = 5552;
-/// How many 16-bit words Fletcher-32 adds between folds (HDF5's block length).
-const FLETCHER_BLOCK: u16 = 360;
+/// What each checksum's file gives: its running sum, fed in pieces of any size.
+pub(crate) trait RunningSum: Copy + core::fmt::Debug {
+    /// The sum of nothing yet.
+    fn new() -> Self;
+    /// Adds `data`.
+    fn update(&mut self, data: &[u8]);
+    /// The sum of everything added so far.
+    fn value(&self) -> u32;
+}
 
-#[derive(Debug, Clone, Copy)]
-enum State {
-    Crc(Crc32),
-    Adler {
-        a: u32,
-        b: u32,
-    },
-    Fletcher {
-        sum1: u32,
-        sum2: u32,
-        /// Words added since the last fold, below [`FLETCHER_BLOCK`].
-        words: u16,
-        /// The first byte of a word whose second byte has not arrived yet.
-        pending: Option<u8>,
-    },
+/// A checksum's facts, as its file states them.
+pub(crate) struct Facts {
+    pub(crate) codec_id: &'static str,
+    pub(crate) default_location: Location,
+    pub(crate) has_location_key: bool,
 }
 
 /// A running checksum of one [`ChecksumKind`]. Feed bytes in pieces of any size, split
-/// anywhere (also inside a Fletcher-32 word); the value does not depend on the split.
-///
-/// Fletcher-32 is HDF5's `H5_checksum_fletcher32` exactly, which numcodecs copied from
-/// netCDF-C: the data is read as **big-endian** 16-bit words (first byte high); `sum1 += word;
-/// sum2 += sum1` in `u32`; both sums are folded (`s = (s & 0xffff) + (s >> 16)`) after every
-/// 360 words and after the last, shorter block; an odd trailing byte counts as a word with a
-/// zero low byte, added and folded once more; then both sums are folded a final time and the
-/// value is `sum2 << 16 | sum1`. The folds do not reduce modulo 65535, so a sum may end as
-/// `0xffff` (720 bytes of `0xff` give `0xffffffff`): this is not Wikipedia's Fletcher-32.
+/// anywhere (also inside a Fletcher-32 word); the value does not depend on the split. Each
+/// algorithm is its file's: [`crc32`], [`crc32c`], [`adler32`], [`fletcher32`] (HDF5's exact
+/// variant, see its file).
 #[derive(Debug, Clone, Copy)]
 pub struct Checksum {
     kind: ChecksumKind,
-    state: State,
-}
-
-const fn fold(s: u32) -> u32 {
-    (s & 0xffff) + (s >> 16)
+    state: SumState,
 }
 
 impl Checksum {
     /// A checksum of nothing yet.
     pub fn new(kind: ChecksumKind) -> Self {
-        let state = match kind {
-            ChecksumKind::Crc32 => State::Crc(Crc32::new(&CRC32)),
-            ChecksumKind::Crc32c => State::Crc(Crc32::new(&CRC32C)),
-            ChecksumKind::Adler32 => State::Adler { a: 1, b: 0 },
-            ChecksumKind::Fletcher32 => State::Fletcher {
-                sum1: 0,
-                sum2: 0,
-                words: 0,
-                pending: None,
-            },
-        };
-        Self { kind, state }
+        Self {
+            kind,
+            state: SumState::new(kind),
+        }
     }
 
     /// Which checksum this is.
@@ -240,80 +191,12 @@ impl Checksum {
 
     /// Adds `data` to the checksum.
     pub fn update(&mut self, data: &[u8]) {
-        match &mut self.state {
-            State::Crc(crc) => crc.update(data),
-            State::Adler { a, b } => {
-                for block in data.chunks(ADLER_NMAX) {
-                    for &byte in block {
-                        // zlib's NMAX bound: 255 n (n + 1) / 2 + (n + 1) 65520 < 2^32.
-                        *a = a.wrapping_add(u32::from(byte));
-                        *b = b.wrapping_add(*a);
-                    }
-                    *a %= ADLER_MOD;
-                    *b %= ADLER_MOD;
-                }
-            }
-            State::Fletcher {
-                sum1,
-                sum2,
-                words,
-                pending,
-            } => {
-                let mut add = |hi: u8, lo: u8| {
-                    *sum1 = sum1.wrapping_add(u32::from(u16::from_be_bytes([hi, lo])));
-                    *sum2 = sum2.wrapping_add(*sum1);
-                    *words += 1;
-                    if *words == FLETCHER_BLOCK {
-                        *sum1 = fold(*sum1);
-                        *sum2 = fold(*sum2);
-                        *words = 0;
-                    }
-                };
-                let mut rest = data;
-                if let Some(hi) = *pending {
-                    let Some((&lo, tail)) = rest.split_first() else {
-                        return;
-                    };
-                    add(hi, lo);
-                    rest = tail;
-                }
-                let mut pairs = rest.chunks_exact(2);
-                for pair in &mut pairs {
-                    if let &[hi, lo] = pair {
-                        add(hi, lo);
-                    }
-                }
-                *pending = pairs.remainder().first().copied();
-            }
-        }
+        self.state.update(data);
     }
 
     /// The checksum of everything added so far (the stream may go on afterwards).
     pub fn value(&self) -> u32 {
-        match self.state {
-            State::Crc(crc) => crc.value(),
-            State::Adler { a, b } => (b << 16) | a,
-            State::Fletcher {
-                mut sum1,
-                mut sum2,
-                words,
-                pending,
-            } => {
-                if words > 0 {
-                    sum1 = fold(sum1);
-                    sum2 = fold(sum2);
-                }
-                if let Some(hi) = pending {
-                    sum1 = sum1.wrapping_add(u32::from(hi) << 8);
-                    sum2 = sum2.wrapping_add(sum1);
-                    sum1 = fold(sum1);
-                    sum2 = fold(sum2);
-                }
-                sum1 = fold(sum1);
-                sum2 = fold(sum2);
-                (sum2 << 16) | sum1
-            }
-        }
+        self.state.value()
     }
 }
 
@@ -567,5 +450,22 @@ mod tests {
                 .to_string()
                 .contains("2 bytes")
         );
+    }
+
+    /// Walks the registry's checksums: each is found by its codec name and v2 id, states where
+    /// numcodecs puts it, and starts from what its algorithm starts from.
+    #[test]
+    fn every_checksum_in_the_registry_states_its_facts() {
+        use crate::codec::CodecName;
+        for kind in ChecksumKind::ALL {
+            assert_eq!(ChecksumKind::of(kind.name()), Some(kind));
+            assert_eq!(CodecName::from_v2_id(kind.codec_id()), Some(kind.name()));
+            assert_eq!(ChecksumKind::from_codec_id(kind.name().name()), Some(kind));
+            let fresh = Checksum::new(kind).value();
+            assert_eq!(fresh, u32::from(kind == ChecksumKind::Adler32), "{kind:?}");
+        }
+        assert_eq!(ChecksumKind::of(CodecName::Zstd), None);
+        assert_eq!(ChecksumKind::ALL.len(), 4);
+        assert!(!ChecksumKind::Fletcher32.has_location_key());
     }
 }
