@@ -37,9 +37,11 @@ const FNAME: u8 = 0x08;
 const FCOMMENT: u8 = 0x10;
 const FRESERVED: u8 = 0xE0;
 
-/// A raw DEFLATE decoder (RFC 1951, no wrapper) in place of miniz_oxide: for
+/// A raw DEFLATE decoder (RFC 1951, no wrapper). zinto-core's own is miniz_oxide's
+/// ([`MinizInflate`]); another plugs in through the same trait, for
 /// [`DeflateDecoder::with_inflater`], and through [`ChunkDecoder::set_inflater`] for every
-/// gzip and zlib stream a decoder meets (Blosc's inner zlib included).
+/// gzip and zlib stream a decoder meets (Blosc's inner zlib included): the std crate's
+/// zlib-rs.
 ///
 /// [`ChunkDecoder::set_inflater`]: super::ChunkDecoder::set_inflater
 pub trait RawInflate: Send {
@@ -59,6 +61,95 @@ pub trait RawInflate: Send {
         dst: &mut [u8],
         pos: usize,
     ) -> Result<(usize, usize, RawStatus), DecodeError>;
+
+    /// As [`RawInflate::inflate`], into a ring: `ring` is the same slice on every call of the
+    /// stream, and its bytes before `pos` (wrapping around) are the stream's latest output.
+    /// By default the same call: an inflater that keeps its own window writes at `pos` and
+    /// never reads the ring.
+    ///
+    /// # Errors
+    /// As [`RawInflate::inflate`].
+    fn inflate_ring(
+        &mut self,
+        input: &[u8],
+        ring: &mut [u8],
+        pos: usize,
+    ) -> Result<(usize, usize, RawStatus), DecodeError> {
+        self.inflate(input, ring, pos)
+    }
+}
+
+/// miniz_oxide's inflater, zinto-core's own [`RawInflate`]: it keeps no window, reading back
+/// into the destination (or the ring) instead, so it needs no heap.
+pub struct MinizInflate(DecompressorOxide);
+
+impl MinizInflate {
+    /// An inflater with nothing started.
+    pub fn new() -> Self {
+        Self(DecompressorOxide::new())
+    }
+
+    fn run(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+        ring: bool,
+    ) -> Result<(usize, usize, RawStatus), DecodeError> {
+        let mut flags = inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
+        if !ring {
+            flags |= inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+        }
+        let (status, n_in, n_out) = decompress(&mut self.0, input, dst, pos, flags);
+        // zinto-core names the stream's codec (gzip or zlib) in place of Zlib here.
+        let status = match status {
+            TINFLStatus::Done => RawStatus::Done,
+            TINFLStatus::NeedsMoreInput => RawStatus::NeedsInput,
+            TINFLStatus::HasMoreOutput => RawStatus::OutputFull,
+            TINFLStatus::FailedCannotMakeProgress => {
+                return Err(DecodeError::Truncated {
+                    codec: CodecName::Zlib,
+                });
+            }
+            _ => {
+                return Err(DecodeError::Corrupt {
+                    codec: CodecName::Zlib,
+                    reason: "invalid DEFLATE data",
+                });
+            }
+        };
+        Ok((n_in, n_out, status))
+    }
+}
+
+impl Default for MinizInflate {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RawInflate for MinizInflate {
+    fn reset(&mut self) {
+        self.0.init();
+    }
+
+    fn inflate(
+        &mut self,
+        input: &[u8],
+        dst: &mut [u8],
+        pos: usize,
+    ) -> Result<(usize, usize, RawStatus), DecodeError> {
+        self.run(input, dst, pos, false)
+    }
+
+    fn inflate_ring(
+        &mut self,
+        input: &[u8],
+        ring: &mut [u8],
+        pos: usize,
+    ) -> Result<(usize, usize, RawStatus), DecodeError> {
+        self.run(input, ring, pos, true)
+    }
 }
 
 /// Where a raw DEFLATE stream stands after one [`RawInflate::inflate`] call.
@@ -75,7 +166,7 @@ pub enum RawStatus {
 /// The inflater of a [`DeflateDecoder`].
 #[allow(clippy::large_enum_variant)] // miniz_oxide's state stays inline: no heap without `alloc`
 enum Inflater {
-    Miniz(DecompressorOxide),
+    Miniz(MinizInflate),
     #[cfg(feature = "alloc")]
     Other(alloc::boxed::Box<dyn RawInflate>),
 }
@@ -150,7 +241,7 @@ enum Body {
 impl DeflateDecoder {
     /// A decoder for one `format` stream, inflating with miniz_oxide.
     pub fn new(format: DeflateFormat) -> Self {
-        Self::with(format, Inflater::Miniz(DecompressorOxide::new()))
+        Self::with(format, Inflater::Miniz(MinizInflate::new()))
     }
 
     /// A decoder for one `format` stream, inflating with `inflater`.
@@ -178,14 +269,19 @@ impl DeflateDecoder {
         d
     }
 
+    /// Its inflater, through the one trait.
+    fn raw(&mut self) -> &mut dyn RawInflate {
+        match &mut self.inflate {
+            Inflater::Miniz(m) => m,
+            #[cfg(feature = "alloc")]
+            Inflater::Other(o) => o.as_mut(),
+        }
+    }
+
     /// Makes the decoder ready for a new stream of `format`, keeping its memory.
     pub fn reset(&mut self, format: DeflateFormat) {
         self.format = format;
-        match &mut self.inflate {
-            Inflater::Miniz(m) => m.init(),
-            #[cfg(feature = "alloc")]
-            Inflater::Other(o) => o.reset(),
-        }
+        self.raw().reset();
         self.phase = match format {
             DeflateFormat::Zlib => Phase::ZlibHeader { n: 0, cmf: 0 },
             DeflateFormat::Gzip => Phase::Fixed { n: 0 },
@@ -293,30 +389,17 @@ impl DeflateDecoder {
         ring: bool,
     ) -> Result<(usize, usize, Body), DecodeError> {
         let codec = self.format.codec();
-        let (n_in, n_out, status) = match &mut self.inflate {
-            Inflater::Miniz(m) => {
-                let mut flags = inflate_flags::TINFL_FLAG_HAS_MORE_INPUT;
-                if !ring {
-                    flags |= inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
-                }
-                let (status, n_in, n_out) = decompress(m, input, dst, pos, flags);
-                let status = match status {
-                    TINFLStatus::Done => RawStatus::Done,
-                    TINFLStatus::NeedsMoreInput => RawStatus::NeedsInput,
-                    TINFLStatus::HasMoreOutput => RawStatus::OutputFull,
-                    TINFLStatus::FailedCannotMakeProgress => {
-                        return Err(DecodeError::Truncated { codec });
-                    }
-                    _ => return Err(self.corrupt("invalid DEFLATE data")),
-                };
-                (n_in, n_out, status)
-            }
-            #[cfg(feature = "alloc")]
-            Inflater::Other(o) => o.inflate(input, dst, pos).map_err(|e| match e {
-                DecodeError::Corrupt { reason, .. } => DecodeError::Corrupt { codec, reason },
-                other => other,
-            })?,
+        let raw = self.raw();
+        let result = if ring {
+            raw.inflate_ring(input, dst, pos)
+        } else {
+            raw.inflate(input, dst, pos)
         };
+        let (n_in, n_out, status) = result.map_err(|e| match e {
+            DecodeError::Corrupt { reason, .. } => DecodeError::Corrupt { codec, reason },
+            DecodeError::Truncated { .. } => DecodeError::Truncated { codec },
+            other => other,
+        })?;
         let new = dst
             .get(pos..pos.saturating_add(n_out))
             .ok_or(OUTPUT_OVERRUN)?;

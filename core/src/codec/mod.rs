@@ -62,7 +62,7 @@ pub use decoded_size::{SizeProbe, decoded_len, size_probe};
 pub use decoders::LzInner;
 #[cfg(feature = "alloc")]
 pub use decoders::{Backend, MakeInflater};
-pub use deflate::{DeflateDecoder, DeflateFormat, RING_MIN, RawInflate, RawStatus};
+pub use deflate::{DeflateDecoder, DeflateFormat, MinizInflate, RING_MIN, RawInflate, RawStatus};
 pub use error::{ChainError, DecodeError};
 pub use filter::Filter;
 pub use progress::{Progress, Status, WindowProgress};
