@@ -423,3 +423,16 @@ fn snappy_blocks_decode_even_when_longer_than_their_block() {
         );
     }
 }
+
+/// A table out of order whose later start lies past the stream: each block ends at the stream's
+/// end at most, and the block that starts past it is refused by name (not an internal error).
+#[test]
+fn a_start_past_the_stream_in_a_table_out_of_order_is_that_blocks_fault() {
+    let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let mut bad = permuted(&data, 128, &[3, 0, 7, 1, 6, 2, 5, 4]);
+    // Block 4 is stored last, so its extent ends at the next start: block 7's, now past the
+    // stream; block 4 is decoded first.
+    set_entry(&mut bad, 7, 50_000);
+    let e = decode(&bad, 1000, bad.len()).unwrap_err();
+    assert!(matches!(e, DecodeError::Block { block: 7, .. }), "{e}");
+}

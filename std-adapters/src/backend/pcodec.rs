@@ -6,9 +6,9 @@
 //! small buffer and written straight into the destination in the machine's byte order: no
 //! buffer of the decoded chunk besides the destination.
 //!
-//! The stream states its number type, not the array's: numbers of another size than the
-//! array's elements come out as a size mismatch, but a stream of `i32` in a `float32` array
-//! would read as those bits (numcodecs would do the same, reinterpreting the output).
+//! The stream states its number type, not the array's, and only the total byte count is
+//! checked: a stream of `i32` in a `float32` array, or of twice as many `u16`, reads as those
+//! bytes (numcodecs would do the same, reinterpreting the output).
 
 use pco::FULL_BATCH_N;
 use pco::data_types::{Number, NumberType};
@@ -84,11 +84,12 @@ fn decode_into<T: NativeBytes>(
                     what: "pco reported more numbers than its batch holds",
                 })?;
             for &n in numbers {
+                let capacity = dst.len() as u64;
                 let slot = dst
                     .get_mut(at..at + size)
                     .ok_or(DecodeError::OutputOverflow {
                         codec: CodecName::Pcodec,
-                        capacity: 0,
+                        capacity,
                     })?;
                 n.put(slot);
                 at += size;

@@ -1,17 +1,22 @@
 //! Blosc (the c-blosc 1.x chunk format that numcodecs and zarr-python write), decoded in pure
 //! Rust, streamed, into the caller's buffer.
 //!
-//! The header and the block-start table come first, then the blocks in order; each block is one
+//! The header and the block-start table come first, then the blocks; each block is one
 //! stream, or `typesize` streams ("split"), each compressed by the inner compressor (BloscLZ,
-//! LZ4/LZ4HC, zlib or zstd) or stored as is. A block is decoded straight into its place in the
-//! destination, or, when shuffled, into one block of scratch and unshuffled from there into its
-//! place: every decoded byte is written to the destination once. The stored chunk is never held
-//! whole: a stream that arrives in pieces is gathered in the part of memory its decoding does not
-//! write (its place in the destination when shuffled, the scratch otherwise).
+//! LZ4/LZ4HC, Snappy, zlib or zstd) or stored as is. A block is decoded straight into its place
+//! in the destination, or, when shuffled, into one block of scratch and unshuffled from there
+//! into its place: every decoded byte is written to the destination once. When the table is in
+//! order (as c-blosc writes it single-threaded) the stored chunk is never held whole: a stream
+//! that arrives in pieces is gathered in the part of memory its decoding does not write (its
+//! place in the destination when shuffled, the scratch otherwise; Snappy's, which may be longer
+//! than its block, in scratch of its own). A table out of order (older multithreaded c-blosc)
+//! makes the decoder gather the stream after the table whole first (`permuted.rs`).
 //!
 //! Scratch (supplied by the caller through [`Scratch`]): the block table (4 bytes a block) plus
-//! one block. Both are bounded by the sizes already checked against the real stored and decoded
-//! lengths, never by the header alone.
+//! one block; for Snappy, another `32 + blocksize + blocksize / 6` bytes; for a table out of
+//! order, a second copy of the table and the stored bytes after it instead. All are bounded by
+//! sizes already checked against the real stored and decoded lengths, never by the header
+//! alone.
 //!
 //! Blocks are independent, so the decoder can fill a window of the output: when the window has
 //! no room for the next block it reports [`Status::NeedsOutput`] and goes on in the next window.
@@ -42,7 +47,7 @@ pub enum BloscCname {
     Lz4,
     /// `lz4hc`.
     Lz4Hc,
-    /// `snappy` (refused: not decoded).
+    /// `snappy`.
     Snappy,
     /// `zlib`.
     Zlib,
@@ -101,7 +106,7 @@ pub struct BloscConfig {
 
 impl BloscConfig {
     /// Reads `cname`, `clevel`, `shuffle` (the v3 names or numcodecs' numbers), `typesize` and
-    /// `blocksize`; refuses `snappy`, which zinto does not decode.
+    /// `blocksize`.
     pub(crate) fn from_config<C: Config + ?Sized>(r: &Reader<'_, C>) -> Result<Self, ChainError> {
         let cname = match r.str("cname")? {
             None => None,
@@ -199,7 +204,8 @@ impl Scratch for alloc::vec::Vec<u8> {
 
 /// Decompresses one whole inner stream: `src` must decode to exactly `dst.len()` bytes.
 pub trait InnerDecompress {
-    /// Decompresses `src` (a whole stream of `codec`: BloscLZ, LZ4, zlib or zstd) into `dst`,
+    /// Decompresses `src` (a whole stream of `codec`: BloscLZ, LZ4, Snappy, zlib or zstd) into
+    /// `dst`,
     /// returning the bytes written.
     ///
     /// # Errors

@@ -187,7 +187,12 @@ fn extent(
             start.into(),
         ));
     }
-    let end = if lo < n { entry(sorted, lo)? } else { h.cbytes };
+    // A later start past the stream is refused with its own block; this one ends there.
+    let end = if lo < n {
+        entry(sorted, lo)?.min(h.cbytes)
+    } else {
+        h.cbytes
+    };
     let rel = |at: u32| to_usize(u64::from(at - stream_at));
     Ok((rel(start)?, rel(end)?))
 }

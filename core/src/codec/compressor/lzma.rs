@@ -94,6 +94,17 @@ fn raw_filter<C: Config + ?Sized>(r: &Reader<'_, C>) -> Result<LzmaRawFilter, Ch
         Some(_) => return Err(r.error("filters", "names a filter other than LZMA1 or LZMA2")),
         None => return Err(r.error("filters", "is missing for the raw format")),
     };
+    // A raw LZMA1 stream does not state its literal and position bits; the decoder takes
+    // liblzma's (lc 3, lp 0, pb 2), so other values are refused rather than misread.
+    for (key, default) in [
+        ("filters/0/lc", 3),
+        ("filters/0/lp", 0),
+        ("filters/0/pb", 2),
+    ] {
+        if r.int(key)?.is_some_and(|v| v != default) {
+            return Err(r.error("filters", "sets lc, lp or pb, which zinto does not pass on"));
+        }
+    }
     let dict_size = r
         .int_in("filters/0/dict_size", 4096, LZMA_MAX_DICT_SIZE.into())?
         .map(|d| u32::try_from(d).map_err(|_| r.error("filters", "dict_size is out of range")))
@@ -268,6 +279,7 @@ mod tests {
                 ("filters/0/id", Int(33)),
                 ("filters/0/dict_size", Int(1 << 30)),
             ]),
+            raw(&[("filters/0/id", Int(33)), ("filters/0/lc", Int(0))]),
             read(&[("format", Int(4))]),
             read(&[("preset", Int(10))]),
             read(&[("format", Int(1)), ("filters", ConfigValue::Nested)]),

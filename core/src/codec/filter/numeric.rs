@@ -98,12 +98,12 @@ impl NumType {
         self.number().kind()
     }
 
-    /// Whether this is `float32` or `float64`.
+    /// Whether this is `float16`, `float32` or `float64`.
     pub const fn is_float(self) -> bool {
         matches!(self, NumType::Float16 | NumType::Float32 | NumType::Float64)
     }
 
-    /// NumPy's name: `"int8"`, ..., `"uint64"`, `"float32"`, `"float64"`.
+    /// NumPy's name: `"int8"`, ..., `"uint64"`, `"float16"`, `"float32"`, `"float64"`.
     pub const fn name(self) -> &'static str {
         self.number().name()
     }
@@ -116,8 +116,9 @@ impl NumType {
     /// NumPy's result type of `self` and `other` (`np.result_type`, NumPy 2), the type in
     /// which NumPy computes a binary operation: the larger of two ints of one signedness;
     /// a signed int large enough for both of a signed and an unsigned int, or `float64` when
-    /// `uint64` meets a signed int; the larger float; `float32` with an int of at most 2
-    /// bytes, otherwise `float64`.
+    /// `uint64` meets a signed int; the larger float; `float16` with a 1-byte int;
+    /// `float16` or `float32` with an int of at most 2 bytes give `float32`; otherwise
+    /// `float64`.
     pub const fn promote(self, other: NumType) -> NumType {
         let (a, b) = (self, other);
         let (sa, sb) = (a.size(), b.size());
