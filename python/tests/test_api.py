@@ -95,8 +95,18 @@ def test_metadata_properties_and_repr():
     assert a.dtype == np.float32 and a.dimension_names == ("time", "station")
     assert a.attrs["units"] == "degC"
     assert "zstd" in a.codecs and "shape=(48, 6)" in repr(a)
+    # One separator between fields, as in the rest of the repr.
+    assert "chunks=(24, 3) dims=('time', 'station') codecs=[" in repr(a), repr(a)
     s = zinto.open(EXAMPLES / "sharded.zarr")
     assert s.shards == (256, 256) and s.chunks == (64, 64)
+    assert "chunks=(64, 64) shards=(256, 256)" in repr(s), repr(s)
+
+
+def test_the_version_is_the_packages():
+    import tomllib
+
+    with open(EXAMPLES.parent.parent / "python" / "pyproject.toml", "rb") as f:
+        assert zinto.__version__ == tomllib.load(f)["project"]["version"]
 
 
 def test_groups_map_names_to_nodes():

@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _zinto
 from ._zinto import Cancelled, DecodeError, MetadataError, StoreError, ZintoError
+from ._zinto import __version__
 
 __all__ = [
     "Array",
@@ -164,8 +165,8 @@ class Array:
         return self.shape[0]
 
     def __repr__(self):
-        dims = "" if self.dimension_names is None else f", dims={self.dimension_names}"
-        shards = "" if self.shards is None else f", shards={self.shards}"
+        dims = "" if self.dimension_names is None else f" dims={self.dimension_names}"
+        shards = "" if self.shards is None else f" shards={self.shards}"
         return (f"<zinto.Array {self.path or '/'!r} shape={self.shape} dtype={self.dtype} "
                 f"chunks={self.chunks}{shards}{dims} codecs={list(self.codecs)}>")
 

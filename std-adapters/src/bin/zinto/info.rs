@@ -240,7 +240,8 @@ fn storage_lines<S: Store>(array: &Array<S>, kind: &str, storage: &Storage) -> V
     match storage.counted {
         Some((present, stored)) => {
             lines.push(format!(
-                "{kind}:  {} in all, {present} present",
+                "{:<14}{} in all, {present} present",
+                format!("{kind}:"),
                 storage.chunks
             ));
             if let Some(sep) = storage.other_separator {
@@ -267,11 +268,13 @@ fn storage_lines<S: Store>(array: &Array<S>, kind: &str, storage: &Storage) -> V
             ));
         }
         None if array.store().read_ahead().is_some() => lines.push(format!(
-            "{kind}:  {} in all (remote store: present ones not counted, a request each)",
+            "{:<14}{} in all (remote store: present ones not counted, a request each)",
+            format!("{kind}:"),
             storage.chunks
         )),
         None => lines.push(format!(
-            "{kind}:  {} in all (more than {MAX_CHUNKS_COUNTED}: present ones not counted)",
+            "{:<14}{} in all (more than {MAX_CHUNKS_COUNTED}: present ones not counted)",
+            format!("{kind}:"),
             storage.chunks
         )),
     }

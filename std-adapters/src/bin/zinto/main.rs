@@ -422,7 +422,7 @@ enum Data {
 
 /// Outputs at least this large get the peak-memory ratio in the summary line; below it the
 /// process's own memory dwarfs the output and the ratio means nothing.
-const RATIO_MIN_BYTES: usize = 1 << 20;
+pub(crate) const RATIO_MIN_BYTES: usize = 1 << 20;
 
 fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
     check_output(args.out, args.json)?;

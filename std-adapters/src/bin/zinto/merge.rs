@@ -369,10 +369,14 @@ impl Summary {
             // A summary nobody reads any more is no failure.
             let _ = crate::print_line(summary);
         } else {
-            let memory = over.map_or_else(
-                || "peak memory unknown".to_owned(),
-                |o| format!("peak memory {o:.3}x the output"),
-            );
+            // As `read` says it: the ratio only where the output outweighs the process.
+            let memory = match (peak, over) {
+                (_, Some(o)) if self.bytes >= crate::RATIO_MIN_BYTES => {
+                    format!("peak memory {o:.3}x the output")
+                }
+                (Some(p), _) => format!("peak RSS {:.1} MB", p as f64 / 1e6),
+                _ => "peak memory unknown".to_owned(),
+            };
             eprintln!(
                 "merged {} file(s) into {} records ({} bytes) in {decode_seconds:.3} s, sorted in {sort_seconds:.3} s; {memory}",
                 self.files, self.records, self.bytes
