@@ -66,6 +66,7 @@ fn error(e: &liblzma::stream::Error) -> DecodeError {
 /// liblzma's decoder for a raw stream of `f`.
 fn raw_decoder(f: LzmaRawFilter) -> Result<Stream, DecodeError> {
     let mut options =
+        // No preset stated: liblzma's (and Python's) default, 6.
         LzmaOptions::new_preset(f.preset.unwrap_or(6).into()).map_err(|e| error(&e))?;
     if let Some(size) = f.dict_size {
         // Checked against LZMA_MAX_DICT_SIZE when the configuration was read.

@@ -176,7 +176,9 @@ impl Backend for Pcodec {
         }
         let take = (self.stored_len - self.stored.len()).min(input.len());
         self.stored
-            .extend_from_slice(input.get(..take).unwrap_or_default());
+            .extend_from_slice(input.get(..take).ok_or(DecodeError::Internal {
+                what: "pcodec took more input than it was given",
+            })?);
         if self.stored.len() < self.stored_len {
             return Ok(Progress {
                 consumed: take,
