@@ -43,8 +43,6 @@ import zarr
 # fnmatch glob over the array path relative to the unpack root -> why zinto refuses it.
 EXPECTED_REFUSALS = {
     # Codecs not implemented yet.
-    "numcodecs/zfpy/*": "zfpy: codec not implemented yet",
-    "zarrs/*_zfpy*.zarr": "zfpy: codec not implemented yet (v2 and numcodecs.zfpy)",
     "numcodecs/packbits/*": "packbits: v2 filter not implemented",
     "numcodecs/categorize/*": "categorize: v2 filter not implemented (on <U and object arrays)",
     "zarrs/*/codec/bitround/*": "bitround: v3 codec not implemented (zarr-python lacks it too)",

@@ -25,7 +25,7 @@ use super::checksum::crc32c::Crc32c;
 use super::checksum::fletcher32::Fletcher32;
 use super::checksum::{Facts, RunningSum};
 use super::compressor::{
-    Base64, Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Lzma, Pcodec, Zlib, Zstd,
+    Base64, Bz2, CompressorCodec, FromConfig, Gzip, Lz4, Lzma, Pcodec, Zfpy, Zlib, Zstd,
 };
 use super::config::{Config, Reader};
 use super::filter::{
@@ -300,6 +300,8 @@ registry! {
         Lzma(Lzma),
         /// numcodecs `pcodec` (decoded by a backend of the std crate): pco's numbers.
         Pcodec(Pcodec),
+        /// numcodecs `zfpy` (decoded by a backend of the std crate): zfp's numbers.
+        Zfpy(Zfpy),
     }
     filters {
         /// numcodecs `delta`: differences of consecutive elements.

@@ -7,6 +7,7 @@
 //! - [`Bz2`]: bzip2, which zinto-core does not decode, through the pure-Rust libbz2-rs.
 //! - [`Lzma`]: numcodecs `lzma`, which zinto-core does not decode, through liblzma.
 //! - [`Pcodec`]: numcodecs `pcodec`, which zinto-core does not decode, through pco.
+//! - [`Zfpy`]: numcodecs `zfpy`, which zinto-core does not decode, through zfp-rs.
 //! - [`ZlibRs`] (feature `zlib-rs`, default): raw DEFLATE for gzip and zlib through zlib-rs,
 //!   plugged in as zinto-core's inflater ([`ChunkDecoder::set_inflater`]) rather than as a
 //!   backend: zinto-core keeps reading the wrappers.
@@ -14,6 +15,8 @@
 mod bz2;
 mod lzma;
 mod pcodec;
+mod whole;
+mod zfpy;
 #[cfg(feature = "zlib-rs")]
 mod zlib_rs;
 #[cfg(feature = "zstd-c")]
@@ -22,6 +25,7 @@ mod zstd_c;
 pub use bz2::Bz2;
 pub use lzma::Lzma;
 pub use pcodec::Pcodec;
+pub use zfpy::Zfpy;
 #[cfg(feature = "zlib-rs")]
 pub use zlib_rs::ZlibRs;
 #[cfg(feature = "zstd-c")]
@@ -38,6 +42,7 @@ pub fn install(decoder: &mut ChunkDecoder) -> Result<(), DecodeError> {
         Box::new(Bz2::new()),
         Box::new(Lzma::new()),
         Box::new(Pcodec::new()),
+        Box::new(Zfpy::new()),
         #[cfg(feature = "zstd-c")]
         Box::new(CZstd::new()?),
     ];

@@ -10,17 +10,16 @@
 //! checked: a stream of `i32` in a `float32` array, or of twice as many `u16`, reads as those
 //! bytes (numcodecs would do the same, reinterpreting the output).
 
+use super::whole::Whole;
 use pco::FULL_BATCH_N;
 use pco::data_types::{Number, NumberType};
 use pco::standalone::{DecompressorItem, FileDecompressor};
-use zinto_core::codec::{Backend, CodecName, Compressor, DecodeError, Progress, Status};
+use zinto_core::codec::{Backend, CodecName, Compressor, DecodeError, Progress};
 
 /// A pcodec decoder, reusable across chunks.
 #[derive(Debug, Default)]
 pub struct Pcodec {
-    stored: Vec<u8>,
-    stored_len: usize,
-    done: bool,
+    stored: Whole,
 }
 
 impl Pcodec {
@@ -153,12 +152,7 @@ impl Backend for Pcodec {
     }
 
     fn start(&mut self, _: &Compressor, encoded_len: u64, _: usize) -> Result<(), DecodeError> {
-        self.stored.clear();
-        self.stored_len = usize::try_from(encoded_len).map_err(|_| DecodeError::Internal {
-            what: "a stored pcodec chunk larger than memory",
-        })?;
-        self.done = false;
-        Ok(())
+        self.stored.start(encoded_len)
     }
 
     fn decode(
@@ -167,34 +161,8 @@ impl Backend for Pcodec {
         dst: &mut [u8],
         pos: usize,
     ) -> Result<Progress, DecodeError> {
-        if self.done {
-            return Ok(Progress {
-                consumed: 0,
-                written: 0,
-                status: Status::Done,
-            });
-        }
-        let take = (self.stored_len - self.stored.len()).min(input.len());
-        self.stored
-            .extend_from_slice(input.get(..take).ok_or(DecodeError::Internal {
-                what: "pcodec took more input than it was given",
-            })?);
-        if self.stored.len() < self.stored_len {
-            return Ok(Progress {
-                consumed: take,
-                written: 0,
-                status: Status::NeedsInput,
-            });
-        }
-        let out = dst.get_mut(pos..).ok_or(DecodeError::Internal {
-            what: "pcodec given a position past its destination",
-        })?;
-        decode_stream(&self.stored, out)?;
-        self.done = true;
-        Ok(Progress {
-            consumed: take,
-            written: out.len(),
-            status: Status::Done,
+        self.stored.feed(input, dst, pos, |stored, out| {
+            decode_stream(stored.bytes(), out)
         })
     }
 }

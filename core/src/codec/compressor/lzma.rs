@@ -8,11 +8,10 @@
 //! its `preset` or `dict_size` (numcodecs writes `{"id": 33, "preset": 1}`). Other raw filter
 //! chains (delta, branch converters) are refused by name.
 
-use super::{CompressorCodec, FromConfig, NOT_STARTED, no_window};
+use super::FromConfig;
+use super::by_backend::ByBackend;
 use crate::codec::config::{Config, ConfigValue, Reader};
-use crate::codec::decoded_size::SizeProbe;
-use crate::codec::decoders::Decoders;
-use crate::codec::{ChainError, CodecName, DecodeError, Progress};
+use crate::codec::{ChainError, CodecName};
 
 /// The most a byte of LZMA decodes to, generously: a repeated match costs a small fraction of
 /// a bit once the range coder has adapted to it.
@@ -137,72 +136,14 @@ impl FromConfig for Lzma {
     }
 }
 
-impl CompressorCodec for Lzma {
-    fn max_ratio(&self) -> u64 {
-        MAX_RATIO
-    }
+impl ByBackend for Lzma {
+    const CODEC: CodecName = CodecName::Lzma;
+    const MAX_RATIO: u64 = MAX_RATIO;
+    const SERIALIZES_NUMBERS: bool = false;
+    const WITHOUT_BACKEND: &'static str =
+        "lzma without a backend (the std crate `zinto` provides one)";
 
-    fn moves_window(&self) -> bool {
-        false
-    }
-
-    fn serializes_numbers(&self) -> bool {
-        false
-    }
-
-    fn can_window(&self) -> bool {
-        false
-    }
-
-    fn min_window(&self, _: &[u8], _: Option<u64>, _: usize) -> Result<usize, DecodeError> {
-        Ok(1)
-    }
-
-    fn size_probe(&self, _: u64) -> Result<SizeProbe, DecodeError> {
-        Err(DecodeError::SizeUnknown {
-            codec: CodecName::Lzma,
-        })
-    }
-
-    fn decoded_len(&self, _: Option<&[u8]>, _: &[u8]) -> Result<u64, DecodeError> {
-        Err(DecodeError::SizeUnknown {
-            codec: CodecName::Lzma,
-        })
-    }
-
-    #[cfg(feature = "alloc")]
-    fn builtin_backend(&self) -> Option<alloc::boxed::Box<dyn crate::codec::Backend>> {
-        None
-    }
-
-    fn start(&self, _: &mut Decoders, _: u64, _: usize, _: bool) -> Result<(), DecodeError> {
-        Err(DecodeError::Unsupported {
-            codec: CodecName::Lzma,
-            what: "lzma without a backend (the std crate `zinto` provides one)",
-        })
-    }
-
-    fn decode(
-        &self,
-        _: &mut Decoders,
-        _: &[u8],
-        _: &mut [u8],
-        _: usize,
-    ) -> Result<Progress, DecodeError> {
-        Err(NOT_STARTED)
-    }
-
-    fn decode_window(
-        &self,
-        _: &mut Decoders,
-        _: &[u8],
-        _: &mut [u8],
-        _: usize,
-    ) -> Result<(Progress, usize), DecodeError> {
-        Err(no_window(CodecName::Lzma))
-    }
-
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+    fn show(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let format = match self.format {
             LzmaFormat::Auto => "any format",
             LzmaFormat::Xz => "xz",

@@ -12,11 +12,13 @@
 
 mod base64;
 mod blosc;
+mod by_backend;
 mod bz2;
 mod gzip;
 mod lz4;
 mod lzma;
 mod pcodec;
+mod zfpy;
 mod zlib;
 mod zstd;
 
@@ -26,6 +28,7 @@ pub use gzip::Gzip;
 pub use lz4::Lz4;
 pub use lzma::{LZMA_MAX_DICT_SIZE, Lzma, LzmaFormat, LzmaRawFilter};
 pub use pcodec::Pcodec;
+pub use zfpy::Zfpy;
 pub use zlib::Zlib;
 pub use zstd::Zstd;
 
@@ -294,7 +297,7 @@ mod tests {
             }
         }
         assert_eq!(CodecName::from_name("categorize"), None);
-        assert_eq!(compressors, 9);
+        assert_eq!(compressors, 10);
     }
 
     /// gzip and zlib read `level: -1` (zlib's default, which numcodecs writes) as no stated

@@ -7,11 +7,10 @@
 //! The configuration (`level`, `mode_spec`, `delta_spec`, `paging_spec`, ...) is the
 //! writer's: decoding reads everything from the stream, so only `level` is kept, for display.
 
-use super::{CompressorCodec, FromConfig, NOT_STARTED, no_window};
+use super::FromConfig;
+use super::by_backend::ByBackend;
 use crate::codec::config::{Config, Reader};
-use crate::codec::decoded_size::SizeProbe;
-use crate::codec::decoders::Decoders;
-use crate::codec::{ChainError, CodecName, DecodeError, Progress};
+use crate::codec::{ChainError, CodecName};
 
 /// The most a stored byte decodes to, loosely: a page of up to 2^18 equal numbers costs a few
 /// bytes, whatever their width.
@@ -39,72 +38,14 @@ impl FromConfig for Pcodec {
     }
 }
 
-impl CompressorCodec for Pcodec {
-    fn max_ratio(&self) -> u64 {
-        MAX_RATIO
-    }
+impl ByBackend for Pcodec {
+    const CODEC: CodecName = CodecName::Pcodec;
+    const MAX_RATIO: u64 = MAX_RATIO;
+    const SERIALIZES_NUMBERS: bool = true;
+    const WITHOUT_BACKEND: &'static str =
+        "pcodec without a backend (the std crate `zinto` provides one)";
 
-    fn moves_window(&self) -> bool {
-        false
-    }
-
-    fn serializes_numbers(&self) -> bool {
-        true
-    }
-
-    fn can_window(&self) -> bool {
-        false
-    }
-
-    fn min_window(&self, _: &[u8], _: Option<u64>, _: usize) -> Result<usize, DecodeError> {
-        Ok(1)
-    }
-
-    fn size_probe(&self, _: u64) -> Result<SizeProbe, DecodeError> {
-        Err(DecodeError::SizeUnknown {
-            codec: CodecName::Pcodec,
-        })
-    }
-
-    fn decoded_len(&self, _: Option<&[u8]>, _: &[u8]) -> Result<u64, DecodeError> {
-        Err(DecodeError::SizeUnknown {
-            codec: CodecName::Pcodec,
-        })
-    }
-
-    #[cfg(feature = "alloc")]
-    fn builtin_backend(&self) -> Option<alloc::boxed::Box<dyn crate::codec::Backend>> {
-        None
-    }
-
-    fn start(&self, _: &mut Decoders, _: u64, _: usize, _: bool) -> Result<(), DecodeError> {
-        Err(DecodeError::Unsupported {
-            codec: CodecName::Pcodec,
-            what: "pcodec without a backend (the std crate `zinto` provides one)",
-        })
-    }
-
-    fn decode(
-        &self,
-        _: &mut Decoders,
-        _: &[u8],
-        _: &mut [u8],
-        _: usize,
-    ) -> Result<Progress, DecodeError> {
-        Err(NOT_STARTED)
-    }
-
-    fn decode_window(
-        &self,
-        _: &mut Decoders,
-        _: &[u8],
-        _: &mut [u8],
-        _: usize,
-    ) -> Result<(Progress, usize), DecodeError> {
-        Err(no_window(CodecName::Pcodec))
-    }
-
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+    fn show(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.level {
             Some(l) => write!(f, "{}(level {l})", Self::NAMES[0]),
             None => f.write_str(Self::NAMES[0]),
