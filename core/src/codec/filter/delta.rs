@@ -16,6 +16,11 @@
 //!   to `dtype` ([`Value::cast`]: rounding to nearest into a float, truncation toward zero into
 //!   an integer).
 //!
+//! - bool: the sum is an integer (NumPy's `cumsum` of bools counts them) cast to bool, so
+//!   `dec[i]` is whether any of `enc[0..=i]` is true. numcodecs encodes bools with `np.diff`,
+//!   an exclusive or, so its bool delta gives back only arrays that stay true once true; it is
+//!   decoded here as numcodecs decodes it, which is what zarr-python reads.
+//!
 //! The first element is `enc[0]` cast to `L`, then to `dtype`; `n == 0` decodes nothing.
 //! `Delta` has no parameter besides the two dtypes.
 
@@ -192,6 +197,29 @@ mod tests {
     // numcodecs 0.16.6 (NumPy 2.4.6): `Delta(dec, enc).decode(enc_bytes)` gives `dec_bytes`;
     // `enc_bytes` come from `encode` of typical data or are chosen to hit promotion rules.
     const CASES: &[Case] = &[
+        // bool: numcodecs encodes with `np.diff` (an exclusive or) but decodes with `cumsum`
+        // into bool (an inclusive or): not the inverse, and read here as numcodecs reads it.
+        Case {
+            dec: "|b1",
+            enc: "|b1",
+            n: 6,
+            enc_bytes: &[1, 0, 0, 1, 1, 0],
+            dec_bytes: &[1, 1, 1, 1, 1, 1],
+        },
+        Case {
+            dec: "|b1",
+            enc: "|u1",
+            n: 7,
+            enc_bytes: &[1, 0, 0, 1, 1, 0, 2],
+            dec_bytes: &[1, 1, 1, 1, 1, 1, 1],
+        },
+        Case {
+            dec: "|u1",
+            enc: "|b1",
+            n: 6,
+            enc_bytes: &[1, 0, 0, 1, 1, 0],
+            dec_bytes: &[1, 1, 1, 2, 3, 3],
+        },
         Case {
             dec: "<i4",
             enc: "<i2",

@@ -26,6 +26,8 @@ use crate::dtype::{ByteOrder, Number, TypeStr, f16_from_f64, f16_to_f64};
 /// A NumPy numeric type the filters handle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NumType {
+    /// `bool` (`"|b1"`): one byte, 0 or 1 (any other byte reads as 1, as NumPy casts it).
+    Bool,
     /// `int8` (`"|i1"`).
     Int8,
     /// `int16` (`"<i2"`, `">i2"`).
@@ -52,7 +54,8 @@ pub enum NumType {
 
 impl NumType {
     /// Every type, for iteration.
-    pub const ALL: [NumType; 11] = [
+    pub const ALL: [NumType; 12] = [
+        NumType::Bool,
         NumType::Int8,
         NumType::Int16,
         NumType::Int32,
@@ -69,6 +72,7 @@ impl NumType {
     /// The number type it is.
     pub const fn number(self) -> Number {
         match self {
+            NumType::Bool => Number::Bool,
             NumType::Int8 => Number::Int8,
             NumType::Int16 => Number::Int16,
             NumType::Int32 => Number::Int32,
@@ -83,7 +87,7 @@ impl NumType {
         }
     }
 
-    /// The filters' type for `number`; `None` for bool and the complex types.
+    /// The filters' type for `number`; `None` for the complex types.
     pub fn from_number(number: Number) -> Option<NumType> {
         NumType::ALL.into_iter().find(|t| t.number() == number)
     }
@@ -93,7 +97,7 @@ impl NumType {
         self.number().size()
     }
 
-    /// NumPy's kind character: `'i'`, `'u'` or `'f'`.
+    /// NumPy's kind character: `'b'`, `'i'`, `'u'` or `'f'`.
     pub const fn kind(self) -> char {
         self.number().kind()
     }
@@ -103,7 +107,8 @@ impl NumType {
         matches!(self, NumType::Float16 | NumType::Float32 | NumType::Float64)
     }
 
-    /// NumPy's name: `"int8"`, ..., `"uint64"`, `"float16"`, `"float32"`, `"float64"`.
+    /// NumPy's name: `"bool"`, `"int8"`, ..., `"uint64"`, `"float16"`, `"float32"`,
+    /// `"float64"`.
     pub const fn name(self) -> &'static str {
         self.number().name()
     }
@@ -118,9 +123,15 @@ impl NumType {
     /// a signed int large enough for both of a signed and an unsigned int, or `float64` when
     /// `uint64` meets a signed int; the larger float; `float16` with a 1-byte int;
     /// `float16` or `float32` with an int of at most 2 bytes give `float32`; otherwise
-    /// `float64`.
+    /// `float64`. `bool` with any type gives that type.
     pub const fn promote(self, other: NumType) -> NumType {
         let (a, b) = (self, other);
+        if let NumType::Bool = a {
+            return b;
+        }
+        if let NumType::Bool = b {
+            return a;
+        }
         let (sa, sb) = (a.size(), b.size());
         let larger = if sa >= sb { a } else { b };
         match (a.kind(), b.kind()) {
@@ -220,7 +231,7 @@ impl Elem {
     ///
     /// # Errors
     /// [`FilterError::UnsupportedDtype`] for a NumPy type of another kind or size
-    /// (`"<f2"`, `"float16"`, `"<c8"`, `"|b1"`), [`FilterError::UnknownDtype`] otherwise.
+    /// (`"<c8"`, `">f16"`), [`FilterError::UnknownDtype`] otherwise.
     pub fn parse_numpy(s: &str, default: Endian) -> Result<Elem, FilterError> {
         let unknown = FilterError::UnknownDtype { len: s.len() };
         let supported = |n: Number| {
@@ -268,6 +279,7 @@ impl Elem {
     pub fn read(self, src: &[u8]) -> Option<Value> {
         let e = self.endian;
         Some(match self.ty {
+            NumType::Bool => Value::Int(i128::from(*src.first()? != 0)),
             NumType::Int8 => Value::Int(i8::from_le_bytes(le_bytes(src, e)?).into()),
             NumType::Int16 => Value::Int(i16::from_le_bytes(le_bytes(src, e)?).into()),
             NumType::Int32 => Value::Int(i32::from_le_bytes(le_bytes(src, e)?).into()),
@@ -288,6 +300,7 @@ impl Elem {
     pub fn write(self, v: Value, dst: &mut [u8]) -> Option<()> {
         let e = self.endian;
         match (self.ty, v.cast(self.ty)) {
+            (NumType::Bool, Value::Int(i)) => put_bytes([u8::from(i != 0)], dst, e),
             (NumType::Int8, Value::Int(i)) => put_bytes((i as i8).to_le_bytes(), dst, e),
             (NumType::Int16, Value::Int(i)) => put_bytes((i as i16).to_le_bytes(), dst, e),
             (NumType::Int32, Value::Int(i)) => put_bytes((i as i32).to_le_bytes(), dst, e),
@@ -326,6 +339,7 @@ impl Value {
     pub fn cast(self, ty: NumType) -> Value {
         match self {
             Value::Int(i) => match ty {
+                NumType::Bool => Value::Int(i128::from(i != 0)),
                 NumType::Int8 => Value::Int((i as i8).into()),
                 NumType::Int16 => Value::Int((i as i16).into()),
                 NumType::Int32 => Value::Int((i as i32).into()),
@@ -339,6 +353,8 @@ impl Value {
                 NumType::Float64 => Value::Float(i as f64),
             },
             Value::Float(x) => match ty {
+                // NaN is not zero: true, as in NumPy.
+                NumType::Bool => Value::Int(i128::from(x != 0.0)),
                 NumType::Int8 => Value::Int((x as i8).into()),
                 NumType::Int16 => Value::Int((x as i16).into()),
                 NumType::Int32 => Value::Int((x as i32).into()),
@@ -399,7 +415,7 @@ mod tests {
     #[test]
     fn strict_parser_refuses_other_spellings() {
         for s in [
-            "", "<", "|", "i4", "=i4", "|i4", "<u1", ">i1", "int32", "<i3", "<i44", "<c8", "|b1",
+            "", "<", "|", "i4", "=i4", "|i4", "<u1", ">i1", "int32", "<i3", "<i44", "<c8", "b1",
             "<x4", "<i", "<i+4", "\u{e9}i4", "<\u{e9}4",
         ] {
             assert_eq!(Elem::from_numpy(s), None, "{s:?}");
@@ -430,7 +446,7 @@ mod tests {
                 "{s}"
             );
         }
-        for (s, kind, size) in [("<c8", 'c', 8), ("|b1", 'b', 1), (">f16", 'f', 16)] {
+        for (s, kind, size) in [("<c8", 'c', 8), (">f16", 'f', 16)] {
             assert_eq!(
                 Elem::parse_numpy(s, le),
                 Err(FilterError::UnsupportedDtype { kind, size }),
@@ -457,19 +473,20 @@ mod tests {
     }
 
     // np.result_type for every pair, NumPy 2.4.6: row type, then the result with each column
-    // type in the order i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8.
-    const PROMOTION: [&str; 11] = [
-        "i1 i1 i2 i4 i8 i2 i4 i8 f8 f2 f4 f8",
-        "i2 i2 i2 i4 i8 i2 i4 i8 f8 f4 f4 f8",
-        "i4 i4 i4 i4 i8 i4 i4 i8 f8 f8 f8 f8",
-        "i8 i8 i8 i8 i8 i8 i8 i8 f8 f8 f8 f8",
-        "u1 i2 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8",
-        "u2 i4 i4 i4 i8 u2 u2 u4 u8 f4 f4 f8",
-        "u4 i8 i8 i8 i8 u4 u4 u4 u8 f8 f8 f8",
-        "u8 f8 f8 f8 f8 u8 u8 u8 u8 f8 f8 f8",
-        "f2 f2 f4 f8 f8 f2 f4 f8 f8 f2 f4 f8",
-        "f4 f4 f4 f8 f8 f4 f4 f8 f8 f4 f4 f8",
-        "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 f8",
+    // type in the order b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8.
+    const PROMOTION: [&str; 12] = [
+        "b1 b1 i1 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8",
+        "i1 i1 i1 i2 i4 i8 i2 i4 i8 f8 f2 f4 f8",
+        "i2 i2 i2 i2 i4 i8 i2 i4 i8 f8 f4 f4 f8",
+        "i4 i4 i4 i4 i4 i8 i4 i4 i8 f8 f8 f8 f8",
+        "i8 i8 i8 i8 i8 i8 i8 i8 i8 f8 f8 f8 f8",
+        "u1 u1 i2 i2 i4 i8 u1 u2 u4 u8 f2 f4 f8",
+        "u2 u2 i4 i4 i4 i8 u2 u2 u4 u8 f4 f4 f8",
+        "u4 u4 i8 i8 i8 i8 u4 u4 u4 u8 f8 f8 f8",
+        "u8 u8 f8 f8 f8 f8 u8 u8 u8 u8 f8 f8 f8",
+        "f2 f2 f2 f4 f8 f8 f2 f4 f8 f8 f2 f4 f8",
+        "f4 f4 f4 f4 f8 f8 f4 f4 f8 f8 f4 f4 f8",
+        "f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 f8 f8",
     ];
 
     fn short(s: &str) -> NumType {
@@ -504,10 +521,10 @@ mod tests {
         for ty in NumType::ALL {
             for endian in [Endian::Little, Endian::Big] {
                 let e = Elem::new(ty, endian);
-                let x = if ty.is_float() {
-                    Value::Float(-2.5)
-                } else {
-                    Value::Int(100)
+                let x = match ty {
+                    NumType::Bool => Value::Int(1),
+                    _ if ty.is_float() => Value::Float(-2.5),
+                    _ => Value::Int(100),
                 };
                 e.write(x, &mut buf[1..]).unwrap();
                 assert_eq!(e.read(&buf[1..]), Some(x), "{ty:?}");
@@ -515,6 +532,28 @@ mod tests {
                 assert_eq!(e.write(x, &mut buf[..ty.size() - 1]), None);
             }
         }
+    }
+
+    /// A bool is its byte's being non-zero, written as 0 or 1; any number casts to it as
+    /// `astype(bool)` does (NaN is true).
+    #[test]
+    fn bools_read_and_cast_as_numpy_does() {
+        let b = Elem::new(NumType::Bool, Endian::Little);
+        for (byte, want) in [(0u8, 0), (1, 1), (2, 1), (255, 1)] {
+            assert_eq!(b.read(&[byte]), Some(Value::Int(want)), "{byte}");
+        }
+        let mut out = [9u8];
+        for (v, want) in [
+            (Value::Int(-3), 1),
+            (Value::Int(0), 0),
+            (Value::Float(0.5), 1),
+            (Value::Float(-0.0), 0),
+            (Value::Float(f64::NAN), 1),
+        ] {
+            b.write(v, &mut out).unwrap();
+            assert_eq!(out, [want], "{v:?}");
+        }
+        assert_eq!(Value::Int(1).cast(NumType::Float16), Value::Float(1.0));
     }
 
     #[test]
