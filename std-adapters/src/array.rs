@@ -11,10 +11,10 @@ use crate::doc::{MAX_CONSOLIDATED_LEN, MAX_METADATA_LEN, join, read_doc};
 use crate::element::Element;
 use crate::error::{Error, ErrorKind, MetadataError};
 use crate::group::Group;
-use crate::metadata::{ArrayMetadata, DataType, ZarrFormat, parse_v2, parse_v3};
+use crate::metadata::{ArrayMetadata, ChunkKeyEncoding, DataType, ZarrFormat, parse_v2, parse_v3};
 use crate::pool::{ContextPool, Fanout, PieceJob, for_each_piece};
 use crate::reader::{ChunkReader, PieceOut, ReadContext};
-use crate::store::{FirstBytes, PieceSource, ReadPlan, Store};
+use crate::store::{FirstBytes, PieceSource, ReadPlan, Store, StoreError};
 use crate::vlen::VlenData;
 
 /// A Zarr array (v3 or v2) in a [`Store`], ready to read.
@@ -127,7 +127,9 @@ impl<S: Store> Array<S> {
     }
 
     /// The array over validated metadata; refuses what the read paths do not take.
-    fn with_metadata(store: S, path: String, meta: ArrayMetadata) -> Result<Self, Error> {
+    fn with_metadata(store: S, path: String, mut meta: ArrayMetadata) -> Result<Self, Error> {
+        find_nested_chunks(&store, &path, &mut meta)
+            .map_err(|e| Error::new(&path, None, ErrorKind::Store(e)))?;
         let outer = meta.chain.outer();
         if matches!(outer.array_to_bytes, ArrayToBytes::Sharding(_))
             && outer.bytes_codecs != BytesCodecs::default()
@@ -552,4 +554,40 @@ impl<S: Store> PieceJob for PieceReads<'_, S> {
         }
         Ok(())
     }
+}
+
+/// A v2 array whose metadata states no `dimension_separator` has `.` between its chunk
+/// coordinates, but zarr-python 2's `NestedDirectoryStore` wrote such arrays with `/` and read
+/// them so: where the first chunk is absent under `0.0` and present under `0/0`, the array's
+/// chunks are read under `/`, as that store read them (zarr-python 3 finds no chunk and reads
+/// the fill value). One stat at open, two when the first chunk is absent; nothing for arrays
+/// that state their separator, and for 1-dimensional ones, whose keys have no separator.
+fn find_nested_chunks<S: Store>(
+    store: &S,
+    path: &str,
+    meta: &mut ArrayMetadata,
+) -> Result<(), StoreError> {
+    let ChunkKeyEncoding::V2 {
+        separator: '.',
+        stated: false,
+    } = meta.key_encoding
+    else {
+        return Ok(());
+    };
+    if meta.grid.array_shape().len() < 2 || meta.grid.num_chunks() == 0 {
+        return Ok(());
+    }
+    let first = vec![0; meta.grid.array_shape().len()];
+    let nested = ChunkKeyEncoding::V2 {
+        separator: '/',
+        stated: false,
+    };
+    if store
+        .size(&join(path, &meta.key_encoding.key(&first)))?
+        .is_none()
+        && store.size(&join(path, &nested.key(&first)))?.is_some()
+    {
+        meta.key_encoding = nested;
+    }
+    Ok(())
 }

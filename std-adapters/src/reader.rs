@@ -21,7 +21,7 @@ use std::ops::ControlFlow;
 
 use zinto_core::codec::{
     ArrayToBytes, BytesCodecs, ChainLevel, ChunkDecoder, CodecName, Compressor, DecodeError,
-    Endian, Status, to_native_in_place,
+    Endian, Filter, FilterLens, Status, to_native_in_place,
 };
 use zinto_core::{LayoutError, MAX_DIMS, MemoryOrder, Piece, Region, Run, Runs, product};
 
@@ -300,14 +300,14 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         } = part;
         let elem = self.meta.elem_size();
         let elements = product(&lv.chunk_shape).map_err(ErrorKind::Layout)?;
-        let bytes_of = |size: usize| {
-            elements
-                .checked_mul(size as u64)
-                .and_then(|n| usize::try_from(n).ok())
-                .ok_or(OVERFLOW)
-        };
-        let chunk_len = bytes_of(elem)?;
-        let stored_len = bytes_of(lv.stored_elem_size)?;
+        let chunk_len = elements
+            .checked_mul(elem as u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or(OVERFLOW)?;
+        let stored_len = lv
+            .stored_len(elements)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or(OVERFLOW)?;
         let runs = Runs::new(
             elem,
             &lv.chunk_shape,
@@ -805,44 +805,45 @@ struct Filters<'l> {
 }
 
 impl Filters<'_> {
-    /// Whether they can be undone inside the chunk's own part of the output: no filter shrinks
-    /// elements on decoding, and none needs a copy (`shuffle`).
+    /// The chunk's bytes before each filter and after the last ([`ChainLevel::filter_lens`]).
+    fn lens(&self) -> Result<FilterLens, ErrorKind> {
+        self.level.filter_lens(self.elements).ok_or(OVERFLOW)
+    }
+
+    /// Whether they can be undone inside the chunk's own part of the output: the chunk is
+    /// never larger than its elements on the way (no filter widens elements on encoding), and
+    /// no filter needs a copy (`shuffle`).
     fn in_place(&self) -> bool {
-        self.level.filters.iter().all(|f| {
-            !f.needs_spare()
-                && f.encoded_size().unwrap_or(0) <= f.decoded_size().unwrap_or(usize::MAX)
-        })
+        let Ok(lens) = self.lens() else {
+            return false;
+        };
+        let own = lens.first().copied().unwrap_or(0);
+        lens.iter().all(|&len| len <= own) && !self.level.filters.iter().any(Filter::needs_spare)
     }
 
-    /// Bytes the buffer they are undone in needs: the chunk at its widest element.
+    /// Bytes the buffer they are undone in needs: the chunk at its largest on the way.
     fn buffer_len(&self) -> Result<usize, ErrorKind> {
-        let widest = self
-            .level
-            .filters
-            .iter()
-            .filter_map(|f| f.encoded_size().max(f.decoded_size()))
-            .chain([self.level.elem_size, self.level.stored_elem_size])
-            .max()
-            .unwrap_or(self.level.elem_size);
-        self.elements.checked_mul(widest).ok_or(OVERFLOW)
+        Ok(self.lens()?.iter().copied().max().unwrap_or(0))
     }
 
-    /// Undoes the filters, last first, over `buf` (decoded stored elements at its start).
+    /// Undoes the filters, last first, over `buf` (the decoded stored bytes at its start).
     fn undo(&self, buf: &mut [u8], spare: &mut Vec<u8>) -> Result<(), ErrorKind> {
-        let n = self.elements;
-        let mut size = self.level.stored_elem_size;
-        for f in self.level.filters.iter().rev() {
-            let span = n
-                .checked_mul(f.encoded_size().max(f.decoded_size()).unwrap_or(size))
-                .ok_or(OVERFLOW)?;
+        let lens = self.lens()?;
+        for (k, f) in self.level.filters.iter().enumerate().rev() {
+            let (Some(&decoded), Some(&encoded)) = (lens.get(k), lens.get(k + 1)) else {
+                return Err(ErrorKind::Internal {
+                    what: "a filter without its sizes",
+                });
+            };
+            let span = decoded.max(encoded);
             let part = buf.get_mut(..span).ok_or(ErrorKind::Internal {
                 what: "a filter's buffer shorter than its elements",
             })?;
             if f.needs_spare() {
                 grow(spare, span)?;
             }
-            f.decode(part, n, spare).map_err(ErrorKind::Decode)?;
-            size = f.decoded_size().unwrap_or(size);
+            f.decode(part, self.elements, spare)
+                .map_err(ErrorKind::Decode)?;
         }
         Ok(())
     }

@@ -963,10 +963,11 @@ fn a_broken_member_carries_its_path() {
 }
 
 /// A v2 array whose chunks were written nested (`0/0`, zarr-python 2's `NestedDirectoryStore`)
-/// while `.zarray` states no `dimension_separator`: `info` says so rather than only counting
-/// no chunk present.
+/// while `.zarray` states no `dimension_separator` reads as that store read it: its chunks
+/// under `/`. Where `.zarray` does state `.`, the chunks are looked for there only, and `info`
+/// warns of the ones under the other separator rather than only counting no chunk present.
 #[test]
-fn info_warns_of_chunks_under_the_other_separator() {
+fn nested_chunks_read_unless_the_metadata_states_otherwise() {
     let dir = temp("nested_without_separator.zarr");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("0")).unwrap();
@@ -974,18 +975,27 @@ fn info_warns_of_chunks_under_the_other_separator() {
         "compressor": null, "fill_value": 0, "filters": null, "order": "C"}"#;
     std::fs::write(dir.join(".zarray"), meta).unwrap();
     std::fs::write(dir.join("0/0"), [1u8, 2, 3, 4]).unwrap();
-    let out = zinto(&["info", dir.to_str().unwrap()]);
-    let s = text(&out.stdout);
+    let path = dir.to_str().unwrap();
+    let out = zinto(&["read", path, "--format", "json"]);
+    assert_eq!(text(&out.stdout).trim(), "[[1,2],[3,4]]", "{}", text(&out.stderr));
+    let s = text(&zinto(&["info", path]).stdout);
+    assert!(s.contains("1 present") && !s.contains("warning"), "{s}");
+    // Stated, the separator is the metadata's: the nested chunk is not read.
+    let stated = meta.replace(r#""order": "C""#, r#""order": "C", "dimension_separator": ".""#);
+    std::fs::write(dir.join(".zarray"), stated).unwrap();
+    let out = zinto(&["read", path, "--format", "json"]);
+    assert_eq!(text(&out.stdout).trim(), "[[0,0],[0,0]]");
+    let s = text(&zinto(&["info", path]).stdout);
     assert!(
         s.contains("0 present") && s.contains("chunks under '/'"),
         "{s}"
     );
-    let out = zinto(&["info", dir.to_str().unwrap(), "--json"]);
+    let out = zinto(&["info", path, "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["chunks_under_other_separator"], "/", "{v}");
     // Stored as the metadata says, no warning.
     std::fs::remove_dir_all(dir.join("0")).unwrap();
     std::fs::write(dir.join("0.0"), [1u8, 2, 3, 4]).unwrap();
-    let s = text(&zinto(&["info", dir.to_str().unwrap()]).stdout);
+    let s = text(&zinto(&["info", path]).stdout);
     assert!(s.contains("1 present") && !s.contains("warning"), "{s}");
 }

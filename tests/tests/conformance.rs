@@ -125,7 +125,7 @@ fn numcodecs_codecs_zinto_does_not_decode_are_refused_by_name() {
     let list: Vec<Value> =
         serde_json::from_slice(&std::fs::read(fixtures().join("refused_numcodecs.json")).unwrap())
             .unwrap();
-    assert!(list.len() >= 3);
+    assert!(!list.is_empty());
     let store = FileStore::new(fixtures().join("data"));
     for entry in list {
         let (name, codec) = (

@@ -15,6 +15,9 @@ pub const MAX_CHECKSUMS: usize = 4;
 /// Most filters (array-to-array codecs other than `transpose`) in one level.
 pub const MAX_FILTERS: usize = 4;
 
+/// The sizes [`ChainLevel::filter_lens`] gives: one before each filter and one after the last.
+pub type FilterLens = heapless::Vec<usize, { MAX_FILTERS + 1 }>;
+
 /// One codec as metadata lists it, with its configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -193,9 +196,6 @@ pub struct ChainLevel {
     pub filters: heapless::Vec<Filter, MAX_FILTERS>,
     /// Bytes of one element as the level's chunk holds it (the array's element size).
     pub elem_size: usize,
-    /// Bytes of one element as stored, after the filters (the element size when there are
-    /// none).
-    pub stored_elem_size: usize,
     /// The array-to-bytes codec.
     pub array_to_bytes: ArrayToBytes,
     /// The bytes-to-bytes codecs.
@@ -203,9 +203,25 @@ pub struct ChainLevel {
 }
 
 impl ChainLevel {
+    /// The bytes a chunk of `elements` elements takes before each filter, in encoding order,
+    /// and after the last: first the chunk's own `elements * elem_size`, last what the level's
+    /// bytes-to-bytes codecs decode to. `None` if a size overflows.
+    pub fn filter_lens(&self, elements: usize) -> Option<FilterLens> {
+        let mut lens = heapless::Vec::new();
+        let mut len = elements.checked_mul(self.elem_size)?;
+        lens.push(len).ok()?;
+        for f in &self.filters {
+            len = f.encoded_len(elements, len)?;
+            lens.push(len).ok()?;
+        }
+        Some(lens)
+    }
+
     /// Bytes the level's bytes-to-bytes codecs decode a chunk of `elements` elements to.
     pub fn stored_len(&self, elements: u64) -> Option<u64> {
-        elements.checked_mul(self.stored_elem_size as u64)
+        let elements = usize::try_from(elements).ok()?;
+        let lens = self.filter_lens(elements)?;
+        lens.last().map(|&n| n as u64)
     }
 }
 
@@ -313,6 +329,14 @@ impl LevelBuilder {
             return Err(ChainError::Misplaced { codec: f.name() });
         }
         if self.a2b.is_some() && !f.is_bytes_to_bytes() {
+            return Err(ChainError::Misplaced { codec: f.name() });
+        }
+        // After packbits' bits, only compressors and checksums.
+        if self
+            .filters
+            .last()
+            .is_some_and(|last| !last.keeps_elements())
+        {
             return Err(ChainError::Misplaced { codec: f.name() });
         }
         if let Some(dec) = f.decoded_size()
@@ -450,7 +474,6 @@ impl CodecChain {
                 order: b.order,
                 filters: b.filters,
                 elem_size,
-                stored_elem_size: b.elem,
                 array_to_bytes,
                 bytes_codecs: b.b2b,
             })

@@ -49,7 +49,7 @@ mod zstd_frame;
 pub use blosc::{BloscConfig, BloscDecoder, InnerDecompress, Scratch};
 pub use bytes::{Endian, to_native_in_place};
 pub use chain::{
-    ArrayToBytes, BytesCodecs, ChainLevel, ChecksumSpec, Checksums, Codec, CodecChain,
+    ArrayToBytes, BytesCodecs, ChainLevel, ChecksumSpec, Checksums, Codec, CodecChain, FilterLens,
     MAX_CHECKSUMS, MAX_FILTERS, MAX_LEVELS,
 };
 pub use checksum::{ChecksumKind, Location};

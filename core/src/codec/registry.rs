@@ -29,8 +29,8 @@ use super::compressor::{
 };
 use super::config::{Config, Reader};
 use super::filter::{
-    AsType, BitRound, Delta, Elem, FilterCodec, FixedScaleOffset, FromFilterConfig, Quantize,
-    Shuffle,
+    AsType, BitRound, Delta, Elem, FilterCodec, FixedScaleOffset, FromFilterConfig, PackBits,
+    Quantize, Shuffle,
 };
 
 /// The first of a codec's names (the registry asserts at compile time that there is one).
@@ -316,6 +316,8 @@ registry! {
         BitRound(BitRound),
         /// numcodecs `shuffle`: the bytes of the elements grouped by significance.
         Shuffle(Shuffle),
+        /// numcodecs `packbits`: bools as bits, eight to a byte.
+        PackBits(PackBits),
     }
     checksums {
         /// numcodecs `crc32`: zlib's CRC-32 (reflected polynomial 0xEDB88320).

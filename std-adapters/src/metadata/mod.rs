@@ -39,6 +39,10 @@ pub enum ChunkKeyEncoding {
     V2 {
         /// `.` or `/`.
         separator: char,
+        /// Whether metadata states it: a v2 `.zarray` without `dimension_separator` means
+        /// `.`, but zarr-python 2's `NestedDirectoryStore` wrote such arrays with `/`, which
+        /// [`Array::open`](crate::Array::open) then finds by looking for the first chunk.
+        stated: bool,
     },
 }
 
@@ -55,7 +59,7 @@ impl ChunkKeyEncoding {
                     let _ = write!(s, "{c}");
                 }
             }
-            Self::V2 { separator } => {
+            Self::V2 { separator, .. } => {
                 if coords.is_empty() {
                     s.push('0');
                 }

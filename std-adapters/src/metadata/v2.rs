@@ -100,7 +100,10 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
         grid,
         chain,
         fill_value,
-        key_encoding: ChunkKeyEncoding::V2 { separator },
+        key_encoding: ChunkKeyEncoding::V2 {
+            separator,
+            stated: m.dimension_separator.is_some(),
+        },
         codec_names: names,
         dimension_names,
         attributes,
@@ -151,39 +154,34 @@ fn codecs_of(
     if object {
         names.push(dtype_codec(dtype).to_owned());
     }
+    // numcodecs applies `filters` and then the compressor, whatever each is: zarr-python reads
+    // a compressor or checksum among the filters, or a filter as the compressor. Here they are
+    // one list, in that order, with the bytes codec before the first compressor or checksum;
+    // the chain then refuses what does not fit it (a filter after a compressor, two
+    // compressors) by name.
     let mut elem = filter_elem(dtype, endian);
-    for f in filters {
-        let (id, config) = numcodecs_id(f, "filter")?;
+    let compressor = m
+        .compressor
+        .as_ref()
+        .map(|c| numcodecs_id_map(c, "compressor").map(|(id, config)| (id, config, "compressor")));
+    let listed = filters
+        .iter()
+        .map(|f| numcodecs_id(f, "filter").map(|(id, config)| (id, config, "filter")));
+    let mut bytes = Some(Codec::Bytes(endian));
+    for step in listed.chain(compressor) {
+        let (id, config, role) = step?;
         let name =
-            CodecName::from_v2_id(id).ok_or_else(|| unsupported(format!("v2 filter {id:?}")))?;
-        match configured(name, config, elem)? {
-            Some(codec @ Codec::Filter(_)) => {
-                elem = elem_after(&codec, elem);
-                codecs.push(codec);
-            }
-            _ => {
-                return Err(unsupported(format!(
-                    "v2 filter {id:?} (a compressor or checksum as a filter)"
-                )));
-            }
+            CodecName::from_v2_id(id).ok_or_else(|| unsupported(format!("v2 {role} {id:?}")))?;
+        let codec = configured(name, config, elem)?
+            .ok_or_else(|| unsupported(format!("v2 {role} {id:?} (not a numcodecs codec)")))?;
+        if !matches!(codec, Codec::Filter(_)) {
+            codecs.extend(bytes.take());
         }
+        elem = elem_after(&codec, elem);
+        codecs.push(codec);
         names.push(id.to_owned());
     }
-    codecs.push(Codec::Bytes(endian));
-    if let Some(c) = &m.compressor {
-        let (id, config) = numcodecs_id_map(c, "compressor")?;
-        let name = CodecName::from_v2_id(id)
-            .ok_or_else(|| unsupported(format!("v2 compressor {id:?}")))?;
-        match configured(name, config, elem)? {
-            Some(codec @ (Codec::Compressor(_) | Codec::Checksum(_))) => codecs.push(codec),
-            _ => {
-                return Err(unsupported(format!(
-                    "v2 compressor {id:?} (a filter as the compressor)"
-                )));
-            }
-        }
-        names.push(id.to_owned());
-    }
+    codecs.extend(bytes);
     Ok((codecs, names))
 }
 
@@ -288,5 +286,60 @@ mod tests {
         let json = br#"{"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "|S1",
             "compressor": null, "fill_value": 1, "filters": null, "order": "C"}"#;
         assert!(parse(json, None).is_err());
+    }
+
+    fn chain_of(filters: &str, compressor: &str) -> Result<ArrayMetadata, MetadataError> {
+        let json = format!(
+            r#"{{"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "<i4",
+                "compressor": {compressor}, "fill_value": 0, "filters": {filters},
+                "order": "C"}}"#
+        );
+        parse(json.as_bytes(), None)
+    }
+
+    /// numcodecs applies the filters, then the compressor, whatever each is: a compressor or
+    /// checksum among the filters, or a filter as the compressor, reads as that one list.
+    #[test]
+    fn compressors_among_the_filters_and_filters_as_the_compressor_read_in_numcodecs_order() {
+        use zinto_core::codec::{ChecksumKind, Compressor, Filter};
+        let zlib = r#"{"id": "zlib", "level": 1}"#;
+        let delta = r#"{"id": "delta", "dtype": "<i4"}"#;
+        let crc = r#"{"id": "crc32"}"#;
+        let level = |m: ArrayMetadata| m.chain.outer().clone();
+        let lv = level(chain_of(&format!("[{zlib}]"), "null").unwrap());
+        assert!(matches!(
+            lv.bytes_codecs.compressor,
+            Some(Compressor::Zlib(_))
+        ));
+        let lv = level(chain_of(&format!("[{delta}, {zlib}]"), crc).unwrap());
+        assert!(matches!(lv.filters.as_slice(), [Filter::Delta(_)]));
+        assert!(matches!(
+            lv.bytes_codecs.compressor,
+            Some(Compressor::Zlib(_))
+        ));
+        assert_eq!(
+            lv.bytes_codecs
+                .checksums
+                .iter()
+                .map(|c| c.kind)
+                .collect::<Vec<_>>(),
+            [ChecksumKind::Crc32]
+        );
+        let lv = level(chain_of("null", delta).unwrap());
+        assert!(matches!(lv.filters.as_slice(), [Filter::Delta(_)]));
+        assert_eq!(lv.bytes_codecs.compressor, None);
+        // What no chain can hold is refused by name: a filter after a compressor, two
+        // compressors, a checksum inside a compressed stream.
+        for (filters, compressor) in [
+            (format!("[{zlib}]"), delta),
+            (format!("[{zlib}]"), zlib),
+            (format!("[{crc}]"), zlib),
+        ] {
+            let e = chain_of(&filters, compressor).unwrap_err().to_string();
+            assert!(
+                e.contains("zlib") || e.contains("delta") || e.contains("crc32"),
+                "{e}"
+            );
+        }
     }
 }

@@ -141,6 +141,7 @@ fn key_encoding(named: &Named) -> Result<ChunkKeyEncoding, MetadataError> {
         },
         "v2" => ChunkKeyEncoding::V2 {
             separator: sep('.')?,
+            stated: true,
         },
         other => return Err(unsupported(format!("chunk key encoding {other}"))),
     })

@@ -33,6 +33,14 @@ impl FilterCodec for BitRound {
         None
     }
 
+    fn encoded_len(&self, _: usize, decoded: usize) -> Option<usize> {
+        Some(decoded)
+    }
+
+    fn keeps_elements(&self) -> bool {
+        true
+    }
+
     fn is_bytes_to_bytes(&self) -> bool {
         false
     }

@@ -158,6 +158,14 @@ impl FilterCodec for Delta {
         Some((&mut self.dec, &mut self.enc))
     }
 
+    fn encoded_len(&self, n: usize, _: usize) -> Option<usize> {
+        n.checked_mul(self.enc.size())
+    }
+
+    fn keeps_elements(&self) -> bool {
+        true
+    }
+
     fn is_bytes_to_bytes(&self) -> bool {
         false
     }

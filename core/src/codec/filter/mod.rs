@@ -10,6 +10,7 @@
 //!   the same cast.
 //! - [`bitround`]: numcodecs `bitround`, whose decode is the identity.
 //! - [`shuffle`]: numcodecs `shuffle` over the whole chunk.
+//! - [`packbits`]: numcodecs `packbits`, bools as bits.
 //! - [`numeric`]: the element types ([`NumType`], [`Elem`], reading NumPy type strings through
 //!   [`TypeStr`](crate::dtype::TypeStr)), one element's [`Value`], NumPy's `astype` casts and
 //!   type promotion.
@@ -42,6 +43,7 @@ pub mod astype;
 pub mod bitround;
 pub mod delta;
 pub mod numeric;
+pub mod packbits;
 pub mod quantize;
 pub mod scale_offset;
 pub mod shuffle;
@@ -50,6 +52,7 @@ pub use astype::AsType;
 pub use bitround::BitRound;
 pub use delta::Delta;
 pub use numeric::{Elem, NumType, Value};
+pub use packbits::PackBits;
 pub use quantize::Quantize;
 pub use scale_offset::FixedScaleOffset;
 pub use shuffle::Shuffle;
@@ -89,6 +92,13 @@ pub enum FilterError {
         /// The string's length in bytes.
         len: usize,
     },
+    /// `packbits`' first byte is not the count of bits padding its last byte.
+    BadPadding {
+        /// The count the stream states.
+        stated: u8,
+        /// The count its length implies.
+        expected: u8,
+    },
     /// `quantize` needs floating-point types on both sides.
     NotFloat {
         /// The type that is not floating-point.
@@ -119,6 +129,10 @@ impl core::fmt::Display for FilterError {
             FilterError::UnknownDtype { len } => write!(
                 f,
                 "the {len}-byte string is not a NumPy type string of a known kind and size"
+            ),
+            FilterError::BadPadding { stated, expected } => write!(
+                f,
+                "packbits states {stated} bits of padding where the chunk's size leaves {expected}"
             ),
             FilterError::NotFloat { ty } => write!(
                 f,

@@ -45,6 +45,14 @@ impl FilterCodec for Quantize {
         Some((&mut self.dec, &mut self.enc))
     }
 
+    fn encoded_len(&self, n: usize, _: usize) -> Option<usize> {
+        n.checked_mul(self.enc.size())
+    }
+
+    fn keeps_elements(&self) -> bool {
+        true
+    }
+
     fn is_bytes_to_bytes(&self) -> bool {
         false
     }

@@ -52,6 +52,14 @@ impl FilterCodec for Shuffle {
         None
     }
 
+    fn encoded_len(&self, _: usize, decoded: usize) -> Option<usize> {
+        Some(decoded)
+    }
+
+    fn keeps_elements(&self) -> bool {
+        true
+    }
+
     fn is_bytes_to_bytes(&self) -> bool {
         true
     }

@@ -27,6 +27,14 @@ pub(crate) trait FilterCodec: core::fmt::Debug {
     /// The same, to set their byte order.
     fn elems_mut(&mut self) -> Option<(&mut Elem, &mut Elem)>;
 
+    /// Bytes it stores for `n` elements that take `decoded` bytes before it: `n` of its stored
+    /// element, or as many bytes as it was given, or (packbits) a byte and `decoded` bits.
+    fn encoded_len(&self, n: usize, decoded: usize) -> Option<usize>;
+
+    /// Whether what it stores is still whole elements, which a filter after it (in encoding
+    /// order) may work on; packbits' bits are not.
+    fn keeps_elements(&self) -> bool;
+
     /// Whether it works on bytes whatever their type, so that it may also stand after the
     /// array-to-bytes codec in a v3 chain.
     fn is_bytes_to_bytes(&self) -> bool;
@@ -94,6 +102,18 @@ impl Filter {
     /// Bytes of the element it stores, if it has a type.
     pub fn encoded_size(&self) -> Option<usize> {
         self.encoded_elem().map(Elem::size)
+    }
+
+    /// Bytes it stores for `n` elements that take `decoded` bytes before it (in encoding
+    /// order); `None` if that overflows.
+    pub fn encoded_len(&self, n: usize, decoded: usize) -> Option<usize> {
+        self.codec().encoded_len(n, decoded)
+    }
+
+    /// Whether what it stores is still whole elements (all but `packbits`), which a filter
+    /// after it may work on.
+    pub fn keeps_elements(&self) -> bool {
+        self.codec().keeps_elements()
     }
 
     /// Whether it works on bytes whatever their type (`shuffle`), so that it may also stand
@@ -181,7 +201,7 @@ mod tests {
                 assert_eq!(dec.endian, Endian::Big, "{codec:?}");
             }
         }
-        assert_eq!(filters, 6);
+        assert_eq!(filters, 7);
     }
 
     /// numcodecs stores elements of 0 or 1 bytes unshuffled: such a shuffle decodes to its
