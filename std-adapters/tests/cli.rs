@@ -977,11 +977,19 @@ fn nested_chunks_read_unless_the_metadata_states_otherwise() {
     std::fs::write(dir.join("0/0"), [1u8, 2, 3, 4]).unwrap();
     let path = dir.to_str().unwrap();
     let out = zinto(&["read", path, "--format", "json"]);
-    assert_eq!(text(&out.stdout).trim(), "[[1,2],[3,4]]", "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "[[1,2],[3,4]]",
+        "{}",
+        text(&out.stderr)
+    );
     let s = text(&zinto(&["info", path]).stdout);
     assert!(s.contains("1 present") && !s.contains("warning"), "{s}");
     // Stated, the separator is the metadata's: the nested chunk is not read.
-    let stated = meta.replace(r#""order": "C""#, r#""order": "C", "dimension_separator": ".""#);
+    let stated = meta.replace(
+        r#""order": "C""#,
+        r#""order": "C", "dimension_separator": ".""#,
+    );
     std::fs::write(dir.join(".zarray"), stated).unwrap();
     let out = zinto(&["read", path, "--format", "json"]);
     assert_eq!(text(&out.stdout).trim(), "[[0,0],[0,0]]");

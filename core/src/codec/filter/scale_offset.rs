@@ -14,7 +14,10 @@
 //!   `+ offset` in `float64`;
 //! - `astype` `float64`: the same, in `float64`;
 //! - `astype` `float32`: the whole expression is computed in **`float32`**: `scale` and `offset`
-//!   are rounded to `float32`, then `float32` division and addition.
+//!   are rounded to `float32`, then `float32` division and addition;
+//! - `astype` `float16`: likewise in the array's type: `scale` and `offset` are rounded to
+//!   halves, and each operation is NumPy's half arithmetic, done in `float32` and rounded to a
+//!   half.
 //!
 //! The result is then cast to `dtype` ([`Value::cast`]: rounded to nearest into `float32`,
 //! truncated toward zero into an integer `dtype`).
@@ -27,6 +30,7 @@ use super::spec::{FilterCodec, FromFilterConfig, decode_error, read_elem};
 use super::{FilterError, NumType, Value, map_in_place};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
+use crate::dtype::{f16_from_f64, f16_to_f64};
 
 /// Decodes numcodecs `FixedScaleOffset(offset, scale, dtype=dec, astype=enc)` in place.
 ///
@@ -50,6 +54,16 @@ pub fn decode(
     if scale == 0.0 || !scale.is_finite() {
         return Err(FilterError::BadScale {
             bits: scale.to_bits(),
+        });
+    }
+    if enc.ty == NumType::Float16 {
+        // NumPy takes the scalars into the array's type, and does each half operation in
+        // `float32`, rounding its result to a half.
+        let half = |x: f64| f16_to_f64(f16_from_f64(x)) as f32;
+        let (scale, offset) = (half(scale), half(offset));
+        return map_in_place(buf, n, dec, enc, |v| {
+            let quotient = half(f64::from(v.to_f64() as f32 / scale));
+            Value::Float(f64::from(half(f64::from(quotient + offset))))
         });
     }
     if enc.ty == NumType::Float32 {
@@ -107,22 +121,9 @@ impl FromFilterConfig for FixedScaleOffset {
             scale,
             offset: r.float("offset")?.ok_or(r.error("offset", "is missing"))?,
             dec,
-            enc: stored_elem(r, dec)?,
+            enc: read_elem(r, "astype", Some(dec))?,
         })
     }
-}
-
-/// The stored element, which may not be `float16`: NumPy would compute `enc / scale + offset`
-/// in `float16` there (its scalars take the array's type), which is not done here.
-fn stored_elem<C: Config + ?Sized>(r: &Reader<'_, C>, dec: Elem) -> Result<Elem, ChainError> {
-    let enc = read_elem(r, "astype", Some(dec))?;
-    if enc.ty == NumType::Float16 {
-        return Err(r.error(
-            "astype",
-            "is float16, which fixedscaleoffset does not decode from",
-        ));
-    }
-    Ok(enc)
 }
 
 impl FilterCodec for FixedScaleOffset {
@@ -303,6 +304,53 @@ mod tests {
             case.dec,
             case.enc
         );
+    }
+
+    /// numcodecs 0.16.6 (NumPy 2.4.6): `FixedScaleOffset(offset=1.37, scale=10.3, dtype,
+    /// astype='<f2')`, decoding halves (given as bits) into each float type (given as bits).
+    #[test]
+    fn halves_decode_in_half_arithmetic_as_numpy_does() {
+        let halves: [[u16; 8]; 3] = [
+            [24578, 25482, 22576, 25478, 23756, 24216, 25228, 24156],
+            [24656, 19200, 25076, 24632, 23832, 25148, 23720, 24340],
+            [22464, 24132, 23064, 23552, 25070, 23628, 24472, 25544],
+        ];
+        let f8: [u64; 8] = [
+            4632400817494687744,
+            4636389845680259072,
+            4624286421681700864,
+            4636376651540725760,
+            4629471718518292480,
+            4631156170332045312,
+            4635523430517571584,
+            4630953860192534528,
+        ];
+        let f4: [u32; 8] = [
+            1113317376, 1076805632, 1117175808, 1113014272, 1107566592, 1117634560, 1106411520,
+            1110802432,
+        ];
+        let f2: [u16; 8] = [19124, 20746, 19732, 20111, 21681, 20229, 21010, 22050];
+        let enc = Elem::new(NumType::Float16, Endian::Little);
+        let run = |stored: &[u16; 8], ty| {
+            let mut buf = [0u8; 64];
+            for (i, h) in stored.iter().enumerate() {
+                buf[2 * i..2 * i + 2].copy_from_slice(&h.to_le_bytes());
+            }
+            decode(&mut buf, 8, 10.3, 1.37, Elem::new(ty, Endian::Little), enc).unwrap();
+            buf
+        };
+        let got = run(&halves[0], NumType::Float64);
+        for (i, b) in f8.iter().enumerate() {
+            assert_eq!(got[8 * i..8 * i + 8], b.to_le_bytes(), "f8 {i}");
+        }
+        let got = run(&halves[1], NumType::Float32);
+        for (i, b) in f4.iter().enumerate() {
+            assert_eq!(got[4 * i..4 * i + 4], b.to_le_bytes(), "f4 {i}");
+        }
+        let got = run(&halves[2], NumType::Float16);
+        for (i, b) in f2.iter().enumerate() {
+            assert_eq!(got[2 * i..2 * i + 2], b.to_le_bytes(), "f2 {i}");
+        }
     }
 
     #[test]
