@@ -21,7 +21,7 @@ use std::ops::ControlFlow;
 
 use zinto_core::codec::{
     ArrayToBytes, BytesCodecs, ChainLevel, ChunkDecoder, CodecName, Compressor, DecodeError,
-    Endian, Filter, FilterLens, Status, to_native_in_place,
+    Endian, Filter, FilterAux, FilterLens, Status, to_native_in_place,
 };
 use zinto_core::{LayoutError, MAX_DIMS, MemoryOrder, Piece, Region, Run, Runs, product};
 
@@ -322,6 +322,7 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         let filters = Filters {
             level: lv,
             elements: usize::try_from(elements).map_err(|_| OVERFLOW)?,
+            tables: self.meta.filter_tables(lv),
         };
         let plain = lv.bytes_codecs == BytesCodecs::default() && lv.filters.is_empty();
         let chunk = Chunk {
@@ -802,6 +803,8 @@ fn copy_runs(
 struct Filters<'l> {
     level: &'l ChainLevel,
     elements: usize,
+    /// The tables the level's filters decode with, by position (`categorize`'s labels).
+    tables: &'l [Vec<u8>],
 }
 
 impl Filters<'_> {
@@ -842,7 +845,11 @@ impl Filters<'_> {
             if f.needs_spare() {
                 grow(spare, span)?;
             }
-            f.decode(part, self.elements, spare)
+            let mut aux = FilterAux {
+                spare,
+                table: self.tables.get(k).map_or(&[], Vec::as_slice),
+            };
+            f.decode(part, self.elements, &mut aux)
                 .map_err(ErrorKind::Decode)?;
         }
         Ok(())

@@ -46,9 +46,6 @@ import zarr
 # fnmatch glob over the array path relative to the unpack root -> why zinto refuses it.
 EXPECTED_REFUSALS = {
     # Codecs not implemented yet.
-    "numcodecs/categorize/*": ("categorize: its labels (strings in the metadata) are more than "
-                               "a zinto-core filter, a small value decoded without allocation, "
-                               "carries"),
     "zarrs/*/codec/bitround/*": "bitround: v3 codec not implemented (zarr-python lacks it too)",
     "zarrs/*/array_optional*.zarr/*": "data type optional (zarrs extension): not implemented",
     # Object arrays other than vlen-utf8/vlen-bytes: Python objects, never.

@@ -348,8 +348,12 @@ impl LevelBuilder {
                 expected: self.elem,
             });
         }
-        if let Some(enc) = f.encoded_size() {
-            self.elem = enc;
+        // The element the next filter decodes to: what this one stores, where that is still
+        // whole elements (packbits' bits are not, and nothing but compressors follows them).
+        if f.keeps_elements() {
+            self.elem = f
+                .encoded_len(1, self.elem)
+                .ok_or(ChainError::Layout(crate::LayoutError::Overflow))?;
         }
         self.filters
             .push(*f)

@@ -66,6 +66,7 @@ pub use decoders::{Backend, MakeInflater};
 pub use deflate::{DeflateDecoder, DeflateFormat, MinizInflate, RING_MIN, RawInflate, RawStatus};
 pub use error::{ChainError, DecodeError};
 pub use filter::Filter;
+pub use filter::FilterAux;
 pub use progress::{Progress, Status, WindowProgress};
 pub use registry::{CodecName, Compressor};
 pub use shard::{ByteRange, IndexLocation, ShardError, ShardIndex, ShardLayout};

@@ -29,8 +29,8 @@ use super::compressor::{
 };
 use super::config::{Config, Reader};
 use super::filter::{
-    AsType, BitRound, Delta, Elem, FilterCodec, FixedScaleOffset, FromFilterConfig, PackBits,
-    Quantize, Shuffle,
+    AsType, BitRound, Categorize, Delta, Elem, FilterCodec, FixedScaleOffset, FromFilterConfig,
+    PackBits, Quantize, Shuffle,
 };
 
 /// The first of a codec's names (the registry asserts at compile time that there is one).
@@ -318,6 +318,8 @@ registry! {
         Shuffle(Shuffle),
         /// numcodecs `packbits`: bools as bits, eight to a byte.
         PackBits(PackBits),
+        /// numcodecs `categorize`: fixed-length strings as the codes of their labels.
+        Categorize(Categorize),
     }
     checksums {
         /// numcodecs `crc32`: zlib's CRC-32 (reflected polynomial 0xEDB88320).

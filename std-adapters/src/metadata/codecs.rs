@@ -75,3 +75,40 @@ pub(crate) fn elem_after(codec: &Codec, before: Option<Elem>) -> Option<Elem> {
         _ => before,
     }
 }
+
+/// The table `codec` decodes with, laid out from its configuration: `categorize`'s labels for
+/// an array of `elem_size`-byte elements (its first filter, as numcodecs requires); empty for
+/// every other codec.
+pub(crate) fn filter_table(
+    codec: &Codec,
+    config: &Map<String, Value>,
+    elem_size: usize,
+    first: bool,
+) -> Result<Vec<u8>, MetadataError> {
+    let Codec::Filter(Filter::Categorize(c)) = codec else {
+        return Ok(Vec::new());
+    };
+    if !first || c.width() != elem_size {
+        return Err(MetadataError::Invalid(format!(
+            "categorize decodes to <U{} ({} bytes), but it must be the first filter and the \
+             array's elements are {elem_size} bytes",
+            c.chars,
+            c.width()
+        )));
+    }
+    let labels = config.get("labels").and_then(Value::as_array);
+    // zinto-core counted them, all strings, and bounded the table (MAX_LABEL_TABLE).
+    let labels = labels
+        .filter(|l| l.len() == c.labels)
+        .ok_or_else(|| MetadataError::Invalid("categorize labels".into()))?;
+    let mut table = vec![0u8; c.table_len()];
+    if c.width() > 0 {
+        for (entry, label) in table.chunks_exact_mut(c.width()).zip(labels) {
+            let label = label
+                .as_str()
+                .ok_or_else(|| MetadataError::Invalid("categorize label".into()))?;
+            c.write_label(label, entry);
+        }
+    }
+    Ok(table)
+}

@@ -92,6 +92,10 @@ pub struct ArrayMetadata {
     pub key_encoding: ChunkKeyEncoding,
     /// The codecs as metadata lists them, for display.
     pub codec_names: Vec<String>,
+    /// The tables the outer level's filters decode with, one per filter in order (empty for a
+    /// filter that takes none, and no entries at all when none does): `categorize`'s labels,
+    /// laid out once here from the metadata.
+    pub(crate) filter_tables: Vec<Vec<u8>>,
     /// v3 `dimension_names`, or v2 xarray's `_ARRAY_DIMENSIONS` attribute; `None` if absent.
     pub dimension_names: Option<Vec<Option<String>>>,
     /// User attributes, or why they could not be read: see [`Self::attributes`].
@@ -99,6 +103,16 @@ pub struct ArrayMetadata {
 }
 
 impl ArrayMetadata {
+    /// The tables the filters of `level` decode with (see `filter_tables`): the outer
+    /// level's, none for a shard's inner chunks (whose filters take no table).
+    pub(crate) fn filter_tables(&self, level: &zinto_core::codec::ChainLevel) -> &[Vec<u8>] {
+        if std::ptr::eq(level, self.chain.outer()) {
+            &self.filter_tables
+        } else {
+            &[]
+        }
+    }
+
     /// Bytes per element as the codec chain sees them: the data type's size, or 1 for the
     /// variable-length types (whose chain works on the bytes of the `vlen-*` encoding).
     pub(crate) fn elem_size(&self) -> usize {

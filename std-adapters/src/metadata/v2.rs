@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::codecs::{configured, elem_after, filter_elem};
+use super::codecs::{configured, elem_after, filter_elem, filter_table};
 use serde::Deserialize;
 use serde_json::Value;
 use zinto_core::codec::{Codec, CodecChain, CodecName, Endian};
@@ -82,7 +82,11 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
         Some("/") => '/',
         Some(other) => return Err(unsupported(format!("dimension_separator {other:?}"))),
     };
-    let (codecs, names) = codecs_of(&m, dtype, endian, object.is_some(), filters)?;
+    let V2Codecs {
+        codecs,
+        names,
+        tables,
+    } = codecs_of(&m, dtype, endian, object.is_some(), filters)?;
     let chain = CodecChain::with_scalar_size(
         &m.chunks,
         dtype.fixed_size().unwrap_or(1),
@@ -105,6 +109,7 @@ pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, 
             stated: m.dimension_separator.is_some(),
         },
         codec_names: names,
+        filter_tables: tables,
         dimension_names,
         attributes,
     })
@@ -141,7 +146,7 @@ fn codecs_of(
     endian: Option<Endian>,
     object: bool,
     filters: &[Value],
-) -> Result<(Vec<Codec>, Vec<String>), MetadataError> {
+) -> Result<V2Codecs, MetadataError> {
     let mut codecs = Vec::new();
     match m.order.as_str() {
         "C" => {}
@@ -168,13 +173,17 @@ fn codecs_of(
         .iter()
         .map(|f| numcodecs_id(f, "filter").map(|(id, config)| (id, config, "filter")));
     let mut bytes = Some(Codec::Bytes(endian));
+    let mut tables = Vec::new();
     for step in listed.chain(compressor) {
         let (id, config, role) = step?;
         let name =
             CodecName::from_v2_id(id).ok_or_else(|| unsupported(format!("v2 {role} {id:?}")))?;
         let codec = configured(name, config, elem)?
             .ok_or_else(|| unsupported(format!("v2 {role} {id:?} (not a numcodecs codec)")))?;
-        if !matches!(codec, Codec::Filter(_)) {
+        if matches!(codec, Codec::Filter(_)) {
+            let elem_size = dtype.fixed_size().unwrap_or(1);
+            tables.push(filter_table(&codec, config, elem_size, tables.is_empty())?);
+        } else {
             codecs.extend(bytes.take());
         }
         elem = elem_after(&codec, elem);
@@ -182,7 +191,19 @@ fn codecs_of(
         names.push(id.to_owned());
     }
     codecs.extend(bytes);
-    Ok((codecs, names))
+    Ok(V2Codecs {
+        codecs,
+        names,
+        tables,
+    })
+}
+
+/// What `.zarray` says of the codecs: the chain's codecs, their names as metadata gives them,
+/// and the filters' tables (`ArrayMetadata::filter_tables`).
+struct V2Codecs {
+    codecs: Vec<Codec>,
+    names: Vec<String>,
+    tables: Vec<Vec<u8>>,
 }
 
 /// Attributes as metadata holds them.
@@ -340,6 +361,39 @@ mod tests {
                 e.contains("zlib") || e.contains("delta") || e.contains("crc32"),
                 "{e}"
             );
+        }
+    }
+
+    fn categorized(dtype: &str, filters: &str) -> Result<ArrayMetadata, MetadataError> {
+        let json = format!(
+            r#"{{"zarr_format": 2, "shape": [4], "chunks": [2], "dtype": "{dtype}",
+                "compressor": null, "fill_value": "", "filters": {filters}, "order": "C"}}"#
+        );
+        parse(json.as_bytes(), None)
+    }
+
+    /// categorize's labels become one table entry each, in the array's UTF-32 order, cut to
+    /// its length; it must be the first filter, decode to the array's type, and be on `<U n`.
+    #[test]
+    fn categorize_lays_out_its_labels_once() {
+        let cat = |dtype: &str| {
+            format!(
+                r#"{{"id": "categorize", "labels": ["ab", "watermelon"], "dtype": "{dtype}",
+                    "astype": "|u1"}}"#
+            )
+        };
+        let m = categorized(">U2", &format!("[{}]", cat(">U2"))).unwrap();
+        let be =
+            |s: &str| -> Vec<u8> { s.chars().flat_map(|c| u32::from(c).to_be_bytes()).collect() };
+        assert_eq!(m.filter_tables, [[be("ab"), be("wa")].concat()]);
+        let delta = r#"{"id": "delta", "dtype": "|u1"}"#;
+        for (dtype, filters) in [
+            ("<U3", format!("[{}]", cat("<U2"))),
+            ("<U2", format!("[{delta}, {}]", cat("<U2"))),
+            ("|O", format!("[{}]", cat("|O"))),
+        ] {
+            let e = categorized(dtype, &filters).unwrap_err().to_string();
+            assert!(e.contains("categorize"), "{dtype} {filters}: {e}");
         }
     }
 }

@@ -113,6 +113,7 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
         fill_value,
         key_encoding,
         codec_names: m.codecs.iter().map(|c| c.name.clone()).collect(),
+        filter_tables: Vec::new(),
         dimension_names: m.dimension_names,
         attributes: match m.attributes {
             None => Ok(serde_json::Map::new()),
@@ -341,6 +342,8 @@ fn chain(
                     index_crc32c,
                 }
             }
+            // Its labels would need a table v3 arrays do not lay out yet.
+            CodecName::Categorize => return Err(unsupported("codec numcodecs.categorize in v3")),
             other => configured(other, cfg, elem)?
                 .ok_or_else(|| unsupported(format!("codec {}", c.name)))?,
         };

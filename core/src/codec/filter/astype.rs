@@ -17,7 +17,7 @@
 //! is undefined: NaN, infinities, out of range).
 
 use super::numeric::Elem;
-use super::spec::{FilterCodec, FromFilterConfig, decode_error, read_elem};
+use super::spec::{FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
 use super::{FilterError, map_in_place};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
@@ -100,7 +100,7 @@ impl FilterCodec for AsType {
         false
     }
 
-    fn decode(&self, buf: &mut [u8], n: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+    fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
         decode(buf, n, self.dec, self.enc).map_err(decode_error(CodecName::AsType))
     }
 

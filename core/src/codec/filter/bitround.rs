@@ -2,7 +2,7 @@
 //! is the identity.
 
 use super::Elem;
-use super::spec::{FilterCodec, FromFilterConfig};
+use super::spec::{FilterAux, FilterCodec, FromFilterConfig};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
 
@@ -49,7 +49,7 @@ impl FilterCodec for BitRound {
         false
     }
 
-    fn decode(&self, _: &mut [u8], _: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+    fn decode(&self, _: &mut [u8], _: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
         Ok(())
     }
 

@@ -25,7 +25,7 @@
 //! `Delta` has no parameter besides the two dtypes.
 
 use super::numeric::Elem;
-use super::spec::{FilterCodec, FromFilterConfig, decode_error, read_elem};
+use super::spec::{FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
 use super::{FilterError, NumType, Value, check_sizes, elem_at, elem_at_mut};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
@@ -174,7 +174,7 @@ impl FilterCodec for Delta {
         false
     }
 
-    fn decode(&self, buf: &mut [u8], n: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+    fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
         decode(buf, n, self.dec, self.enc).map_err(decode_error(CodecName::Delta))
     }
 

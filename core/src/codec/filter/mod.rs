@@ -11,6 +11,7 @@
 //! - [`bitround`]: numcodecs `bitround`, whose decode is the identity.
 //! - [`shuffle`]: numcodecs `shuffle` over the whole chunk.
 //! - [`packbits`]: numcodecs `packbits`, bools as bits.
+//! - [`categorize`]: numcodecs `categorize`, strings as the codes of their labels.
 //! - [`numeric`]: the element types ([`NumType`], [`Elem`], reading NumPy type strings through
 //!   [`TypeStr`](crate::dtype::TypeStr)), one element's [`Value`], NumPy's `astype` casts and
 //!   type promotion.
@@ -41,6 +42,7 @@
 
 pub mod astype;
 pub mod bitround;
+pub mod categorize;
 pub mod delta;
 pub mod numeric;
 pub mod packbits;
@@ -50,6 +52,7 @@ pub mod shuffle;
 
 pub use astype::AsType;
 pub use bitround::BitRound;
+pub use categorize::Categorize;
 pub use delta::Delta;
 pub use numeric::{Elem, NumType, Value};
 pub use packbits::PackBits;
@@ -92,6 +95,13 @@ pub enum FilterError {
         /// The string's length in bytes.
         len: usize,
     },
+    /// `categorize`'s label table is not one entry of the element's size per label.
+    LabelTable {
+        /// The table's bytes.
+        len: usize,
+        /// The bytes of one entry.
+        width: usize,
+    },
     /// `packbits`' first byte is not the count of bits padding its last byte.
     BadPadding {
         /// The count the stream states.
@@ -129,6 +139,10 @@ impl core::fmt::Display for FilterError {
             FilterError::UnknownDtype { len } => write!(
                 f,
                 "the {len}-byte string is not a NumPy type string of a known kind and size"
+            ),
+            FilterError::LabelTable { len, width } => write!(
+                f,
+                "categorize's label table of {len} bytes is not its labels in {width} bytes each"
             ),
             FilterError::BadPadding { stated, expected } => write!(
                 f,
@@ -323,5 +337,5 @@ mod tests {
 }
 
 mod spec;
-pub use spec::Filter;
+pub use spec::{Filter, FilterAux};
 pub(crate) use spec::{FilterCodec, FromFilterConfig};

@@ -7,7 +7,7 @@
 //! ([`FilterCodec::keeps_elements`]): it stores `1 + ceil(bytes / 8)` bytes for a chunk of
 //! `bytes`, and may be followed (in encoding order) only by compressors and checksums.
 
-use super::spec::{FilterCodec, FromFilterConfig, decode_error};
+use super::spec::{FilterAux, FilterCodec, FromFilterConfig, decode_error};
 use super::{Elem, FilterError};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
@@ -98,7 +98,7 @@ impl FilterCodec for PackBits {
         false
     }
 
-    fn decode(&self, buf: &mut [u8], n: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+    fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
         let bits = n
             .checked_mul(self.elem_size)
             .ok_or(FilterError::SizeOverflow {

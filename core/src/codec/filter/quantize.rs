@@ -2,7 +2,7 @@
 //! decimal digits when written; decoding is the cast [`astype::decode`](super::astype::decode).
 
 use super::Elem;
-use super::spec::{FilterCodec, FromFilterConfig, decode_error, read_elem};
+use super::spec::{FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
 
@@ -61,7 +61,7 @@ impl FilterCodec for Quantize {
         false
     }
 
-    fn decode(&self, buf: &mut [u8], n: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+    fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
         super::astype::decode(buf, n, self.dec, self.enc).map_err(decode_error(CodecName::Quantize))
     }
 

@@ -26,7 +26,7 @@
 //! or infinity is refused ([`FilterError::BadScale`]), as no encoder makes usable data with it.
 
 use super::numeric::Elem;
-use super::spec::{FilterCodec, FromFilterConfig, decode_error, read_elem};
+use super::spec::{FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
 use super::{FilterError, NumType, Value, map_in_place};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
@@ -151,7 +151,7 @@ impl FilterCodec for FixedScaleOffset {
         false
     }
 
-    fn decode(&self, buf: &mut [u8], n: usize, _: &mut [u8]) -> Result<(), DecodeError> {
+    fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
         decode(buf, n, self.scale, self.offset, self.dec, self.enc)
             .map_err(decode_error(CodecName::FixedScaleOffset))
     }

@@ -2,7 +2,7 @@
 //! grouped by significance over the whole chunk ([`unshuffle`] undoes it).
 
 use super::Elem;
-use super::spec::{FilterCodec, FromFilterConfig};
+use super::spec::{FilterAux, FilterCodec, FromFilterConfig};
 use crate::codec::config::{Config, Reader};
 use crate::codec::shuffle::unshuffle;
 use crate::codec::{ChainError, CodecName, DecodeError};
@@ -68,7 +68,8 @@ impl FilterCodec for Shuffle {
         self.moves_bytes()
     }
 
-    fn decode(&self, buf: &mut [u8], _: usize, spare: &mut [u8]) -> Result<(), DecodeError> {
+    fn decode(&self, buf: &mut [u8], _: usize, aux: &mut FilterAux<'_>) -> Result<(), DecodeError> {
+        let spare = &mut *aux.spare;
         if !self.moves_bytes() {
             return Ok(());
         }

@@ -9,6 +9,17 @@ use super::super::{ChainError, CodecName, DecodeError, Endian};
 use super::{Elem, FilterError};
 pub use crate::codec::registry::Filter;
 
+/// What a filter's decode may use besides the chunk, both the caller's.
+#[derive(Debug)]
+pub struct FilterAux<'a> {
+    /// A spare buffer of the bytes being decoded (`shuffle`'s copy, [`Filter::needs_spare`]);
+    /// empty for the other filters.
+    pub spare: &'a mut [u8],
+    /// The filter's table, laid out from metadata once per array (`categorize`'s labels,
+    /// [`Categorize::write_label`](super::Categorize::write_label)); empty for the others.
+    pub table: &'a [u8],
+}
+
 /// Reads a filter's configuration.
 pub(crate) trait FromFilterConfig: Sized {
     /// The configuration `r` holds, checked. `decoded` is the element type it decodes to (the
@@ -44,7 +55,7 @@ pub(crate) trait FilterCodec: core::fmt::Debug {
 
     /// Undoes the filter over `n` elements at the start of `buf`, in place (see
     /// [`Filter::decode`]).
-    fn decode(&self, buf: &mut [u8], n: usize, spare: &mut [u8]) -> Result<(), DecodeError>;
+    fn decode(&self, buf: &mut [u8], n: usize, aux: &mut FilterAux<'_>) -> Result<(), DecodeError>;
 
     /// Its configuration as the CLI shows it.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result;
@@ -146,8 +157,13 @@ impl Filter {
     /// # Errors
     /// [`DecodeError::Filter`] for a buffer too small or sizes that overflow;
     /// [`DecodeError::ScratchTooSmall`] for a short `spare`.
-    pub fn decode(&self, buf: &mut [u8], n: usize, spare: &mut [u8]) -> Result<(), DecodeError> {
-        self.codec().decode(buf, n, spare)
+    pub fn decode(
+        &self,
+        buf: &mut [u8],
+        n: usize,
+        aux: &mut FilterAux<'_>,
+    ) -> Result<(), DecodeError> {
+        self.codec().decode(buf, n, aux)
     }
 }
 
@@ -177,9 +193,21 @@ mod tests {
             ("offset", Int(0)),
             ("elementsize", Int(8)),
         ];
+        // categorize's own: strings, with labels.
+        let labelled: &[(&str, ConfigValue<'_>)] = &[
+            ("dtype", Str("<U4")),
+            ("astype", Str("|u1")),
+            ("labels", ConfigValue::Nested),
+            ("labels/0", Str("a")),
+        ];
         let f8 = Elem::parse_numpy("<f8", Endian::Little).ok();
         let mut filters = 0;
         for &(codec, ..) in TABLE {
+            let config = if codec == CodecName::Categorize {
+                labelled
+            } else {
+                config
+            };
             let Some(mut f) = Filter::from_config(codec, config, f8).unwrap() else {
                 continue;
             };
@@ -201,7 +229,7 @@ mod tests {
                 assert_eq!(dec.endian, Endian::Big, "{codec:?}");
             }
         }
-        assert_eq!(filters, 7);
+        assert_eq!(filters, 8);
     }
 
     /// numcodecs stores elements of 0 or 1 bytes unshuffled: such a shuffle decodes to its
@@ -215,7 +243,11 @@ mod tests {
                 .unwrap();
             assert!(!f.needs_spare(), "{size}");
             let mut buf = [1, 2, 3, 4, 5];
-            f.decode(&mut buf, 5, &mut []).unwrap();
+            let mut aux = FilterAux {
+                spare: &mut [],
+                table: &[],
+            };
+            f.decode(&mut buf, 5, &mut aux).unwrap();
             assert_eq!(buf, [1, 2, 3, 4, 5]);
         }
         let config: &[(&str, ConfigValue<'_>)] = &[("elementsize", ConfigValue::Int(2))];
@@ -223,7 +255,11 @@ mod tests {
             .unwrap()
             .unwrap();
         let (mut buf, mut spare) = ([1, 3, 2, 4], [0; 4]);
-        f.decode(&mut buf, 2, &mut spare).unwrap();
+        let mut aux = FilterAux {
+            spare: &mut spare,
+            table: &[],
+        };
+        f.decode(&mut buf, 2, &mut aux).unwrap();
         assert_eq!(buf, [1, 2, 3, 4]);
         let config: &[(&str, ConfigValue<'_>)] = &[("elementsize", ConfigValue::Int(-1))];
         assert!(Filter::from_config(CodecName::Shuffle, config, None).is_err());
