@@ -4,6 +4,7 @@
 use pyo3::create_exception;
 use pyo3::prelude::*;
 use zinto::ErrorKind;
+use zinto::redact::scrub;
 
 create_exception!(
     zinto,
@@ -49,14 +50,15 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// The Python exception for a zinto error, its message the error's own (path, chunk, cause).
 pub fn to_py(e: zinto::Error) -> PyErr {
-    let msg = e.to_string();
+    let msg = scrub(&e.to_string()).into_owned();
     of_kind(e.kind(), msg)
 }
 
 /// The Python exception for a zinto error about what the user named `shown` (a URL), its
 /// message naming that instead of the node's path in the store.
 pub fn to_py_at(shown: &str, e: &zinto::Error) -> PyErr {
-    of_kind(e.kind(), format!("{shown}: {}", e.kind()))
+    let msg = format!("{shown}: {}", e.kind());
+    of_kind(e.kind(), scrub(&msg).into_owned())
 }
 
 /// The Python exception for an error of `kind`, with `msg`.

@@ -24,7 +24,8 @@ fn open(
     if let Some(url) = path.to_str().filter(|p| p.contains("://")) {
         if !zinto::store::is_remote_url(url) {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "{url}: not a store zinto reads (s3://, gs://, az://, http(s)://, or a directory)"
+                "{}: not a store zinto reads (s3://, gs://, az://, http(s)://, or a directory)",
+                zinto::redact::printable_url(url)
             )));
         }
         let mut options = zinto::store::RemoteOptions::default();
@@ -35,7 +36,9 @@ fn open(
             })?;
         }
         let store = zinto::store::RemoteStore::from_url_with(url, options)
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+            .map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(zinto::redact::scrub(&e.to_string()).into_owned())
+            })?;
         let store: array::AnyStore = std::sync::Arc::new(store);
         let node = zinto::Node::open(store, "").map_err(|e| errors::to_py_at(url, &e))?;
         return wrap(py, node);

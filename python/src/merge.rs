@@ -172,9 +172,12 @@ fn store_and_keys(files: &[PathBuf]) -> PyResult<(AnyStore, Vec<String>)> {
             ));
         }
         let (store, keys) = zinto::store::objects(&urls, zinto::store::RemoteOptions::default())
-            .map_err(|e| match e {
-                zinto::StoreError::BadUrl { .. } => PyValueError::new_err(e.to_string()),
-                other => errors::StoreError::new_err(other.to_string()),
+            .map_err(|e| {
+                let msg = zinto::redact::scrub(&e.to_string()).into_owned();
+                match e {
+                    zinto::StoreError::BadUrl { .. } => PyValueError::new_err(msg),
+                    _ => errors::StoreError::new_err(msg),
+                }
             })?;
         return Ok((std::sync::Arc::new(store), keys));
     }

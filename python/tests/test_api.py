@@ -152,6 +152,31 @@ def big_array(tmp_path, mib=64, rows=8):
     return tmp_path / "big.zarr", data.reshape(rows, n // rows)
 
 
+SECRET_URLS = [
+    # A password in the URL, and presigned URLs' signatures and credentials; nothing listens
+    # on port 9 of 127.0.0.1, so each open fails after the client's own error names the URL.
+    ("http://alice:hunter2secret@127.0.0.1:9/data.zarr", ["hunter2secret", "alice"]),
+    ("https://127.0.0.1:9/d.zarr?X-Amz-Credential=AKIAcred&X-Amz-Signature=sigsecret1",
+     ["AKIAcred", "sigsecret1"]),
+    ("https://127.0.0.1:9/c/d.zarr?sv=2022&sig=azuresassig", ["azuresassig"]),
+    ("ftp://alice:hunter2secret@host/x", ["hunter2secret"]),
+]
+
+
+@pytest.mark.parametrize("url,secrets", SECRET_URLS)
+def test_exceptions_never_show_a_urls_secrets(url, secrets):
+    with pytest.raises(Exception) as caught:
+        zinto.open(url)
+    texts, error = [], caught.value
+    while error is not None:  # the exception and everything chained to it
+        texts += [str(error), repr(error)]
+        error = error.__cause__ or error.__context__
+    for text in texts:
+        for secret in secrets:
+            assert secret not in text, text
+    assert "***" in str(caught.value), str(caught.value)
+
+
 def test_the_gil_is_released_during_a_read(tmp_path):
     path, data = big_array(tmp_path)
     a = zinto.open(path)

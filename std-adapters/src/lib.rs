@@ -40,6 +40,7 @@ mod node;
 mod pool;
 mod reader;
 mod records;
+pub mod redact;
 pub mod store;
 mod vlen;
 

@@ -828,6 +828,42 @@ fn info_and_read_work_on_a_url_as_on_a_directory() {
     );
 }
 
+/// A URL's password and a presigned URL's signature are never printed: not by `info` or
+/// `read` failing (text or `--json`), not by `merge`; the URL is named with them as `***`.
+#[cfg(feature = "remote")]
+#[test]
+fn secrets_in_urls_are_never_printed() {
+    let server = http::FileServer::start(example("")).unwrap();
+    let host = server.url().replacen("http://", "", 1);
+    let urls = [
+        format!("http://alice:hunter2secret@{host}/nothing.zarr"),
+        "http://alice:hunter2secret@127.0.0.1:9/data.zarr".to_owned(),
+        "https://127.0.0.1:9/data.zarr?X-Amz-Credential=AKIAcred&X-Amz-Signature=sigsecret1"
+            .to_owned(),
+        "https://127.0.0.1:9/c/data.zarr?sv=2022&sig=azuresassig".to_owned(),
+    ];
+    for url in &urls {
+        for args in [
+            vec!["info", url.as_str()],
+            vec!["info", url.as_str(), "--json"],
+            vec!["read", url.as_str()],
+            vec!["merge", url.as_str(), "--key", "x", "--out", "-"],
+        ] {
+            let out = zinto(&args);
+            assert_ne!(out.status.code(), Some(0), "{args:?}");
+            let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+            for secret in ["hunter2secret", "AKIAcred", "sigsecret1", "azuresassig"] {
+                assert!(!said.contains(secret), "{args:?} printed {secret}: {said}");
+            }
+            // merge names a missing segment by its key, without the URL.
+            assert!(
+                said.contains("***") || args[0] == "merge",
+                "{args:?}: {said}"
+            );
+        }
+    }
+}
+
 #[cfg(feature = "remote")]
 #[test]
 fn merge_reads_segments_from_urls_as_from_files() {

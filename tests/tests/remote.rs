@@ -217,12 +217,43 @@ fn faults_are_retried_to_the_right_bytes() {
     assert!(proxy.requests().len() > 2 * chunk_count(&array));
 }
 
-/// Reads `v3_gzip` through a proxy that answers every request with `fault`; returns the
-/// error's message and how long the read took.
+/// A password planted in the URLs of the failing reads below: no message may show it.
+const PLANTED: &str = "planted-hunter2-secret";
+
+/// `url` (`http://host:port`) with user information carrying [`PLANTED`].
+fn with_password(url: &str) -> String {
+    url.replacen("http://", &format!("http://zinto:{PLANTED}@"), 1)
+}
+
+/// Every message `e` gives, `Display` and `Debug`, at every level of its `source()` chain.
+fn every_message(e: &(dyn std::error::Error + 'static)) -> Vec<String> {
+    let mut all = vec![];
+    let mut level = Some(e);
+    while let Some(e) = level {
+        all.push(e.to_string());
+        all.push(format!("{e:?}"));
+        level = e.source();
+    }
+    all
+}
+
+/// Fails if any message of `e` shows the planted password.
+fn assert_no_secret(e: &(dyn std::error::Error + 'static)) {
+    for m in every_message(e) {
+        assert!(
+            !m.contains(PLANTED) && !m.contains("zinto:"),
+            "a secret shown: {m}"
+        );
+    }
+}
+
+/// Reads `v3_gzip` through a proxy that answers every request with `fault`, at a URL whose
+/// user information holds a planted password; returns the error's message (which names the
+/// chunk's URL without it, as no level of the error shows it) and how long the read took.
 fn fail_every_time(fault: Fault, options: RemoteOptions) -> (String, Duration) {
     let server = FileServer::start(fixtures().join("data")).unwrap();
     let proxy = FaultProxy::start(server.addr(), vec![fault; 1000]).unwrap();
-    let store = remote(&proxy.url(), options);
+    let store = remote(&with_password(&proxy.url()), options);
     let (array, _) = gzip_array(&store);
     let started = Instant::now();
     let e = array
@@ -230,10 +261,12 @@ fn fail_every_time(fault: Fault, options: RemoteOptions) -> (String, Duration) {
         .unwrap_err();
     let message = e.to_string();
     eprintln!("{fault:?}: {message}");
+    let printable = proxy.url().replacen("http://", "http://***@", 1);
     assert!(
-        message.contains(&format!("{}/v3_gzip/c/", proxy.url())),
+        message.contains(&format!("{printable}/v3_gzip/c/")),
         "the chunk's URL: {message}"
     );
+    assert_no_secret(&e);
     (message, started.elapsed())
 }
 
@@ -263,7 +296,7 @@ fn a_server_that_stalls_past_the_timeout_ends_the_read() {
 #[test]
 fn forbidden_is_access_denied_not_a_missing_chunk() {
     let (message, _) = fail_every_time(Fault::Status(403), quick());
-    assert!(message.contains("access denied: http://"), "{message}");
+    assert!(message.contains("access denied: http://***@"), "{message}");
 }
 
 #[test]
@@ -282,6 +315,30 @@ fn a_missing_chunk_is_one_404_and_reads_as_the_fill_value() {
     let log = &server.requests()[before..];
     assert_eq!(log.len(), chunk_count(&array), "{log:?}");
     assert!(log.iter().all(|r| r.method == "GET"), "{log:?}");
+}
+
+/// A dropped connection and a server that is not there: the client's own messages (reqwest's,
+/// hyper's, naming the URL they tried) show no planted password, at any level of the error.
+#[test]
+fn failed_connections_show_no_secret() {
+    let (message, _) = fail_every_time(Fault::Drop, quick());
+    assert!(!message.is_empty());
+    let mut options = quick();
+    options.retries = 0;
+    // Port 9 (discard) of 127.0.0.1: nothing listens there.
+    let store = remote(&with_password("http://127.0.0.1:9/data.zarr"), options);
+    let e = Array::open(&store, "").unwrap_err();
+    assert!(
+        e.to_string().contains("http://***@127.0.0.1:9/data.zarr"),
+        "{e}"
+    );
+    assert_no_secret(&e);
+    let e = RemoteStore::from_url(&with_password("http://127.0.0.1:9/"))
+        .map(|_| ())
+        .and_then(|()| RemoteStore::from_url(&format!("ftp://zinto:{PLANTED}@host/x")).map(|_| ()))
+        .unwrap_err();
+    assert!(e.to_string().contains("ftp://***@host/x"), "{e}");
+    assert_no_secret(&e);
 }
 
 #[test]

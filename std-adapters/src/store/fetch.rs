@@ -34,6 +34,7 @@ use super::{
     FirstBytes, Halt, PieceSource, REMOTE_WORKERS_PER_CORE, ReadAhead, ReadPlan, Store, StoreError,
     halt_on_break, settle,
 };
+use crate::redact::Secrets;
 use std::num::NonZeroUsize;
 
 /// Response frames a body may have waiting for its worker.
@@ -138,6 +139,7 @@ impl FetchStage {
             .collect();
         let errors = ErrorNamer {
             url: remote.url().to_owned(),
+            secrets: remote.secrets.clone(),
         };
         let driver = remote.runtime.spawn(async move {
             let mut fetches = JoinSet::new();
@@ -232,6 +234,7 @@ impl PieceSource for RemoteRead<'_> {
 #[derive(Clone)]
 struct ErrorNamer {
     url: String,
+    secrets: Secrets,
 }
 
 impl ErrorNamer {
@@ -240,7 +243,7 @@ impl ErrorNamer {
     }
 
     fn error(&self, key: &str, e: object_store::Error) -> StoreError {
-        error_for(|| self.url_of(key), e)
+        error_for(|| self.url_of(key), &self.secrets, e)
     }
 }
 
@@ -428,6 +431,7 @@ impl PieceStore<'_> {
         let store = Arc::clone(&self.remote.store);
         let errors = ErrorNamer {
             url: self.remote.url().to_owned(),
+            secrets: self.remote.secrets.clone(),
         };
         let key = key.to_owned();
         self.remote.runtime.spawn(async move {

@@ -21,6 +21,7 @@ use object_store::{
 };
 
 use super::{Halt, Store, StoreError, halt_on_break, settle};
+use crate::redact::{Scrubbed, Secrets, printable_url, scrub};
 
 /// How a [`RemoteStore`] connects, retries and fetches.
 #[derive(Debug, Clone)]
@@ -82,8 +83,12 @@ pub struct RemoteStore {
     pub(crate) store: Arc<dyn ObjectStore>,
     /// The path below the bucket (or server) that keys are relative to; may be empty.
     prefix: String,
-    /// The URL of the prefix, without a trailing `/`, for messages.
+    /// The URL of the prefix, without a trailing `/`, for messages: printable
+    /// ([`printable_url`]), so no message made from it shows a secret.
     url: String,
+    /// The secrets of the URL it was opened with, hidden in the messages of the errors other
+    /// libraries form ([`Scrubbed`]).
+    pub(crate) secrets: Secrets,
     pub(crate) runtime: Arc<tokio::runtime::Runtime>,
     pub(crate) options: RemoteOptions,
 }
@@ -149,9 +154,10 @@ impl RemoteStore {
     /// # Errors
     /// As [`Self::from_url`].
     pub fn from_url_with(url: &str, options: RemoteOptions) -> Result<Self, StoreError> {
+        let secrets = Secrets::of(url);
         let bad = |why: String| StoreError::BadUrl {
-            url: url.to_owned(),
-            why,
+            url: printable_url(url),
+            why: secrets.hide(&why),
         };
         let (scheme, rest) = url
             .split_once("://")
@@ -194,13 +200,15 @@ impl RemoteStore {
         Ok(Self {
             store,
             prefix,
-            url: trimmed.to_owned(),
+            url: printable_url(trimmed),
+            secrets,
             runtime: Arc::new(runtime),
             options,
         })
     }
 
-    /// The URL this store reads below, without a trailing `/`.
+    /// The URL this store reads below, without a trailing `/`, as it may be printed: without
+    /// its user information or secret query values ([`printable_url`]).
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -239,7 +247,7 @@ impl RemoteStore {
     /// `e`, from a request for `key`, as a store error: a 404 is [`StoreError::Missing`], a
     /// 401 or 403 [`StoreError::AccessDenied`].
     pub(crate) fn error(&self, key: &str, e: object_store::Error) -> StoreError {
-        error_for(|| self.url_of(key), e)
+        error_for(|| self.url_of(key), &self.secrets, e)
     }
 
     /// GETs `range` of `key` (the whole object for `None`), handing each part of the body to
@@ -379,16 +387,21 @@ fn cloud_store(scheme: &str, rest: &str, trimmed: &str, settings: Settings<'_>) 
     })
 }
 
-/// `e`, from a request for the object at `url()`, as a store error: a 404 is
-/// [`StoreError::Missing`], a 401 or 403 [`StoreError::AccessDenied`].
-pub(crate) fn error_for(url: impl FnOnce() -> String, e: object_store::Error) -> StoreError {
+/// `e`, from a request for the object at `url()` (printable), as a store error: a 404 is
+/// [`StoreError::Missing`], a 401 or 403 [`StoreError::AccessDenied`]; any other keeps only
+/// `e`'s messages, with `secrets` and every URL's hidden ([`Scrubbed`]).
+pub(crate) fn error_for(
+    url: impl FnOnce() -> String,
+    secrets: &Secrets,
+    e: object_store::Error,
+) -> StoreError {
     match e {
         object_store::Error::NotFound { .. } => StoreError::Missing,
         object_store::Error::PermissionDenied { .. }
         | object_store::Error::Unauthenticated { .. } => StoreError::AccessDenied { url: url() },
         other => StoreError::Remote {
             url: url(),
-            source: Box::new(other),
+            source: Box::new(Scrubbed::of(&other, secrets)),
         },
     }
 }
@@ -601,8 +614,8 @@ pub fn objects(
     options: RemoteOptions,
 ) -> Result<(RemoteStore, Vec<String>), StoreError> {
     let bad = |url: &str, why: &str| StoreError::BadUrl {
-        url: url.to_owned(),
-        why: why.to_owned(),
+        url: printable_url(url),
+        why: scrub(why).into_owned(),
     };
     let mut root: Option<&str> = None;
     let mut wanted = Vec::with_capacity(urls.len());

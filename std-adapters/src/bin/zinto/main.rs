@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
+use zinto::redact::scrub;
 use zinto::store::{RemoteOptions, RemoteStore, is_remote_url};
 use zinto::{Array, DataType, FileStore, Node, ReadOptions, Region, Store, VlenData};
 
@@ -256,11 +257,11 @@ fn main() -> ExitCode {
     match result {
         Ok(()) | Err(Failure::StdoutClosed) => ExitCode::SUCCESS,
         Err(Failure::Usage(msg)) => {
-            eprintln!("zinto: usage error: {msg}");
+            eprintln!("zinto: usage error: {}", scrub(&msg));
             ExitCode::from(2)
         }
         Err(Failure::Other(msg)) => {
-            eprintln!("zinto: error: {msg}");
+            eprintln!("zinto: error: {}", scrub(&msg));
             ExitCode::from(1)
         }
     }
