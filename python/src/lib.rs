@@ -12,14 +12,16 @@ use pyo3::prelude::*;
 
 /// Opens the array or group at `path` (a directory, or a URL: `s3://`, `gs://`, `az://`,
 /// `http(s)://`): returns `RsArray` or `RsGroup`. For URLs, `anonymous` sends requests
-/// unsigned and `in_flight` bounds the requests a read keeps in flight.
+/// unsigned and `in_flight` bounds the requests a read keeps in flight; for a directory,
+/// `follow_symlinks = false` refuses symbolic links inside it.
 #[pyfunction]
-#[pyo3(signature = (path, anonymous = false, in_flight = None))]
+#[pyo3(signature = (path, anonymous = false, in_flight = None, follow_symlinks = true))]
 fn open(
     py: Python<'_>,
     path: std::path::PathBuf,
     anonymous: bool,
     in_flight: Option<usize>,
+    follow_symlinks: bool,
 ) -> PyResult<Py<PyAny>> {
     if let Some(url) = path.to_str().filter(|p| p.contains("://")) {
         if !zinto::store::is_remote_url(url) {
@@ -55,7 +57,11 @@ fn open(
             path.display()
         )));
     }
-    let store: array::AnyStore = std::sync::Arc::new(zinto::FileStore::new(&path));
+    let store = match follow_symlinks {
+        true => zinto::FileStore::new(&path),
+        false => zinto::FileStore::new(&path).without_symlinks(),
+    };
+    let store: array::AnyStore = std::sync::Arc::new(store);
     wrap(py, zinto::Node::open(store, "").map_err(errors::to_py)?)
 }
 

@@ -177,6 +177,18 @@ def test_exceptions_never_show_a_urls_secrets(url, secrets):
     assert "***" in str(caught.value), str(caught.value)
 
 
+def test_symlinks_are_followed_unless_refused(tmp_path):
+    import shutil
+    array = tmp_path / "t.zarr"
+    shutil.copytree(EXAMPLES / "temperature.zarr", array)
+    outside = tmp_path / "outside.json"
+    (array / "zarr.json").rename(outside)
+    (array / "zarr.json").symlink_to(outside)
+    assert zinto.open(array).shape == (360, 720)
+    with pytest.raises(zinto.StoreError, match="symbolic link"):
+        zinto.open(array, follow_symlinks=False)
+
+
 def test_the_gil_is_released_during_a_read(tmp_path):
     path, data = big_array(tmp_path)
     a = zinto.open(path)

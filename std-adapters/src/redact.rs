@@ -22,7 +22,12 @@ pub const HIDDEN: &str = "***";
 /// Query parameter names (lower case) whose values are secrets, by what they contain.
 const SECRET_PARAMS: [&str; 6] = ["sig", "credential", "token", "secret", "password", "key"];
 
-/// Whether a query parameter named `name` carries a secret.
+/// Whether a query parameter or setting named `name` carries a secret (`X-Amz-Signature`,
+/// `sig`, `aws_secret_access_key`, `azure_storage_sas_token`, ...).
+pub fn secret_name(name: &str) -> bool {
+    secret_param(name)
+}
+
 fn secret_param(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     SECRET_PARAMS.iter().any(|s| name.contains(s))
@@ -204,6 +209,18 @@ impl Secrets {
         found.sort_by_key(|s| std::cmp::Reverse(s.len()));
         found.dedup();
         Self(found)
+    }
+
+    /// These and the values of the `settings` whose names are secret ([`secret_name`]: a
+    /// store's access keys, SAS tokens), of 4 characters or more.
+    pub fn with_settings(mut self, settings: &[(String, String)]) -> Self {
+        for (name, value) in settings {
+            if secret_name(name) && value.chars().count() >= 4 && !self.0.contains(value) {
+                self.0.push(value.clone());
+            }
+        }
+        self.0.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        self
     }
 
     /// `text` with every URL made printable and each of these secrets replaced by `***`.

@@ -998,6 +998,25 @@ fn a_broken_member_carries_its_path() {
     assert!(bad["error"].is_string(), "{v}");
 }
 
+/// `--no-symlinks` refuses a symbolic link inside the array (here its metadata, moved out
+/// and linked back), which is followed by default.
+#[cfg(unix)]
+#[test]
+fn no_symlinks_refuses_links_inside_the_array() {
+    let dir = temp("linked.zarr");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let outside = temp("linked-meta.json");
+    std::fs::copy(example("temperature.zarr").join("zarr.json"), &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("zarr.json")).unwrap();
+    let path = dir.to_str().unwrap();
+    let out = zinto(&["info", path]);
+    assert!(text(&out.stdout).contains("[360, 720]"), "{}", text(&out.stderr));
+    let out = zinto(&["info", path, "--no-symlinks"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("symbolic link"), "{}", text(&out.stderr));
+}
+
 /// A v2 array whose chunks were written nested (`0/0`, zarr-python 2's `NestedDirectoryStore`)
 /// while `.zarray` states no `dimension_separator` reads as that store read it: its chunks
 /// under `/`. Where `.zarray` does state `.`, the chunks are looked for there only, and `info`

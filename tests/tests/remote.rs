@@ -486,6 +486,19 @@ fn every_fixture_reads_from_moto_s3_as_it_reads_from_disk() {
     // A missing bucket is an error, not an array of fill values.
     let store = remote("s3://no-such-bucket", moto_options(moto.addr));
     assert!(Array::open(&store, "v3_gzip").is_err());
+    // Credentials given as settings are never shown: not by the store's `Debug`, not by the
+    // errors of a bucket that does not exist (moto accepts any key, so the request itself
+    // goes through).
+    let mut options = moto_options(moto.addr);
+    for (k, v) in &mut options.config {
+        if k == "aws_secret_access_key" {
+            *v = PLANTED.to_owned();
+        }
+    }
+    let store = remote("s3://no-such-bucket", options);
+    assert!(!format!("{store:?}").contains(PLANTED), "{store:?}");
+    let e = Array::open(&store, "v3_gzip").unwrap_err();
+    assert_no_secret(&e);
 }
 
 #[test]

@@ -14,9 +14,14 @@ use super::{Halt, Store, StoreError, halt_on_break, settle};
 /// would leave the root (`..`, absolute paths) are treated as missing. A directory (or any
 /// non-regular file) where a key's file belongs is [`StoreError::NotAFile`], not a missing key:
 /// a chunk that reads as missing silently becomes fill values.
+///
+/// Symbolic links below the root are followed, as a shell follows them, wherever they point;
+/// a service reading datasets it did not write turns that off with
+/// [`FileStore::without_symlinks`] (docs/security.md).
 #[derive(Debug, Clone)]
 pub struct FileStore {
     root: PathBuf,
+    follow_symlinks: bool,
 }
 
 impl FileStore {
@@ -32,7 +37,10 @@ impl FileStore {
         if len == 0 {
             return Ok(());
         }
-        let path = self.path(key).ok_or(Halt::Store(StoreError::Missing))?;
+        let path = self
+            .path(key)
+            .map_err(Halt::Store)?
+            .ok_or(Halt::Store(StoreError::Missing))?;
         let file = File::open(&path).map_err(|e| Halt::Store(failed(key, &path, e)))?;
         let mut at = 0u64;
         while at < len {
@@ -44,9 +52,23 @@ impl FileStore {
         Ok(())
     }
 
-    /// A store over the directory `root`.
+    /// A store over the directory `root`, following symbolic links below it.
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        Self {
+            root: root.into(),
+            follow_symlinks: true,
+        }
+    }
+
+    /// The same store, refusing every symbolic link below its root (a link as a key's file,
+    /// or as a directory on the way to it) with [`StoreError::Symlink`], so that no key reads
+    /// outside the root through one. The root itself, the caller's, may be a link. Each key's
+    /// path is checked before it is opened: a file replaced by a link between the check and
+    /// the open is not caught (that needs `openat` with `O_NOFOLLOW` at every step).
+    #[must_use]
+    pub fn without_symlinks(mut self) -> Self {
+        self.follow_symlinks = false;
+        self
     }
 
     /// The directory this store reads.
@@ -54,15 +76,32 @@ impl FileStore {
         &self.root
     }
 
-    fn path(&self, key: &str) -> Option<PathBuf> {
+    /// The file of `key`, or `None` for a key that would leave the root.
+    ///
+    /// # Errors
+    /// [`StoreError::Symlink`] where links are refused and one is on the way.
+    fn path(&self, key: &str) -> Result<Option<PathBuf>, StoreError> {
         let mut p = self.root.clone();
+        let mut exists = true;
         for part in key.split('/').filter(|s| !s.is_empty()) {
             if part == ".." || part == "." || part.contains('\\') {
-                return None;
+                return Ok(None);
             }
             p.push(part);
+            if !self.follow_symlinks && exists {
+                match std::fs::symlink_metadata(&p) {
+                    Ok(m) if m.file_type().is_symlink() => {
+                        return Err(StoreError::Symlink {
+                            key: key.to_owned(),
+                        });
+                    }
+                    Ok(_) => {}
+                    // Nothing further down exists either: the open finds it missing.
+                    Err(_) => exists = false,
+                }
+            }
         }
-        Some(p)
+        Ok(Some(p))
     }
 }
 
@@ -87,7 +126,7 @@ fn failed(key: &str, path: &Path, e: std::io::Error) -> StoreError {
 
 impl Store for FileStore {
     fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
-        let Some(path) = self.path(key) else {
+        let Some(path) = self.path(key)? else {
             return Ok(None);
         };
         match std::fs::metadata(&path) {
@@ -102,7 +141,7 @@ impl Store for FileStore {
     }
 
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
-        let path = self.path(key).ok_or(StoreError::Missing)?;
+        let path = self.path(key)?.ok_or(StoreError::Missing)?;
         let file = File::open(&path).map_err(|e| failed(key, &path, e))?;
         read_at(key, &path, &file, offset, dst)
     }
@@ -122,7 +161,7 @@ impl Store for FileStore {
     /// The entries of the directory `prefix` (sorted); an empty list if it does not exist.
     /// Names that are not UTF-8 are skipped: no key can name them.
     fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
-        let Some(path) = self.path(prefix) else {
+        let Some(path) = self.path(prefix)? else {
             return Ok(vec![]);
         };
         let entries = match std::fs::read_dir(&path) {
@@ -240,5 +279,41 @@ mod tests {
             .unwrap();
         assert_eq!(calls, 1);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Links are followed by default, wherever they point; `without_symlinks` refuses a link
+    /// as a key's file and as a directory on its way, for every kind of access, and still
+    /// reads the rest (the root itself may be a link).
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_followed_unless_refused() {
+        use std::os::unix::fs::symlink;
+        let base = std::env::temp_dir().join(format!("zinto-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let (root, outside) = (base.join("root"), base.join("outside"));
+        std::fs::create_dir_all(root.join("real")).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret"), b"outside").unwrap();
+        std::fs::write(root.join("real/k"), b"inside").unwrap();
+        symlink(outside.join("secret"), root.join("file_link")).unwrap();
+        symlink(&outside, root.join("dir_link")).unwrap();
+        symlink(&root, base.join("root_link")).unwrap();
+        let follows = FileStore::new(&root);
+        assert_eq!(follows.size("file_link").unwrap(), Some(7));
+        assert_eq!(follows.size("dir_link/secret").unwrap(), Some(7));
+        let strict = FileStore::new(base.join("root_link")).without_symlinks();
+        let mut buf = [0u8; 6];
+        strict.read_into("real/k", 0, &mut buf).unwrap();
+        assert_eq!(&buf, b"inside");
+        assert_eq!(strict.size("real/none").unwrap(), None);
+        for key in ["file_link", "dir_link/secret", "dir_link"] {
+            let refused = |r: Result<(), StoreError>| {
+                assert!(matches!(r, Err(StoreError::Symlink { .. })), "{key}: {r:?}");
+            };
+            refused(strict.size(key).map(|_| ()));
+            refused(strict.read_into(key, 0, &mut buf));
+            refused(strict.list_dir(key).map(|_| ()));
+        }
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -194,6 +194,14 @@ pub enum StoreError {
     },
     /// This store cannot list its keys (a plain HTTP server, for one).
     ListingUnsupported,
+    /// A symbolic link where a key's file or a directory on its way belongs, in a
+    /// [`FileStore`](super::FileStore) that refuses them ([`FileStore::without_symlinks`]).
+    ///
+    /// [`FileStore::without_symlinks`]: super::FileStore::without_symlinks
+    Symlink {
+        /// The key, as asked for.
+        key: String,
+    },
     /// The object is larger than the caller allows ([`Store::read_whole`]).
     TooLarge {
         /// Its length.
@@ -261,6 +269,10 @@ impl fmt::Display for StoreError {
                 directory: false,
             } => write!(f, "{key:?} is not a regular file"),
             Self::ListingUnsupported => f.write_str("this store cannot list its keys"),
+            Self::Symlink { key } => write!(
+                f,
+                "{key:?} is or passes through a symbolic link, which this store does not follow"
+            ),
             Self::TooLarge { len, max } => {
                 write!(f, "object of {len} bytes is larger than the {max} allowed")
             }

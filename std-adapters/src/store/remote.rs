@@ -21,10 +21,11 @@ use object_store::{
 };
 
 use super::{Halt, Store, StoreError, halt_on_break, settle};
-use crate::redact::{Scrubbed, Secrets, printable_url, scrub};
+use crate::redact::{HIDDEN, Scrubbed, Secrets, printable_url, scrub, secret_name};
 
-/// How a [`RemoteStore`] connects, retries and fetches.
-#[derive(Debug, Clone)]
+/// How a [`RemoteStore`] connects, retries and fetches. Its `Debug` shows the values of
+/// secret settings (access keys, tokens: [`secret_name`]) as `***`.
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct RemoteOptions {
     /// Send requests unsigned (public buckets), whatever credentials the environment holds.
@@ -45,6 +46,25 @@ pub struct RemoteOptions {
     /// Further settings for the store's builder, as `object_store` names them
     /// (`aws_region`, `google_service_account`, ...). The environment is read first.
     pub config: Vec<(String, String)>,
+}
+
+impl fmt::Debug for RemoteOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let config: Vec<(&str, &str)> = self
+            .config
+            .iter()
+            .map(|(k, v)| (k.as_str(), if secret_name(k) { HIDDEN } else { v.as_str() }))
+            .collect();
+        f.debug_struct("RemoteOptions")
+            .field("anonymous", &self.anonymous)
+            .field("in_flight", &self.in_flight)
+            .field("timeout", &self.timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("retries", &self.retries)
+            .field("retry_timeout", &self.retry_timeout)
+            .field("config", &config)
+            .finish()
+    }
 }
 
 impl Default for RemoteOptions {
@@ -154,7 +174,7 @@ impl RemoteStore {
     /// # Errors
     /// As [`Self::from_url`].
     pub fn from_url_with(url: &str, options: RemoteOptions) -> Result<Self, StoreError> {
-        let secrets = Secrets::of(url);
+        let secrets = Secrets::of(url).with_settings(&options.config);
         let bad = |why: String| StoreError::BadUrl {
             url: printable_url(url),
             why: secrets.hide(&why),

@@ -57,13 +57,19 @@ struct Cli {
     /// default 64).
     #[arg(long, global = true, value_name = "N")]
     in_flight: Option<NonZeroUsize>,
+    /// For directories: refuse symbolic links inside the array or group (each a store error),
+    /// so that nothing outside it is read through one. By default they are followed.
+    #[arg(long, global = true)]
+    no_symlinks: bool,
 }
 
-/// How to reach remote stores, from the command line.
+/// How to reach stores, from the command line.
 #[derive(Clone, Copy)]
-struct RemoteArgs {
+struct StoreArgs {
     anonymous: bool,
     in_flight: Option<NonZeroUsize>,
+    /// Refuse symbolic links inside a directory store.
+    no_symlinks: bool,
 }
 
 /// The store of a command: a directory or an object-store URL.
@@ -211,9 +217,10 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let remote = RemoteArgs {
+    let remote = StoreArgs {
         anonymous: cli.anonymous,
         in_flight: cli.in_flight,
+        no_symlinks: cli.no_symlinks,
     };
     let result = match cli.command {
         Command::Info { path, json } => info(&path, json, remote),
@@ -268,7 +275,7 @@ fn main() -> ExitCode {
 }
 
 /// The command line's settings for remote stores.
-fn remote_options(remote: RemoteArgs) -> RemoteOptions {
+fn remote_options(remote: StoreArgs) -> RemoteOptions {
     let mut options = RemoteOptions::default();
     options.anonymous = remote.anonymous;
     if let Some(n) = remote.in_flight {
@@ -278,14 +285,14 @@ fn remote_options(remote: RemoteArgs) -> RemoteOptions {
 }
 
 /// A store over the URL `url`, with the command line's settings.
-fn remote_store(url: &str, remote: RemoteArgs) -> Result<RemoteStore, Failure> {
+fn remote_store(url: &str, remote: StoreArgs) -> Result<RemoteStore, Failure> {
     RemoteStore::from_url_with(url, remote_options(remote))
         .map_err(|e| Failure::Other(e.to_string()))
 }
 
 /// Opens what is at `path` (a directory or a URL): an array or a group, with messages for what
 /// it is not.
-fn open_node(path: &Path, remote: RemoteArgs) -> Result<Node<AnyStore>, Failure> {
+fn open_node(path: &Path, remote: StoreArgs) -> Result<Node<AnyStore>, Failure> {
     let shown = path.display();
     if let Some(url) = path.to_str().filter(|p| p.contains("://")) {
         if !is_remote_url(url) {
@@ -308,12 +315,16 @@ fn open_node(path: &Path, remote: RemoteArgs) -> Result<Node<AnyStore>, Failure>
     if !path.is_dir() {
         return Err(Failure::Other(format!("{shown}: no such directory")));
     }
-    let store: AnyStore = Arc::new(FileStore::new(path));
+    let store = match remote.no_symlinks {
+        true => FileStore::new(path).without_symlinks(),
+        false => FileStore::new(path),
+    };
+    let store: AnyStore = Arc::new(store);
     Node::open(store, "").map_err(|e| Failure::Other(format!("{shown}: {}", e.kind())))
 }
 
 /// Opens the array at `dir`; a group is named with its members.
-fn open(dir: &Path, remote: RemoteArgs) -> Result<Array<AnyStore>, Failure> {
+fn open(dir: &Path, remote: StoreArgs) -> Result<Array<AnyStore>, Failure> {
     match open_node(dir, remote)? {
         Node::Array(a) => Ok(a),
         Node::Group(g) => {
@@ -361,7 +372,7 @@ fn write_output(out: Option<&Path>, buf: &[u8]) -> Result<(), Failure> {
     written.map_err(|e| Failure::writing(&path.display().to_string(), &e))
 }
 
-fn info(path: &Path, json: bool, remote: RemoteArgs) -> Result<(), Failure> {
+fn info(path: &Path, json: bool, remote: StoreArgs) -> Result<(), Failure> {
     let shown = path.display().to_string();
     let name = path
         .file_name()
@@ -405,7 +416,7 @@ fn info(path: &Path, json: bool, remote: RemoteArgs) -> Result<(), Failure> {
 /// The arguments of `zinto read`.
 struct ReadArgs<'a> {
     dir: &'a Path,
-    remote: RemoteArgs,
+    remote: StoreArgs,
     select: &'a str,
     threads: Option<NonZeroUsize>,
     out: Option<&'a Path>,

@@ -11,7 +11,7 @@ use zinto::core::formats::npy::MAGIC as NPY_MAGIC;
 use zinto::core::records::{RecordLayout, prepare_keys, sort_records_by_key_stable};
 use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions, SegmentFormat, SegmentsHeld, Store};
 
-use crate::{AnyStore, Failure, RemoteArgs, check_output, rss, write_output};
+use crate::{AnyStore, Failure, StoreArgs, check_output, rss, write_output};
 
 /// Scratch for `--stable`: merges whose smaller side fits are one pass; larger ones split.
 pub const STABLE_SCRATCH_LEN: usize = 16 << 20;
@@ -37,7 +37,7 @@ pub enum CodecArg {
 /// What `zinto merge` was asked to do.
 pub struct MergeArgs<'a> {
     pub files: &'a [PathBuf],
-    pub remote: RemoteArgs,
+    pub remote: StoreArgs,
     pub record_size: Option<NonZeroUsize>,
     pub key: Option<&'a str>,
     pub codec: CodecArg,
@@ -135,7 +135,7 @@ fn resolve_codec(codec: CodecArg, store: &dyn Store, keys: &[String]) -> Result<
 
 /// The store the files are in, and their keys: absolute paths in a store rooted at `/`, so
 /// that errors name the file; or, for URLs (all on one bucket or server), paths below it.
-fn inputs_of(files: &[PathBuf], remote: RemoteArgs) -> Result<(AnyStore, Vec<String>), Failure> {
+fn inputs_of(files: &[PathBuf], remote: StoreArgs) -> Result<(AnyStore, Vec<String>), Failure> {
     let urls: Vec<&str> = files
         .iter()
         .filter_map(|f| f.to_str().filter(|s| s.contains("://")))
