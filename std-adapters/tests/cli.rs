@@ -1011,10 +1011,18 @@ fn no_symlinks_refuses_links_inside_the_array() {
     std::os::unix::fs::symlink(&outside, dir.join("zarr.json")).unwrap();
     let path = dir.to_str().unwrap();
     let out = zinto(&["info", path]);
-    assert!(text(&out.stdout).contains("[360, 720]"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("[360, 720]"),
+        "{}",
+        text(&out.stderr)
+    );
     let out = zinto(&["info", path, "--no-symlinks"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("symbolic link"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("symbolic link"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// A v2 array whose chunks were written nested (`0/0`, zarr-python 2's `NestedDirectoryStore`)

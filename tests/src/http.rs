@@ -34,6 +34,8 @@ pub struct RequestLog {
     pub path: String,
     /// The `Range` header's value, if any.
     pub range: Option<String>,
+    /// The `Authorization` header's value, if any.
+    pub authorization: Option<String>,
 }
 
 /// What [`FaultProxy`] does with one request.
@@ -50,6 +52,15 @@ pub enum Fault {
     /// Forward, relay only this many body bytes (keeping the original `Content-Length`), then
     /// close the connection.
     Truncate(usize),
+    /// Answer `302 Found` with a `Location` of the same target on this other server.
+    Redirect(SocketAddr),
+    /// Forward, then relay the body one byte at a time with this pause before each.
+    Dribble(Duration),
+    /// Forward, then answer `200 OK` claiming a `Content-Length` of 1 TiB: the real body, then
+    /// bytes that never end (until the client goes away).
+    Endless,
+    /// Forward without the `Range` header: the whole object, `200 OK`, for a range asked.
+    IgnoreRange,
 }
 
 /// A static file server over a directory; stops when dropped.
@@ -220,6 +231,7 @@ fn record(log: &Log, req: &Request) -> usize {
         method: req.method.clone(),
         path: req.target.clone(),
         range: req.header("range").map(str::to_owned),
+        authorization: req.header("authorization").map(str::to_owned),
     });
     log.len() - 1
 }
@@ -235,6 +247,7 @@ struct Head {
     headers: Headers,
 }
 
+#[derive(Clone)]
 struct Request {
     method: String,
     target: String,
@@ -375,6 +388,7 @@ fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         206 => "Partial Content",
+        302 => "Found",
         400 => "Bad Request",
         403 => "Forbidden",
         404 => "Not Found",
@@ -612,11 +626,79 @@ fn proxy_connection(
                 relay(upstream, &req, &mut writer, close, Some(limit))?;
                 return writer.flush();
             }
+            Fault::Redirect(to) => {
+                let location = field("Location", format!("http://{to}{}", req.target));
+                write_head(
+                    &mut writer,
+                    &status_line(302),
+                    &[location, field("Content-Length", 0)],
+                    close,
+                )?;
+            }
+            Fault::Dribble(pause) => {
+                let mut body = Vec::new();
+                relay(upstream, &req, &mut body, true, None)?;
+                return dribble(&mut writer, &body, pause);
+            }
+            Fault::Endless => {
+                let mut response = Vec::new();
+                relay(upstream, &req, &mut response, true, None)?;
+                return endless(&mut writer, &response);
+            }
+            Fault::IgnoreRange => {
+                let mut whole = req.clone();
+                whole
+                    .headers
+                    .retain(|(n, _)| !n.eq_ignore_ascii_case("range"));
+                relay(upstream, &whole, &mut writer, close, None)?;
+            }
         }
         writer.flush()?;
         if close {
             break;
         }
+    }
+    Ok(())
+}
+
+/// Writes the response `raw` (head and body) one byte at a time, `pause` before each body
+/// byte; stops when the client goes away.
+fn dribble(w: &mut impl Write, raw: &[u8], pause: Duration) -> io::Result<()> {
+    let head_end = raw
+        .windows(4)
+        .position(|x| x == b"\r\n\r\n")
+        .map_or(raw.len(), |i| i + 4);
+    let (head, body) = raw.split_at(head_end);
+    w.write_all(head)?;
+    w.flush()?;
+    for b in body {
+        thread::sleep(pause);
+        w.write_all(std::slice::from_ref(b))?;
+        w.flush()?;
+    }
+    Ok(())
+}
+
+/// `body` (a whole response, head and body, as upstream gave it) answered as `200 OK`
+/// claiming 1 TiB: the real body, then bytes without end, until the client goes away (or an
+/// hour passes).
+fn endless(w: &mut impl Write, response: &[u8]) -> io::Result<()> {
+    let head_end = response
+        .windows(4)
+        .position(|x| x == b"\r\n\r\n")
+        .map_or(response.len(), |i| i + 4);
+    write_head(
+        w,
+        &status_line(200),
+        &[field("Content-Length", 1u64 << 40)],
+        true,
+    )?;
+    w.write_all(&response[head_end..])?;
+    let chunk = [b'x'; 4096];
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_secs(3600) {
+        w.write_all(&chunk)?;
+        w.flush()?;
     }
     Ok(())
 }

@@ -341,6 +341,92 @@ fn failed_connections_show_no_secret() {
     assert_no_secret(&e);
 }
 
+// ---- What a hostile server can do (docs/security.md) ----------------------------------------
+
+/// A redirect to another host: S3 requests are signed (an `Authorization` header); the
+/// signature is not sent on to the other host, whatever becomes of the read. (An HTTP URL's
+/// user information is not sent as basic auth at all: object_store's HTTP store drops it.)
+#[test]
+fn a_redirect_to_another_host_gets_no_credentials() {
+    let root = std::env::temp_dir().join(format!("zinto-redirect-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(fixtures().join("data"), root.join("fixtures")).unwrap();
+    let other = FileServer::start(&root).unwrap();
+    let proxy = FaultProxy::start(other.addr(), vec![Fault::Redirect(other.addr()); 1000]).unwrap();
+    let store = remote("s3://fixtures/v3_gzip", moto_options(proxy.addr()));
+    let outcome = Array::open(&store, "").map(|a| a.shape().to_vec());
+    eprintln!("{outcome:?}");
+    let signed = proxy.requests();
+    assert!(!signed.is_empty());
+    assert!(
+        signed.iter().all(|r| r
+            .authorization
+            .as_deref()
+            .is_some_and(|a| a.starts_with("AWS4"))),
+        "{signed:?}"
+    );
+    let sent_on = other.requests();
+    assert!(
+        sent_on.iter().all(|r| r.authorization.is_none()),
+        "{sent_on:?}"
+    );
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// A body sent a byte at a time (slow loris) ends the read once the request's `timeout`
+/// passes, retries included, not when the server pleases.
+#[test]
+fn a_body_dribbled_slowly_ends_at_the_timeout() {
+    let mut options = quick();
+    options.timeout = Duration::from_millis(800);
+    options.retries = 1;
+    let (message, took) = fail_every_time(Fault::Dribble(Duration::from_millis(50)), options);
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    assert!(!message.is_empty());
+}
+
+/// A body that claims 1 TiB and never ends, after the chunk's real bytes: nothing is sized by
+/// the claim, the chunk is decoded as it streams, and the read ends at the end of the chunk's
+/// stream with an error naming the chunk and the bytes claimed after it, at once.
+#[test]
+fn an_endless_body_ends_the_read_at_the_end_of_the_chunks_stream() {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let proxy = FaultProxy::start(server.addr(), vec![Fault::Endless; 1000]).unwrap();
+    let store = remote(&proxy.url(), quick());
+    let (array, _) = gzip_array(&store);
+    let started = Instant::now();
+    let e = array
+        .read_to_vec(&Region::whole(array.shape()).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        e.contains("chunk v3_gzip/c/") && e.contains("trailing data"),
+        "{e}"
+    );
+}
+
+/// A server that ignores `Range` and sends the whole object (`200 OK`) for a range asked: the
+/// bytes are not taken for the range; the read is an error naming the chunk.
+#[test]
+fn a_whole_object_for_a_range_is_refused() {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let proxy = FaultProxy::start(server.addr(), vec![Fault::IgnoreRange; 1000]).unwrap();
+    let store = remote(&proxy.url(), quick());
+    let array = Array::open(&store, "v3_shard_end").unwrap();
+    let e = array
+        .read_to_vec(&Region::whole(array.shape()).unwrap())
+        .unwrap_err();
+    eprintln!("{e}");
+    assert!(e.to_string().contains("v3_shard_end"), "{e}");
+}
+
 #[test]
 fn urls_that_cannot_be_addressed_are_refused_by_name() {
     for url in ["ftp://host/x", "no-scheme", "s3://"] {
