@@ -998,6 +998,97 @@ fn a_broken_member_carries_its_path() {
     assert!(bad["error"].is_string(), "{v}");
 }
 
+/// A hierarchy nested deeper than info descends (here 100 groups, one in another) is an
+/// error naming the group, text and `--json`, not a stack overflow; a shallower one is shown.
+#[test]
+fn info_refuses_a_hierarchy_nested_too_deep() {
+    let dir = temp("deep.zarr");
+    let nest = |levels: usize| {
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut at = dir.clone();
+        for _ in 0..=levels {
+            std::fs::create_dir_all(&at).unwrap();
+            std::fs::write(
+                at.join("zarr.json"),
+                r#"{"zarr_format": 3, "node_type": "group"}"#,
+            )
+            .unwrap();
+            at.push("a");
+        }
+    };
+    let path = dir.to_str().unwrap();
+    nest(100);
+    for args in [vec!["info", path], vec!["info", path, "--json"]] {
+        let out = zinto(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            text(&out.stderr).contains("deeper than 64 levels"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    nest(10);
+    let out = zinto(&["info", path]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// An array whose metadata claims 2,000,001 chunks of one element: `info` counts none of them
+/// (one stat each would be two million), and `--format json` refuses the selection before
+/// reading it; both say the limit.
+#[test]
+fn claims_of_millions_of_chunks_are_not_walked() {
+    let dir = temp("millions.zarr");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let meta = r#"{"zarr_format": 2, "shape": [2000001], "chunks": [1], "dtype": "|u1",
+        "compressor": null, "fill_value": 0, "filters": null, "order": "C"}"#;
+    std::fs::write(dir.join(".zarray"), meta).unwrap();
+    let path = dir.to_str().unwrap();
+    let out = zinto(&["info", path]);
+    assert!(
+        text(&out.stdout).contains("2000001 in all (more than 1000000: present ones not counted)"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = zinto(&["read", path, "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("more than 1000000"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A named pipe where a chunk belongs is refused at once (an open would wait for a writer
+/// forever), naming the chunk, never read as missing.
+#[cfg(unix)]
+#[test]
+fn a_fifo_where_a_chunk_belongs_is_refused() {
+    let dir = temp("fifo.zarr");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("c/0")).unwrap();
+    std::fs::copy(
+        example("temperature.zarr").join("zarr.json"),
+        dir.join("zarr.json"),
+    )
+    .unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.join("c/0/0"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = zinto(&["read", dir.to_str().unwrap(), "--select", "0:1,0:1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("\"c/0/0\" is not a regular file"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `--no-symlinks` refuses a symbolic link inside the array (here its metadata, moved out
 /// and linked back), which is followed by default.
 #[cfg(unix)]

@@ -846,3 +846,59 @@ fn a_partly_wanted_chunk_that_decodes_short_or_long_is_an_error_naming_it() {
         assert_eq!(e.key(), Some("a/c/0"));
     }
 }
+
+/// The limits docs/security.md states, each at its value: one past it is an error naming what
+/// was too large or too deep, before anything is sized by it; at it (or just inside), the
+/// metadata opens.
+#[test]
+fn the_stated_limits_hold_at_their_values() {
+    let opens = |zarray: serde_json::Value| {
+        let mut store = MemoryStore::new();
+        store.insert("a/.zarray", serde_json::to_vec(&zarray).unwrap());
+        Array::open(&store, "a").map(|_| ())
+    };
+    let v2 = |shape: serde_json::Value, dtype: &str, filters: serde_json::Value| {
+        json!({"zarr_format": 2, "shape": shape.clone(), "chunks": shape, "dtype": dtype,
+               "fill_value": null, "order": "C", "filters": filters, "compressor": null})
+    };
+    // 32 dimensions, not 33.
+    opens(v2(json!(vec![1; 32]), "|u1", json!(null))).unwrap();
+    let e = opens(v2(json!(vec![1; 33]), "|u1", json!(null))).unwrap_err();
+    assert!(e.to_string().contains("33"), "{e}");
+    // Elements of 1 MiB, not more.
+    opens(v2(json!([2]), &format!("|S{}", 1 << 20), json!(null))).unwrap();
+    let e = opens(v2(json!([2]), &format!("|S{}", (1 << 20) + 1), json!(null))).unwrap_err();
+    assert!(e.to_string().contains("1048576 bytes"), "{e}");
+    // Four filters, not five.
+    let delta = json!({"id": "delta", "dtype": "|u1"});
+    opens(v2(json!([4]), "|u1", json!(vec![delta.clone(); 4]))).unwrap();
+    let e = opens(v2(json!([4]), "|u1", json!(vec![delta; 5]))).unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Metadata(MetadataError::Chain(ChainError::TooMany { .. }))
+        ),
+        "{e}"
+    );
+    // A metadata document of 16 MiB at most: a 17 MiB one is refused before it is parsed.
+    let mut store = MemoryStore::new();
+    let mut big = serde_json::to_vec(&v2(json!([4]), "|u1", json!(null))).unwrap();
+    big.pop();
+    big.extend_from_slice(br#", "padding": ""#);
+    big.resize(big.len() + (17 << 20), b' ');
+    big.extend_from_slice(br#""}"#);
+    store.insert("a/.zarray", big);
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(
+        e.to_string().contains("more than the 16777216 allowed"),
+        "{e}"
+    );
+    // JSON nested 129 levels deep (serde_json's limit is 128) is a JSON error, not a crash.
+    let mut store = load("v3_float32");
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let doc = String::from_utf8(store.get("a/zarr.json").unwrap().to_vec()).unwrap();
+    let doc = doc.replacen('{', &format!(r#"{{"attributes": {{"deep": {deep}}}, "#), 1);
+    store.insert("a/zarr.json", doc.into_bytes());
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(e.to_string().contains("recursion"), "{e}");
+}

@@ -283,4 +283,35 @@ mod tests {
             "{not_xz}"
         );
     }
+
+    /// A `.lzma` ("alone") header stating a 1 GiB dictionary: liblzma refuses it under the
+    /// 160 MiB memory limit before allocating it, an error naming lzma and the limit; 128 MiB
+    /// (within the limit) is taken, and only the bytes after it are found bad.
+    #[test]
+    fn a_dictionary_past_the_memory_limit_is_refused_before_it_is_allocated() {
+        let alone = Compressor::Lzma(zinto_core::codec::Lzma {
+            format: LzmaFormat::Alone,
+            preset: None,
+        });
+        let header = |dict: u32| {
+            let mut h = vec![0x5d];
+            h.extend_from_slice(&dict.to_le_bytes());
+            h.extend_from_slice(&u64::MAX.to_le_bytes());
+            h.extend_from_slice(&[0xff; 32]);
+            h
+        };
+        let e = decode(alone, &header(1 << 30), 100, 64).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DecodeError::Unsupported {
+                    codec: CodecName::Lzma,
+                    ..
+                }
+            ) && e.to_string().contains("160 MiB"),
+            "{e}"
+        );
+        let e = decode(alone, &header(1 << 27), 100, 64).unwrap_err();
+        assert!(!e.to_string().contains("160 MiB"), "{e}");
+    }
 }

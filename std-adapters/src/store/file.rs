@@ -281,7 +281,8 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// Links are followed by default, wherever they point; `without_symlinks` refuses a link
+    /// Keys with `..` or `.` read nothing. Links are followed by default, wherever they point;
+    /// `without_symlinks` refuses a link
     /// as a key's file and as a directory on its way, for every kind of access, and still
     /// reads the rest (the root itself may be a link).
     #[cfg(unix)]
@@ -299,6 +300,10 @@ mod tests {
         symlink(&outside, root.join("dir_link")).unwrap();
         symlink(&root, base.join("root_link")).unwrap();
         let follows = FileStore::new(&root);
+        // A key that would leave the root is missing, whatever is there.
+        for key in ["../outside/secret", "real/../../outside/secret", "./real/k"] {
+            assert_eq!(follows.size(key).unwrap(), None, "{key}");
+        }
         assert_eq!(follows.size("file_link").unwrap(), Some(7));
         assert_eq!(follows.size("dir_link/secret").unwrap(), Some(7));
         let strict = FileStore::new(base.join("root_link")).without_symlinks();

@@ -281,6 +281,28 @@ mod tests {
         assert_eq!(buf[..12], [b'c', 0, 0, 0, b'a', 0, 0, 0, 0, 0, 0, 0]);
     }
 
+    /// Labels times the element size over 16 MiB are refused when the configuration is read,
+    /// before any table is laid out.
+    #[test]
+    fn a_label_table_over_16_mib_is_refused() {
+        use crate::codec::ConfigValue::{Nested, Str};
+        use crate::codec::{CodecName, Filter};
+        let config = |dtype| {
+            [
+                ("dtype", Str(dtype)),
+                ("labels", Nested),
+                ("labels/0", Str("a")),
+            ]
+        };
+        // 4 Mi characters of 4 bytes: exactly 16 MiB.
+        assert!(Filter::from_config(CodecName::Categorize, &config("<U4194304")[..], None).is_ok());
+        let e = Filter::from_config(CodecName::Categorize, &config("<U4194305")[..], None);
+        assert!(
+            matches!(e, Err(ChainError::Config { key: "labels", .. })),
+            "{e:?}"
+        );
+    }
+
     #[test]
     fn float_codes_name_a_label_only_when_whole() {
         assert_eq!(label_of(Value::Float(2.0), 3), Some(1));

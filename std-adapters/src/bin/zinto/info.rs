@@ -8,6 +8,18 @@ use crate::describe;
 
 /// `info` counts present chunks only up to this many chunks in the grid.
 pub const MAX_CHUNKS_COUNTED: u64 = 1_000_000;
+/// The deepest group `info` descends into: a hierarchy nested deeper (a hostile consolidated
+/// document can name millions of levels) is an error naming where, not a stack overflow.
+pub const MAX_TREE_DEPTH: usize = 64;
+
+/// The error for a group below [`MAX_TREE_DEPTH`] levels.
+fn too_deep<S: Store>(group: &Group<S>) -> String {
+    format!(
+        "group {:?}: the hierarchy is nested deeper than {MAX_TREE_DEPTH} levels, which info \
+         does not descend",
+        group.path()
+    )
+}
 /// Attributes shown per node in the text tree; the rest are counted.
 const MAX_ATTRS_SHOWN: usize = 8;
 /// An attribute value longer than this (as JSON) is cut in the text tree.
@@ -150,6 +162,18 @@ fn attributes_json(attrs: Result<&Map<String, Value>, String>) -> Value {
 
 /// A group and everything below it as one JSON object.
 pub fn group_json<S: Store + Clone>(group: &Group<S>, name: &str) -> Result<Value, String> {
+    group_json_at(group, name, 0)
+}
+
+/// [`group_json`] of a group `depth` levels below the one asked for.
+fn group_json_at<S: Store + Clone>(
+    group: &Group<S>,
+    name: &str,
+    depth: usize,
+) -> Result<Value, String> {
+    if depth > MAX_TREE_DEPTH {
+        return Err(too_deep(group));
+    }
     let mut members = vec![];
     for m in group.members().map_err(|e| e.to_string())? {
         // A member that cannot be opened still says where it is, as every other entry does.
@@ -166,7 +190,7 @@ pub fn group_json<S: Store + Clone>(group: &Group<S>, name: &str) -> Result<Valu
                 Err(e) => broken("array", e.to_string()),
             },
             NodeKind::Group => match group.group(&m.name) {
-                Ok(g) => group_json(&g, &m.name)?,
+                Ok(g) => group_json_at(&g, &m.name, depth + 1)?,
                 Err(e) => broken("group", e.to_string()),
             },
         });
@@ -354,7 +378,7 @@ pub fn group_tree<S: Store + Clone>(group: &Group<S>, shown: &str) -> Result<Vec
         Ok(attrs) => lines.extend(attribute_lines(attrs, "│ ")),
         Err(e) => lines.push(format!("│ attributes unreadable ({})", e.kind())),
     }
-    tree_members(group, "", &mut lines)?;
+    tree_members(group, "", &mut lines, 0)?;
     Ok(lines)
 }
 
@@ -362,7 +386,11 @@ fn tree_members<S: Store + Clone>(
     group: &Group<S>,
     prefix: &str,
     lines: &mut Vec<String>,
+    depth: usize,
 ) -> Result<(), String> {
+    if depth > MAX_TREE_DEPTH {
+        return Err(too_deep(group));
+    }
     let members = group.members().map_err(|e| e.to_string())?;
     let count = members.len();
     for (i, m) in members.into_iter().enumerate() {
@@ -389,7 +417,7 @@ fn tree_members<S: Store + Clone>(
                     if let Ok(attrs) = g.attributes() {
                         lines.extend(attribute_lines(attrs, &format!("{inner}  ")));
                     }
-                    tree_members(&g, &inner, lines)?;
+                    tree_members(&g, &inner, lines, depth + 1)?;
                 }
                 Err(e) => lines.push(format!(
                     "{prefix}{branch}{}/  (error: {})",
