@@ -862,6 +862,22 @@ fn secrets_in_urls_are_never_printed() {
             );
         }
     }
+    // And where it works: info names the array by its printable URL.
+    let url = format!("http://alice:hunter2secret@{host}/temperature.zarr");
+    for args in [
+        vec!["info", url.as_str()],
+        vec!["info", url.as_str(), "--json"],
+    ] {
+        let out = zinto(&args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(!said.contains("hunter2secret"), "{args:?}: {said}");
+    }
+    let shown = text(&zinto(&["info", &url]).stdout);
+    assert!(
+        shown.contains(&format!("http://***@{host}/temperature.zarr")),
+        "{shown}"
+    );
 }
 
 #[cfg(feature = "remote")]

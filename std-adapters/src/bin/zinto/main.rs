@@ -373,8 +373,9 @@ fn write_output(out: Option<&Path>, buf: &[u8]) -> Result<(), Failure> {
 }
 
 fn info(path: &Path, json: bool, remote: StoreArgs) -> Result<(), Failure> {
-    let shown = path.display().to_string();
-    let name = path
+    // A URL as it may be printed: without its password or signature.
+    let shown = scrub(&path.display().to_string()).into_owned();
+    let name = Path::new(&shown)
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or(&shown)
