@@ -189,6 +189,20 @@ def test_symlinks_are_followed_unless_refused(tmp_path):
         zinto.open(array, follow_symlinks=False)
 
 
+def test_help_documents_every_property():
+    import pydoc
+    for cls, names in [
+        (zinto.Array, ["shape", "dtype", "chunks", "shards", "dimension_names", "codecs",
+                       "zarr_format", "path", "attrs", "ndim", "size"]),
+        (zinto.Group, ["path", "attrs", "consolidated"]),
+    ]:
+        text = pydoc.render_doc(cls, renderer=pydoc.plaintext)
+        for name in names:
+            prop = getattr(cls, name)
+            assert isinstance(prop, property) and prop.__doc__, (cls, name)
+            assert name in text, (cls, name)
+
+
 def test_the_gil_is_released_during_a_read(tmp_path):
     path, data = big_array(tmp_path)
     a = zinto.open(path)

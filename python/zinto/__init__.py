@@ -131,22 +131,65 @@ class Array:
 
     def __init__(self, rs):
         self._rs = rs
-        self.shape = tuple(rs.shape)
-        self.chunks = tuple(rs.chunks)
-        self.shards = None if rs.shards is None else tuple(rs.shards)
+        self._shape = tuple(rs.shape)
+        self._chunks = tuple(rs.chunks)
+        self._shards = None if rs.shards is None else tuple(rs.shards)
         kind = rs.dtype
         self._vlen = kind in ("string", "bytes")
         if kind == "string":
-            self.dtype = _string_dtype()
+            self._dtype = _string_dtype()
         elif kind == "bytes":
-            self.dtype = np.dtype(object)
+            self._dtype = np.dtype(object)
         else:
-            self.dtype = np.dtype(kind)
+            self._dtype = np.dtype(kind)
         names = rs.dimension_names
-        self.dimension_names = None if names is None else tuple(names)
-        self.codecs = tuple(rs.codecs)
-        self.zarr_format = rs.zarr_format
-        self.path = rs.path
+        self._dimension_names = None if names is None else tuple(names)
+        self._codecs = tuple(rs.codecs)
+        self._zarr_format = rs.zarr_format
+        self._path = rs.path
+
+    @property
+    def shape(self):
+        """The array's shape, a tuple of ints."""
+        return self._shape
+
+    @property
+    def dtype(self):
+        """The NumPy dtype of what reading gives: the stored type in native byte order;
+        ``StringDType`` (NumPy 2, else object) for variable-length strings, object for
+        variable-length bytes."""
+        return self._dtype
+
+    @property
+    def chunks(self):
+        """The chunk shape (inside shards, if sharded), a tuple of ints."""
+        return self._chunks
+
+    @property
+    def shards(self):
+        """The shard shape, or None if the array is not sharded."""
+        return self._shards
+
+    @property
+    def dimension_names(self):
+        """The dimension names (v3 ``dimension_names``, v2 xarray's ``_ARRAY_DIMENSIONS``), a
+        tuple with None for an unnamed dimension; None if the array has none."""
+        return self._dimension_names
+
+    @property
+    def codecs(self):
+        """The codecs as the metadata names them, outermost last (a tuple of str)."""
+        return self._codecs
+
+    @property
+    def zarr_format(self):
+        """2 or 3."""
+        return self._zarr_format
+
+    @property
+    def path(self):
+        """The array's path in its store ('' for the store's root)."""
+        return self._path
 
     @property
     def attrs(self):
@@ -155,10 +198,12 @@ class Array:
 
     @property
     def ndim(self):
+        """The number of dimensions."""
         return len(self.shape)
 
     @property
     def size(self):
+        """The number of elements."""
         return int(np.prod(self.shape, dtype=np.int64))
 
     def __len__(self):
@@ -296,7 +341,12 @@ class Group:
 
     def __init__(self, rs):
         self._rs = rs
-        self.path = rs.path
+        self._path = rs.path
+
+    @property
+    def path(self):
+        """The group's path in its store ('' for the store's root)."""
+        return self._path
 
     @property
     def attrs(self):

@@ -282,11 +282,30 @@ impl fmt::Display for StoreError {
                 f,
                 "response for {url} ended after {got} of {expected} bytes (connection cut short)"
             ),
-            Self::Remote { url, source } => write!(f, "request for {url} failed: {source}"),
+            Self::Remote { url, source } => {
+                write!(f, "request for {url} failed: {source}")?;
+                // The client's own message often hides why (reqwest: "error sending request"):
+                // the innermost cause says it (connection refused, no such host, a TLS failure).
+                match root_cause(source.as_ref()) {
+                    Some(cause) if !source.to_string().contains(&cause) => {
+                        write!(f, " (cause: {cause})")
+                    }
+                    _ => Ok(()),
+                }
+            }
             Self::Io(e) => write!(f, "I/O error: {e}"),
             Self::Internal { what } => write!(f, "internal error (a bug in zinto): {what}"),
         }
     }
+}
+
+/// The innermost error below `e`'s, as text, if there is one.
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut inner = e.source()?;
+    while let Some(deeper) = inner.source() {
+        inner = deeper;
+    }
+    Some(inner.to_string())
 }
 
 impl std::error::Error for StoreError {
