@@ -157,7 +157,15 @@ def test_the_pipeline_fetches_an_s3fs_stores_chunks_itself(s3_env, monkeypatch):
     fs = s3fs.S3FileSystem(key="testing", secret="testing", asynchronous=True,
                            client_kwargs={"endpoint_url": s3_env["AWS_ENDPOINT_URL"],
                                           "region_name": "us-east-1"})
-    _read_through_the_pipeline(FsspecStore(fs, path="fixtures", read_only=True), pipeline)
+    try:
+        _read_through_the_pipeline(FsspecStore(fs, path="fixtures", read_only=True), pipeline)
+    finally:
+        # An asynchronous filesystem's aiohttp session is its user's to close (else "Unclosed
+        # client session" at exit), on the loop zarr ran it on.
+        from zarr.core.sync import sync
+
+        if getattr(fs, "_s3", None) is not None:
+            sync(fs._s3.close())
 
 
 def test_merge_takes_segment_urls_and_patterns(s3_env):
