@@ -56,8 +56,9 @@ pub fn array_at_url(
 ) -> PyResult<RsArray> {
     let mut options = zinto::store::RemoteOptions::default();
     options.config = config;
-    let store = zinto::store::RemoteStore::from_url_with(url, options)
-        .map_err(|e| crate::errors::StoreError::new_err(zinto::redact::scrub(&e.to_string()).into_owned()))?;
+    let store = zinto::store::RemoteStore::from_url_with(url, options).map_err(|e| {
+        crate::errors::StoreError::new_err(zinto::redact::scrub(&e.to_string()).into_owned())
+    })?;
     from_metadata(Arc::new(store), path, zarr_format, json)
 }
 

@@ -37,10 +37,11 @@ fn open(
                 pyo3::exceptions::PyValueError::new_err("in_flight must be at least 1")
             })?;
         }
-        let store = zinto::store::RemoteStore::from_url_with(url, options)
-            .map_err(|e| {
-                pyo3::exceptions::PyValueError::new_err(zinto::redact::scrub(&e.to_string()).into_owned())
-            })?;
+        let store = zinto::store::RemoteStore::from_url_with(url, options).map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(
+                zinto::redact::scrub(&e.to_string()).into_owned(),
+            )
+        })?;
         let store: array::AnyStore = std::sync::Arc::new(store);
         let node = zinto::Node::open(store, "").map_err(|e| errors::to_py_at(url, &e))?;
         return wrap(py, node);

@@ -828,6 +828,37 @@ fn info_and_read_work_on_a_url_as_on_a_directory() {
     );
 }
 
+/// Without credentials, an S3 read says so and what to set (or `--anonymous`), not the
+/// instance-metadata probe object_store made; an Azure URL without an account likewise. The
+/// metadata endpoint is pointed at a closed port so the probe fails at once on any machine.
+#[cfg(feature = "remote")]
+#[test]
+fn missing_credentials_say_what_to_set() {
+    let run = |url: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_zinto"));
+        for (k, _) in std::env::vars() {
+            if k.starts_with("AWS_") || k.starts_with("AZURE_") || k.starts_with("GOOGLE_") {
+                cmd.env_remove(k);
+            }
+        }
+        let out = cmd
+            .args(["info", url])
+            .env("AWS_METADATA_ENDPOINT", "http://127.0.0.1:9")
+            .env("AWS_REGION", "us-east-1")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{url}");
+        text(&out.stderr)
+    };
+    let said = run("s3://no-such-bucket-zinto/x.zarr");
+    for part in ["no credentials found", "AWS_ACCESS_KEY_ID", "--anonymous"] {
+        assert!(said.contains(part), "{part}: {said}");
+    }
+    assert!(!said.contains("api/token"), "{said}");
+    let said = run("az://container/x.zarr");
+    assert!(said.contains("AZURE_STORAGE_ACCOUNT_NAME"), "{said}");
+}
+
 /// A URL's password and a presigned URL's signature are never printed: not by `info` or
 /// `read` failing (text or `--json`), not by `merge`; the URL is named with them as `***`.
 #[cfg(feature = "remote")]

@@ -335,7 +335,10 @@ fn failed_connections_show_no_secret() {
     assert_no_secret(&e);
     // The cause the client's own message hides is said.
     let said = e.to_string();
-    assert!(said.contains("(cause: ") && said.contains("refused"), "{said}");
+    assert!(
+        said.contains("(cause: ") && said.contains("refused"),
+        "{said}"
+    );
     let e = RemoteStore::from_url(&with_password("http://127.0.0.1:9/"))
         .map(|_| ())
         .and_then(|()| RemoteStore::from_url(&format!("ftp://zinto:{PLANTED}@host/x")).map(|_| ()))

@@ -195,7 +195,7 @@ pub enum StoreError {
     /// This store cannot list its keys (a plain HTTP server, for one).
     ListingUnsupported,
     /// A symbolic link where a key's file or a directory on its way belongs, in a
-    /// [`FileStore`](super::FileStore) that refuses them ([`FileStore::without_symlinks`]).
+    /// [`FileStore`] that refuses them ([`FileStore::without_symlinks`]).
     ///
     /// [`FileStore::without_symlinks`]: super::FileStore::without_symlinks
     Symlink {
@@ -216,6 +216,14 @@ pub enum StoreError {
         url: String,
         /// Why.
         why: String,
+    },
+    /// No credentials were found for a cloud store: none in the environment, and no cloud's
+    /// instance metadata service answered (zinto is not running on a cloud machine).
+    NoCredentials {
+        /// The object's URL.
+        url: String,
+        /// What to set, or `--anonymous`, for the store's service.
+        hint: &'static str,
     },
     /// The server refused the request (401 or 403): not a missing object.
     AccessDenied {
@@ -277,6 +285,11 @@ impl fmt::Display for StoreError {
                 write!(f, "object of {len} bytes is larger than the {max} allowed")
             }
             Self::BadUrl { url, why } => write!(f, "cannot open {url}: {why}"),
+            Self::NoCredentials { url, hint } => write!(
+                f,
+                "no credentials found for {url}: none in the environment, and no cloud \
+                 instance metadata service answered; {hint}"
+            ),
             Self::AccessDenied { url } => write!(f, "access denied: {url}"),
             Self::BodyLength { url, expected, got } => write!(
                 f,

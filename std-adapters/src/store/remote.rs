@@ -175,9 +175,18 @@ impl RemoteStore {
     /// As [`Self::from_url`].
     pub fn from_url_with(url: &str, options: RemoteOptions) -> Result<Self, StoreError> {
         let secrets = Secrets::of(url).with_settings(&options.config);
-        let bad = |why: String| StoreError::BadUrl {
-            url: printable_url(url),
-            why: secrets.hide(&why),
+        let bad = |why: String| {
+            let mut why = secrets.hide(&why);
+            // A builder that finds no account or credential file: say what to set.
+            if let Some(hint) = credentials_hint(url)
+                .filter(|_| why.contains("credential") || why.contains("Account must be specified"))
+            {
+                why = format!("{why}; {hint}");
+            }
+            StoreError::BadUrl {
+                url: printable_url(url),
+                why,
+            }
         };
         let (scheme, rest) = url
             .split_once("://")
@@ -419,11 +428,55 @@ pub(crate) fn error_for(
         object_store::Error::NotFound { .. } => StoreError::Missing,
         object_store::Error::PermissionDenied { .. }
         | object_store::Error::Unauthenticated { .. } => StoreError::AccessDenied { url: url() },
-        other => StoreError::Remote {
-            url: url(),
-            source: Box::new(Scrubbed::of(&other, secrets)),
-        },
+        other => {
+            let source = Scrubbed::of(&other, secrets);
+            let url = url();
+            match credentials_hint(&url).filter(|_| asked_instance_metadata(&source)) {
+                Some(hint) => StoreError::NoCredentials { url, hint },
+                None => StoreError::Remote {
+                    url,
+                    source: Box::new(source),
+                },
+            }
+        }
     }
+}
+
+/// Whether `e` is the failure of a request to a cloud's instance metadata service: what
+/// object_store asks, for credentials, when the environment holds none (AWS's `/latest/api/
+/// token` and `/latest/meta-data/`, Google's `computeMetadata`, Azure's `/metadata/identity`).
+fn asked_instance_metadata(e: &Scrubbed) -> bool {
+    let said = format!("{e} {e:?}");
+    [
+        "/latest/api/token",
+        "/latest/meta-data/",
+        "/computeMetadata/",
+        "/metadata/identity/",
+    ]
+    .iter()
+    .any(|path| said.contains(path))
+}
+
+/// What to set for the service of `url` (its scheme), or `None` for a plain HTTP(S) server.
+pub(crate) fn credentials_hint(url: &str) -> Option<&'static str> {
+    let scheme = url.split_once("://")?.0.to_ascii_lowercase();
+    Some(match scheme.as_str() {
+        "s3" | "s3a" => {
+            "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), or read a public \
+             bucket unsigned with --anonymous (Python: anonymous=True)"
+        }
+        "gs" | "gcs" => {
+            "set GOOGLE_APPLICATION_CREDENTIALS (or GOOGLE_SERVICE_ACCOUNT) to a service \
+             account's key file, or read a public bucket unsigned with --anonymous (Python: \
+             anonymous=True)"
+        }
+        "az" | "abfs" | "abfss" | "adl" | "azure" => {
+            "set AZURE_STORAGE_ACCOUNT_NAME, and AZURE_STORAGE_ACCOUNT_KEY (or \
+             AZURE_STORAGE_SAS_TOKEN); a public container needs the account name and \
+             --anonymous (Python: anonymous=True)"
+        }
+        _ => return None,
+    })
 }
 
 /// `bucket/prefix/...` as the bucket and the prefix without surrounding slashes.
