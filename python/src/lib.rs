@@ -43,7 +43,8 @@ fn open(
             )
         })?;
         let store: array::AnyStore = std::sync::Arc::new(store);
-        let node = zinto::Node::open(store, "").map_err(|e| errors::to_py_at(url, &e))?;
+        let shown = zinto::redact::printable_url(url);
+        let node = zinto::Node::open(store, "").map_err(|e| errors::to_py_at(&shown, &e))?;
         return wrap(py, node);
     }
     if !path.exists() {

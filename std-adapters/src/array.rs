@@ -14,7 +14,7 @@ use crate::group::Group;
 use crate::metadata::{ArrayMetadata, ChunkKeyEncoding, DataType, ZarrFormat, parse_v2, parse_v3};
 use crate::pool::{ContextPool, Fanout, PieceJob, for_each_piece};
 use crate::reader::{ChunkReader, PieceOut, ReadContext};
-use crate::store::{FirstBytes, PieceSource, ReadPlan, Store, StoreError};
+use crate::store::{FirstBytes, PieceSource, ReadPlan, Store};
 use crate::vlen::VlenData;
 
 /// A Zarr array (v3 or v2) in a [`Store`], ready to read.
@@ -128,8 +128,7 @@ impl<S: Store> Array<S> {
 
     /// The array over validated metadata; refuses what the read paths do not take.
     fn with_metadata(store: S, path: String, mut meta: ArrayMetadata) -> Result<Self, Error> {
-        find_nested_chunks(&store, &path, &mut meta)
-            .map_err(|e| Error::new(&path, None, ErrorKind::Store(e)))?;
+        find_nested_chunks(&store, &path, &mut meta);
         let outer = meta.chain.outer();
         if matches!(outer.array_to_bytes, ArrayToBytes::Sharding(_))
             && outer.bytes_codecs != BytesCodecs::default()
@@ -562,32 +561,27 @@ impl<S: Store> PieceJob for PieceReads<'_, S> {
 /// chunks are read under `/`, as that store read them (zarr-python 3 finds no chunk and reads
 /// the fill value). One stat at open, two when the first chunk is absent; nothing for arrays
 /// that state their separator, and for 1-dimensional ones, whose keys have no separator.
-fn find_nested_chunks<S: Store>(
-    store: &S,
-    path: &str,
-    meta: &mut ArrayMetadata,
-) -> Result<(), StoreError> {
+fn find_nested_chunks<S: Store>(store: &S, path: &str, meta: &mut ArrayMetadata) {
     let ChunkKeyEncoding::V2 {
         separator: '.',
         stated: false,
     } = meta.key_encoding
     else {
-        return Ok(());
+        return;
     };
     if meta.grid.array_shape().len() < 2 || meta.grid.num_chunks() == 0 {
-        return Ok(());
+        return;
     }
     let first = vec![0; meta.grid.array_shape().len()];
     let nested = ChunkKeyEncoding::V2 {
         separator: '/',
         stated: false,
     };
-    if store
-        .size(&join(path, &meta.key_encoding.key(&first)))?
-        .is_none()
-        && store.size(&join(path, &nested.key(&first)))?.is_some()
-    {
+    // A probe: a store that cannot answer it (a bucket that refuses stats of missing keys with
+    // 403, a flaky server) keeps the metadata's `.`, as zarr-python reads it; the read itself
+    // then reports what the store says.
+    let found = |key: String| store.size(&join(path, &key)).ok().flatten().is_some();
+    if !found(meta.key_encoding.key(&first)) && found(nested.key(&first)) {
         meta.key_encoding = nested;
     }
-    Ok(())
 }

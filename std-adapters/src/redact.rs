@@ -47,12 +47,17 @@ struct Parts<'a> {
 impl<'a> Parts<'a> {
     fn of(url: &'a str) -> Option<Self> {
         let (scheme, rest) = url.split_once("://")?;
-        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-        let (authority, tail) = rest.split_at(end);
-        let (userinfo, host) = match authority.rsplit_once('@') {
-            Some((u, h)) => (Some(u), h),
-            None => (None, authority),
+        // The user information ends at the last `@` before the path: a password may hold a
+        // raw `?` or `#` (which URL syntax wants escaped, and users do not always escape), so
+        // those do not end it. (A `@` in a query without a path is then taken for one too:
+        // hidden more than needed, never less.)
+        let slash = rest.find('/').unwrap_or(rest.len());
+        let (userinfo, after) = match rest.get(..slash).and_then(|a| a.rfind('@')) {
+            Some(at) => (rest.get(..at), rest.get(at + 1..).unwrap_or("")),
+            None => (None, rest),
         };
+        let end = after.find(['/', '?', '#']).unwrap_or(after.len());
+        let (host, tail) = after.split_at(end);
         let (before_fragment, fragment) = match tail.split_once('#') {
             Some((b, f)) => (b, Some(f)),
             None => (tail, None),
@@ -329,6 +334,9 @@ mod tests {
                 "https://storage.googleapis.com/b/o?X-Goog-Signature=***&X-Goog-Credential=***#f",
             ),
             ("s3://bucket/prefix/a.zarr", "s3://bucket/prefix/a.zarr"),
+            // A password with a raw `#` or `?`, which URL syntax wants escaped.
+            ("https://bob:p#w?x@host/x", "https://***@host/x"),
+            ("https://host:8443/x?a=b@c", "https://host:8443/x?a=b@c"),
             ("not a url", "not a url"),
         ];
         for (url, want) in cases {

@@ -880,20 +880,26 @@ fn the_stated_limits_hold_at_their_values() {
         ),
         "{e}"
     );
-    // A metadata document of 16 MiB at most: a 17 MiB one is refused before it is parsed.
-    let mut store = MemoryStore::new();
-    let mut big = serde_json::to_vec(&v2(json!([4]), "|u1", json!(null))).unwrap();
-    big.pop();
-    big.extend_from_slice(br#", "padding": ""#);
-    big.resize(big.len() + (17 << 20), b' ');
-    big.extend_from_slice(br#""}"#);
-    store.insert("a/.zarray", big);
-    let e = Array::open(&store, "a").unwrap_err();
+    // A metadata document of 16 MiB at most: one of exactly 16 MiB opens, one byte more is
+    // refused before it is parsed.
+    let sized = |len: usize| {
+        let mut doc = serde_json::to_vec(&v2(json!([4]), "|u1", json!(null))).unwrap();
+        doc.pop();
+        doc.extend_from_slice(br#", "padding": ""#);
+        doc.resize(len - 2, b' ');
+        doc.extend_from_slice(br#""}"#);
+        let mut store = MemoryStore::new();
+        store.insert("a/.zarray", doc);
+        Array::open(&store, "a").map(|_| ())
+    };
+    sized(16 << 20).unwrap();
+    let e = sized((16 << 20) + 1).unwrap_err();
     assert!(
         e.to_string().contains("more than the 16777216 allowed"),
         "{e}"
     );
-    // JSON nested 129 levels deep (serde_json's limit is 128) is a JSON error, not a crash.
+    // JSON nested 200 levels deep (past serde_json's limit of 128) is a JSON error, not a
+    // stack overflow.
     let mut store = load("v3_float32");
     let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
     let doc = String::from_utf8(store.get("a/zarr.json").unwrap().to_vec()).unwrap();

@@ -10,11 +10,11 @@
 //! checked: a stream of `i32` in a `float32` array, or of twice as many `u16`, reads as those
 //! bytes (numcodecs would do the same, reinterpreting the output).
 
-use super::whole::Whole;
+use super::whole::{Whole, whole_backend};
 use pco::FULL_BATCH_N;
 use pco::data_types::{Number, NumberType};
 use pco::standalone::{DecompressorItem, FileDecompressor};
-use zinto_core::codec::{Backend, CodecName, Compressor, DecodeError, Progress};
+use zinto_core::codec::{CodecName, DecodeError};
 
 /// A pcodec decoder, reusable across chunks.
 #[derive(Debug, Default)]
@@ -146,31 +146,18 @@ fn decode_stream(stored: &[u8], dst: &mut [u8]) -> Result<(), DecodeError> {
     }
 }
 
-impl Backend for Pcodec {
-    fn codec(&self) -> CodecName {
-        CodecName::Pcodec
-    }
-
-    fn start(&mut self, _: &Compressor, encoded_len: u64, _: usize) -> Result<(), DecodeError> {
-        self.stored.start(encoded_len)
-    }
-
-    fn decode(
-        &mut self,
-        input: &[u8],
-        dst: &mut [u8],
-        pos: usize,
-    ) -> Result<Progress, DecodeError> {
-        self.stored.feed(input, dst, pos, |stored, out| {
-            decode_stream(stored.bytes(), out)
-        })
-    }
-}
+whole_backend!(
+    Pcodec,
+    CodecName::Pcodec,
+    |stored: &Whole, out: &mut [u8]| { decode_stream(stored.bytes(), out) }
+);
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use zinto_core::codec::{BytesCodecs, ChunkDecoder, DecodeError, Pcodec as Config, Status};
+    use zinto_core::codec::{
+        BytesCodecs, ChunkDecoder, Compressor, DecodeError, Pcodec as Config, Status,
+    };
 
     use super::*;
 

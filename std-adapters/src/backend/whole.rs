@@ -1,8 +1,18 @@
 //! The stored stream gathered whole, for backends whose decoder takes a whole stream at once
 //! (pco, zfp): as many bytes as are stored, never what the stream claims, kept in 64-bit words
 //! so that zfp can read them in place and pco as bytes.
+//!
+//! A stored stream may be at most twice what it decodes to, plus 1 MiB ([`max_stored`]):
+//! neither pco nor zfp expands data by more than a few percent, so a larger one (a file, or a
+//! server's `Content-Length`, claiming a terabyte) is refused before anything is gathered, and
+//! memory that cannot be had is an error, not an abort.
 
-use zinto_core::codec::{DecodeError, Progress, Status};
+use zinto_core::codec::{CodecName, DecodeError, Progress, Status};
+
+/// The most a stream that decodes to `decoded` bytes may be stored in.
+pub(super) fn max_stored(decoded: usize) -> u64 {
+    (decoded as u64).saturating_mul(2).saturating_add(1 << 20)
+}
 
 /// One stored stream, gathered as its pieces arrive; reusable across chunks.
 #[derive(Debug, Default)]
@@ -11,17 +21,34 @@ pub(super) struct Whole {
     filled: usize,
     len: usize,
     done: bool,
+    /// The codec of the stream started, for errors.
+    codec: Option<CodecName>,
 }
 
 impl Whole {
-    /// Ready for a stream of `encoded_len` bytes.
-    pub(super) fn start(&mut self, encoded_len: u64) -> Result<(), DecodeError> {
+    /// Ready for a stream of `codec`, stored in `encoded_len` bytes, that decodes to
+    /// `decoded_len` bytes.
+    ///
+    /// # Errors
+    /// [`DecodeError::Corrupt`] for a stored size past [`max_stored`].
+    pub(super) fn start(
+        &mut self,
+        codec: CodecName,
+        encoded_len: u64,
+        decoded_len: usize,
+    ) -> Result<(), DecodeError> {
         self.words.clear();
         self.filled = 0;
-        self.len = usize::try_from(encoded_len).map_err(|_| DecodeError::Internal {
-            what: "a stored chunk larger than memory",
-        })?;
         self.done = false;
+        self.codec = Some(codec);
+        let too_large = DecodeError::Corrupt {
+            codec,
+            reason: "a stored chunk over twice (plus 1 MiB) what it decodes to",
+        };
+        if encoded_len > max_stored(decoded_len) {
+            return Err(too_large);
+        }
+        self.len = usize::try_from(encoded_len).map_err(|_| too_large)?;
         Ok(())
     }
 
@@ -51,7 +78,19 @@ impl Whole {
         }
         let take = (self.len - self.filled).min(input.len());
         let end = self.filled + take;
-        self.words.resize(end.div_ceil(8), 0);
+        let words = end.div_ceil(8);
+        self.words
+            .try_reserve(words.saturating_sub(self.words.len()))
+            .map_err(|_| match self.codec {
+                Some(codec) => DecodeError::Unsupported {
+                    codec,
+                    what: "a stored chunk larger than the memory left",
+                },
+                None => DecodeError::Internal {
+                    what: "a gathered stream fed before it was started",
+                },
+            })?;
+        self.words.resize(words, 0);
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
         let (Some(slot), Some(piece)) = (bytes.get_mut(self.filled..end), input.get(..take)) else {
             return Err(DecodeError::Internal {
@@ -79,3 +118,35 @@ fn progress(consumed: usize, written: usize, status: Status) -> Progress {
         status,
     }
 }
+
+/// Implements [`Backend`](zinto_core::codec::Backend) for `$ty`, a decoder of `$codec` holding
+/// its stream in a field `stored: Whole`, that decodes the gathered stream with `$decode`
+/// (`fn(&Whole, &mut [u8]) -> Result<(), DecodeError>`, the destination exactly its size).
+macro_rules! whole_backend {
+    ($ty:ty, $codec:expr, $decode:expr) => {
+        impl zinto_core::codec::Backend for $ty {
+            fn codec(&self) -> zinto_core::codec::CodecName {
+                $codec
+            }
+
+            fn start(
+                &mut self,
+                _: &zinto_core::codec::Compressor,
+                encoded_len: u64,
+                decoded_len: usize,
+            ) -> Result<(), zinto_core::codec::DecodeError> {
+                self.stored.start($codec, encoded_len, decoded_len)
+            }
+
+            fn decode(
+                &mut self,
+                input: &[u8],
+                dst: &mut [u8],
+                pos: usize,
+            ) -> Result<zinto_core::codec::Progress, zinto_core::codec::DecodeError> {
+                self.stored.feed(input, dst, pos, $decode)
+            }
+        }
+    };
+}
+pub(super) use whole_backend;

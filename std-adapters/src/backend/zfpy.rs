@@ -15,9 +15,9 @@ use zfp_rs::{
     ZfpBitStreamRef, ZfpConfig, ZfpDecompressionError, ZfpFieldMut, ZfpHeaderMask, ZfpScalar,
     ZfpScalarType,
 };
-use zinto_core::codec::{Backend, CodecName, Compressor, DecodeError, Progress};
+use zinto_core::codec::{CodecName, DecodeError};
 
-use super::whole::Whole;
+use super::whole::{Whole, whole_backend};
 
 /// A zfpy decoder, reusable across chunks.
 #[derive(Debug, Default)]
@@ -113,32 +113,15 @@ impl Run<'_> {
     }
 }
 
-impl Backend for Zfpy {
-    fn codec(&self) -> CodecName {
-        CodecName::Zfpy
-    }
-
-    fn start(&mut self, _: &Compressor, encoded_len: u64, _: usize) -> Result<(), DecodeError> {
-        self.stored.start(encoded_len)
-    }
-
-    fn decode(
-        &mut self,
-        input: &[u8],
-        dst: &mut [u8],
-        pos: usize,
-    ) -> Result<Progress, DecodeError> {
-        self.stored.feed(input, dst, pos, |stored, out| {
-            decode_stream(stored.words(), out)
-        })
-    }
-}
+whole_backend!(Zfpy, CodecName::Zfpy, |stored: &Whole, out: &mut [u8]| {
+    decode_stream(stored.words(), out)
+});
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use zfp_rs::{ZfpBitStream, ZfpField};
-    use zinto_core::codec::{BytesCodecs, ChunkDecoder, Status, Zfpy as Config};
+    use zinto_core::codec::{BytesCodecs, ChunkDecoder, Compressor, Status, Zfpy as Config};
 
     use super::*;
 
@@ -224,5 +207,26 @@ mod tests {
             let e = decode(bad, &mut [0u8; 256], bad.len()).unwrap_err();
             assert!(e.to_string().contains("zfpy"), "{e}");
         }
+    }
+
+    /// A stored chunk claiming far more bytes than it could decode from (a server's 1 TiB
+    /// `Content-Length`) is refused at its start, before anything is gathered; one within twice
+    /// plus 1 MiB is taken.
+    #[test]
+    fn a_stored_size_past_twice_the_decoded_is_refused_at_once() {
+        let mut d = ChunkDecoder::new();
+        d.set_backend(Box::new(Zfpy::new()));
+        let e = d.start(&ZFPY, 1 << 40, 256).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DecodeError::Corrupt {
+                    codec: CodecName::Zfpy,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(d.start(&ZFPY, (1 << 20) + 512, 256).is_ok());
     }
 }

@@ -84,7 +84,12 @@ impl FileStore {
         let mut p = self.root.clone();
         let mut exists = true;
         for part in key.split('/').filter(|s| !s.is_empty()) {
-            if part == ".." || part == "." || part.contains('\\') {
+            // On Windows a segment with `:` (`C:`, `file:stream`) would leave the root.
+            if part == ".."
+                || part == "."
+                || part.contains('\\')
+                || cfg!(windows) && part.contains(':')
+            {
                 return Ok(None);
             }
             p.push(part);
@@ -301,7 +306,12 @@ mod tests {
         symlink(&root, base.join("root_link")).unwrap();
         let follows = FileStore::new(&root);
         // A key that would leave the root is missing, whatever is there.
-        for key in ["../outside/secret", "real/../../outside/secret", "./real/k"] {
+        for key in [
+            "../outside/secret",
+            "real/../../outside/secret",
+            "./real/k",
+            "real\\k",
+        ] {
             assert_eq!(follows.size(key).unwrap(), None, "{key}");
         }
         assert_eq!(follows.size("file_link").unwrap(), Some(7));

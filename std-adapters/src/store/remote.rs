@@ -50,10 +50,20 @@ pub struct RemoteOptions {
 
 impl fmt::Debug for RemoteOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let config: Vec<(&str, &str)> = self
+        // Secret settings hidden, and any URL among the others (an endpoint) printable.
+        let config: Vec<(&str, std::borrow::Cow<'_, str>)> = self
             .config
             .iter()
-            .map(|(k, v)| (k.as_str(), if secret_name(k) { HIDDEN } else { v.as_str() }))
+            .map(|(k, v)| {
+                (
+                    k.as_str(),
+                    if secret_name(k) {
+                        HIDDEN.into()
+                    } else {
+                        scrub(v)
+                    },
+                )
+            })
             .collect();
         f.debug_struct("RemoteOptions")
             .field("anonymous", &self.anonymous)

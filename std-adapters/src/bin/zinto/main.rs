@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use zinto::redact::scrub;
+use zinto::redact::{printable_url, scrub};
 use zinto::store::{RemoteOptions, RemoteStore, is_remote_url};
 use zinto::{Array, DataType, FileStore, Node, ReadOptions, Region, Store, VlenData};
 
@@ -57,8 +57,9 @@ struct Cli {
     /// default 64).
     #[arg(long, global = true, value_name = "N")]
     in_flight: Option<NonZeroUsize>,
-    /// For directories: refuse symbolic links inside the array or group (each a store error),
-    /// so that nothing outside it is read through one. By default they are followed.
+    /// For directories (info, read): refuse symbolic links inside the array or group (each a
+    /// store error), so that nothing outside it is read through one. By default they are
+    /// followed. merge reads the segment files it is given, as named.
     #[arg(long, global = true)]
     no_symlinks: bool,
 }
@@ -212,8 +213,14 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            // clap prints help and version to stdout (exit 0), usage errors to stderr (exit 2).
-            let _ = e.print();
+            // clap prints help and version to stdout (exit 0), usage errors to stderr (exit 2);
+            // an argument it quotes may be a URL with a secret.
+            let rendered = scrub(&e.render().to_string()).into_owned();
+            let _ = if e.use_stderr() {
+                std::io::Write::write_all(&mut std::io::stderr(), rendered.as_bytes())
+            } else {
+                std::io::Write::write_all(&mut std::io::stdout(), rendered.as_bytes())
+            };
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
@@ -295,13 +302,14 @@ fn remote_store(url: &str, remote: StoreArgs) -> Result<RemoteStore, Failure> {
 fn open_node(path: &Path, remote: StoreArgs) -> Result<Node<AnyStore>, Failure> {
     let shown = path.display();
     if let Some(url) = path.to_str().filter(|p| p.contains("://")) {
+        let shown = printable_url(url);
         if !is_remote_url(url) {
             return Err(Failure::Usage(format!(
-                "{url}: not a store zinto reads (s3://, gs://, az://, http(s)://, or a directory)"
+                "{shown}: not a store zinto reads (s3://, gs://, az://, http(s)://, or a directory)"
             )));
         }
         let store: AnyStore = Arc::new(remote_store(url, remote)?);
-        return Node::open(store, "").map_err(|e| Failure::Other(format!("{url}: {}", e.kind())));
+        return Node::open(store, "").map_err(|e| Failure::Other(format!("{shown}: {}", e.kind())));
     }
     if path.is_file() {
         let hint = match (path.file_name().and_then(|n| n.to_str()), path.parent()) {
@@ -374,7 +382,10 @@ fn write_output(out: Option<&Path>, buf: &[u8]) -> Result<(), Failure> {
 
 fn info(path: &Path, json: bool, remote: StoreArgs) -> Result<(), Failure> {
     // A URL as it may be printed: without its password or signature.
-    let shown = scrub(&path.display().to_string()).into_owned();
+    let shown = match path.to_str().filter(|p| p.contains("://")) {
+        Some(url) => printable_url(url),
+        None => path.display().to_string(),
+    };
     let name = Path::new(&shown)
         .file_name()
         .and_then(|n| n.to_str())
