@@ -25,10 +25,6 @@ const SECRET_PARAMS: [&str; 6] = ["sig", "credential", "token", "secret", "passw
 /// Whether a query parameter or setting named `name` carries a secret (`X-Amz-Signature`,
 /// `sig`, `aws_secret_access_key`, `azure_storage_sas_token`, ...).
 pub fn secret_name(name: &str) -> bool {
-    secret_param(name)
-}
-
-fn secret_param(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     SECRET_PARAMS.iter().any(|s| name.contains(s))
 }
@@ -82,7 +78,7 @@ impl<'a> Parts<'a> {
             .into_iter()
             .flat_map(|q| q.split('&'))
             .filter_map(|pair| pair.split_once('='))
-            .filter(|(name, value)| secret_param(name) && !value.is_empty())
+            .filter(|(name, value)| secret_name(name) && !value.is_empty())
             .map(|(_, value)| value)
     }
 }
@@ -116,7 +112,7 @@ pub fn printable_url(url: &str) -> String {
                 out.push('&');
             }
             match pair.split_once('=') {
-                Some((name, _)) if secret_param(name) => {
+                Some((name, _)) if secret_name(name) => {
                     out.push_str(name);
                     out.push('=');
                     out.push_str(HIDDEN);
