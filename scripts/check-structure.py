@@ -2,7 +2,7 @@
 """Structural rules the code keeps (docs/architecture.md), checked so they cannot drift:
 
 1. no import circles between the std crate's top-level modules (`crate::X` paths outside
-   tests, `src/bin` excluded: the binary is a crate of its own);
+   tests, `src/bin` excluded: the binary is a crate of its own, which calls `cli::run`);
 2. no library function longer than 80 lines (from its `fn` line to its closing brace) in
    core/src, std-adapters/src and python/src, tests excepted.
 

@@ -3,6 +3,7 @@
 //! it here to be filled in place.
 
 mod array;
+mod cli;
 mod errors;
 mod group;
 mod interruptible;
@@ -86,6 +87,7 @@ fn _zinto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(array::array_at_url, m)?)?;
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add_function(wrap_pyfunction!(merge::merge_segments, m)?)?;
+    m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
     m.add_class::<array::RsArray>()?;
     m.add_class::<group::RsGroup>()?;
     errors::register(m)?;

@@ -29,6 +29,9 @@
 mod array;
 pub mod backend;
 mod buffer;
+/// The `zinto` command: [`cli::run`] takes its arguments and returns its exit code.
+#[cfg(feature = "cli")]
+pub mod cli;
 mod concat;
 mod disjoint;
 mod doc;

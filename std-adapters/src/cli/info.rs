@@ -1,10 +1,10 @@
 //! `zinto info`: what an array holds, or the tree of a group's hierarchy; as text or one JSON
 //! object.
 
+use crate::{Array, Group, NodeKind, Store, ZarrFormat};
 use serde_json::{Map, Value, json};
-use zinto::{Array, Group, NodeKind, Store, ZarrFormat};
 
-use crate::describe;
+use crate::cli::describe;
 
 /// `info` counts present chunks only up to this many chunks in the grid.
 pub const MAX_CHUNKS_COUNTED: u64 = 1_000_000;
@@ -126,7 +126,7 @@ fn chunking<S: Store>(array: &Array<S>) -> (Vec<u64>, Option<Vec<u64>>) {
 /// has no fixed size).
 fn decoded_bytes<S: Store>(array: &Array<S>) -> Option<u64> {
     let elem = array.dtype().fixed_size()? as u64;
-    zinto::core::product(array.shape())
+    crate::core::product(array.shape())
         .ok()
         .and_then(|n| n.checked_mul(elem))
 }

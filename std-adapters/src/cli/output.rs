@@ -4,9 +4,9 @@ use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-use zinto::DataType;
+use crate::DataType;
 
-use crate::{Data, Failure, json_values, npy};
+use crate::cli::{Data, Failure, json_values, npy};
 
 /// How `zinto read` writes the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -6,7 +6,7 @@
 
 use std::num::IntErrorKind;
 
-use zinto::Region;
+use crate::Region;
 
 /// A parsed selection: the region to read, and which dimensions an integer index dropped.
 #[derive(Debug, Clone, PartialEq, Eq)]

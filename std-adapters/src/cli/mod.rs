@@ -1,3 +1,6 @@
+//! The `zinto` command, as a library function: the binary (`src/bin/zinto.rs`) and the Python
+//! package's `zinto` console script both call [`run`](crate::cli::run).
+//!
 //! `zinto`: look into a Zarr array, or read (a selection of) it into one buffer.
 //!
 //! Exit codes: 0 success, 2 usage error (bad arguments or selection), 1 any other error.
@@ -16,16 +19,15 @@ mod selection;
 use std::io::IsTerminal;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::redact::{printable_url, scrub};
+use crate::store::{RemoteOptions, RemoteStore, is_remote_url};
+use crate::{Array, DataType, FileStore, Node, ReadOptions, Region, Store, VlenData};
 use clap::{Parser, Subcommand};
-use zinto::redact::{printable_url, scrub};
-use zinto::store::{RemoteOptions, RemoteStore, is_remote_url};
-use zinto::{Array, DataType, FileStore, Node, ReadOptions, Region, Store, VlenData};
 
-use crate::output::{Format, Output};
+use crate::cli::output::{Format, Output};
 
 #[derive(Parser)]
 #[command(
@@ -209,8 +211,20 @@ fn print_line(text: impl std::fmt::Display) -> Result<(), Failure> {
     writeln!(std::io::stdout().lock(), "{text}").map_err(|e| Failure::writing("stdout", &e))
 }
 
-fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+/// Runs the command with `args` (the program's name first, as [`std::env::args_os`] gives
+/// them), printing to stdout and stderr; returns the exit code: 0 success, 2 usage error,
+/// 1 any other error.
+///
+/// ```
+/// let code = zinto::cli::run(["zinto", "--version"]);
+/// assert_eq!(code, 0);
+/// ```
+pub fn run<I, T>(args: I) -> u8
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help and version to stdout (exit 0), usage errors to stderr (exit 2);
@@ -221,7 +235,7 @@ fn main() -> ExitCode {
             } else {
                 std::io::Write::write_all(&mut std::io::stdout(), rendered.as_bytes())
             };
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return if e.use_stderr() { 2 } else { 0 };
         }
     };
     let remote = StoreArgs {
@@ -269,22 +283,24 @@ fn main() -> ExitCode {
         }),
     };
     match result {
-        Ok(()) | Err(Failure::StdoutClosed) => ExitCode::SUCCESS,
+        Ok(()) | Err(Failure::StdoutClosed) => 0,
         Err(Failure::Usage(msg)) => {
             eprintln!("zinto: usage error: {}", scrub(&msg));
-            ExitCode::from(2)
+            2
         }
         Err(Failure::Other(msg)) => {
             eprintln!("zinto: error: {}", scrub(&msg));
-            ExitCode::from(1)
+            1
         }
     }
 }
 
 /// The command line's settings for remote stores.
 fn remote_options(remote: StoreArgs) -> RemoteOptions {
-    let mut options = RemoteOptions::default();
-    options.anonymous = remote.anonymous;
+    let mut options = RemoteOptions {
+        anonymous: remote.anonymous,
+        ..RemoteOptions::default()
+    };
     if let Some(n) = remote.in_flight {
         options.in_flight = n;
     }

@@ -25,7 +25,7 @@ pub fn zeroed(len: usize) -> Option<OutBuf> {
         let _ = map.advise(memmap2::Advice::HugePage);
         return Some(OutBuf::Mapped(map));
     }
-    zinto::zeroed_buffer(len).map(OutBuf::Heap)
+    crate::zeroed_buffer(len).map(OutBuf::Heap)
 }
 
 impl Deref for OutBuf {

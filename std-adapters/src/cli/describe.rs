@@ -1,7 +1,7 @@
 //! Human-readable descriptions of metadata for `zinto info`.
 
-use zinto::core::codec::{ArrayToBytes, ChainLevel, CodecChain, Endian, IndexLocation, Location};
-use zinto::{DataType, FillValue};
+use crate::core::codec::{ArrayToBytes, ChainLevel, CodecChain, Endian, IndexLocation, Location};
+use crate::{DataType, FillValue};
 
 /// The codec chain of an array of `dtype` as one line, outermost first; nested sharding shows
 /// its inner chains. A variable-length type's chain starts with its `vlen-*` codec (the chain
@@ -96,7 +96,7 @@ pub fn fill_value(dtype: DataType, fill: &FillValue) -> String {
             ))
         }),
         DataType::DateTime64(unit) => ne(b).map(|a| {
-            crate::dates::datetime_iso(i64::from_ne_bytes(a), unit)
+            crate::cli::dates::datetime_iso(i64::from_ne_bytes(a), unit)
                 .unwrap_or_else(|| "NaT".to_owned())
         }),
         DataType::TimeDelta64(unit) => ne(b).map(|a| match i64::from_ne_bytes(a) {
@@ -120,7 +120,6 @@ pub fn fill_value(dtype: DataType, fill: &FillValue) -> String {
             Some(format!("b\"{}\"", b[..end].escape_ascii()))
         }
         DataType::Bytes => Some(format!("b\"{}\"", b.escape_ascii())),
-        _ => None,
     };
     shown.unwrap_or_else(|| format!("{b:02x?}"))
 }

@@ -48,7 +48,7 @@ pub fn write(w: &mut impl Write, descr: &str, shape: &[u64], data: &[u8]) -> std
 /// Variable-length values (UTF-8 strings, or bytes) as fixed-width NumPy elements: `<U n`
 /// (UTF-32, native order) with n the most characters of any, or `|S n` with n the longest;
 /// shorter values are zero-padded, as NumPy pads. Returns the type string and the bytes.
-pub fn fixed_width(values: &zinto::VlenData, utf8: bool) -> Result<(String, Vec<u8>), String> {
+pub fn fixed_width(values: &crate::VlenData, utf8: bool) -> Result<(String, Vec<u8>), String> {
     let width = |item: &[u8]| -> usize {
         if utf8 {
             std::str::from_utf8(item).map_or(0, |s| s.chars().count())
@@ -63,7 +63,7 @@ pub fn fixed_width(values: &zinto::VlenData, utf8: bool) -> Result<(String, Vec<
         .checked_mul(unit)
         .and_then(|w| w.checked_mul(values.len()))
         .ok_or("the fixed-width strings overflow the address space")?;
-    let mut out = zinto::zeroed_buffer(total)
+    let mut out = crate::zeroed_buffer(total)
         .ok_or_else(|| format!("cannot allocate {total} bytes for fixed-width strings"))?;
     for (item, slot) in values.iter().zip(out.chunks_exact_mut(n * unit)) {
         if utf8 {
@@ -77,9 +77,9 @@ pub fn fixed_width(values: &zinto::VlenData, utf8: bool) -> Result<(String, Vec<
     }
     let width = u32::try_from(n).map_err(|_| format!("strings of {n} units are too wide"))?;
     let ty = if utf8 {
-        zinto::DataType::FixedUtf32 { chars: width }
+        crate::DataType::FixedUtf32 { chars: width }
     } else {
-        zinto::DataType::FixedBytes { len: width }
+        crate::DataType::FixedBytes { len: width }
     };
     let descr = ty
         .numpy_str()

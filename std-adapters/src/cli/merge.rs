@@ -6,12 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use zinto::core::codec::{BytesCodecs, Checksums, Compressor};
-use zinto::core::formats::npy::MAGIC as NPY_MAGIC;
-use zinto::core::records::{RecordLayout, prepare_keys, sort_records_by_key_stable};
-use zinto::{ConcatPiece, ConcatPlan, FileStore, ReadOptions, SegmentFormat, SegmentsHeld, Store};
+use crate::core::codec::{BytesCodecs, Checksums, Compressor};
+use crate::core::formats::npy::MAGIC as NPY_MAGIC;
+use crate::core::records::{RecordLayout, prepare_keys, sort_records_by_key_stable};
+use crate::{ConcatPiece, ConcatPlan, FileStore, ReadOptions, SegmentFormat, SegmentsHeld, Store};
 
-use crate::{AnyStore, Failure, StoreArgs, check_output, rss, write_output};
+use crate::cli::{AnyStore, Failure, StoreArgs, check_output, rss, write_output};
 
 /// Scratch for `--stable`: merges whose smaller side fits are one pass; larger ones split.
 pub const STABLE_SCRATCH_LEN: usize = 16 << 20;
@@ -157,9 +157,9 @@ fn inputs_of(files: &[PathBuf], remote: StoreArgs) -> Result<(AnyStore, Vec<Stri
             "a mix of local files and URLs: pass either".into(),
         ));
     }
-    let options = crate::remote_options(remote);
-    let (store, keys) = zinto::store::objects(&urls, options).map_err(|e| match e {
-        zinto::StoreError::BadUrl { .. } => Failure::Usage(e.to_string()),
+    let options = crate::cli::remote_options(remote);
+    let (store, keys) = crate::store::objects(&urls, options).map_err(|e| match e {
+        crate::StoreError::BadUrl { .. } => Failure::Usage(e.to_string()),
         other => Failure::Other(other.to_string()),
     })?;
     Ok((std::sync::Arc::new(store), keys))
@@ -288,7 +288,7 @@ fn decode(
         )));
     }
     let len = plan.len();
-    let mut buf = zinto::zeroed_buffer(len)
+    let mut buf = crate::zeroed_buffer(len)
         .ok_or_else(|| Failure::Other(format!("cannot allocate {len} bytes for the output")))?;
     let options = ReadOptions {
         threads: Some(threads),
@@ -323,8 +323,8 @@ fn sort(
         let mut scratch = vec![0u8; STABLE_SCRATCH_LEN.min(buf.len() / 2)];
         sort_records_by_key_stable(buf, layout, &mut scratch)
     } else {
-        zinto::sort_prepared_parallel(buf, layout, threads)
-            .and_then(|()| zinto::restore_keys_parallel(buf, layout, threads))
+        crate::sort_prepared_parallel(buf, layout, threads)
+            .and_then(|()| crate::restore_keys_parallel(buf, layout, threads))
     };
     sorted.map_err(|e| Failure::Other(e.to_string()))
 }
@@ -367,11 +367,11 @@ impl Summary {
                 "shape": held.map(SegmentsHeld::shape),
             });
             // A summary nobody reads any more is no failure.
-            let _ = crate::print_line(summary);
+            let _ = crate::cli::print_line(summary);
         } else {
             // As `read` says it: the ratio only where the output outweighs the process.
             let memory = match (peak, over) {
-                (_, Some(o)) if self.bytes >= crate::RATIO_MIN_BYTES => {
+                (_, Some(o)) if self.bytes >= crate::cli::RATIO_MIN_BYTES => {
                     format!("peak memory {o:.3}x the output")
                 }
                 (Some(p), _) => format!("peak RSS {:.1} MB", p as f64 / 1e6),
@@ -389,7 +389,7 @@ impl Summary {
 fn write_npy(out: Option<&Path>, held: &SegmentsHeld, buf: &[u8]) -> Result<(), Failure> {
     let Some(path) = out else { return Ok(()) };
     let header =
-        crate::npy::header(&held.dtype.to_string(), &held.shape()).map_err(Failure::Other)?;
+        crate::cli::npy::header(&held.dtype.to_string(), &held.shape()).map_err(Failure::Other)?;
     let written = std::fs::File::create(path).and_then(|f| {
         use std::io::Write;
         let mut w = std::io::BufWriter::new(f);

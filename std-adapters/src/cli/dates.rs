@@ -11,7 +11,7 @@
 //!
 //! Every other count prints as NumPy prints it.
 
-use zinto::{TimeUnit, Unit};
+use crate::{TimeUnit, Unit};
 
 /// NumPy's NaT ("not a time"): the smallest `i64`.
 const NAT: i64 = i64::MIN;
@@ -178,7 +178,7 @@ fn year_text(year: i128) -> String {
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::datetime_iso;
-    use zinto::{TimeUnit, Unit};
+    use crate::{TimeUnit, Unit};
 
     /// The unit `scale` of NumPy's `code`.
     fn unit(code: &str, scale: u32) -> TimeUnit {

@@ -5,10 +5,10 @@
 //! `[re, im]`, dates ISO 8601 strings as NumPy prints them, durations integer counts of their
 //! unit, NaT `null`, strings strings (trailing NUL padding removed), bytes base64.
 
+use crate::{DataType, VlenData};
 use serde_json::{Value, json};
-use zinto::{DataType, VlenData};
 
-use crate::dates::datetime_iso;
+use crate::cli::dates::datetime_iso;
 
 /// Selections with more elements than this are refused: JSON is for looking, `.npy` for data.
 pub const MAX_JSON_ELEMENTS: u64 = 1_000_000;
