@@ -347,6 +347,24 @@ fn failed_connections_show_no_secret() {
     assert_no_secret(&e);
 }
 
+/// A host that refuses the connection, or a name that does not resolve, fails at the first
+/// attempt (a retry a moment later would meet the same answer), and says why; a dropped
+/// connection is still retried.
+#[test]
+fn refused_and_unresolved_hosts_are_not_retried() {
+    for (url, why) in [
+        ("http://127.0.0.1:9/data.zarr", "refused"),
+        ("http://nonexistent.invalid/data.zarr", "lookup"),
+    ] {
+        let store = remote(url, quick());
+        let said = Array::open(&store, "").unwrap_err().to_string();
+        assert!(said.contains(why), "{said}");
+        assert!(!said.contains("retries"), "retried: {said}");
+    }
+    let (said, _) = fail_every_time(Fault::Drop, quick());
+    assert!(said.contains("after 3 retries"), "{said}");
+}
+
 // ---- What a hostile server can do (docs/security.md) ----------------------------------------
 
 /// A redirect to another host: S3 requests are signed (an `Authorization` header); the

@@ -1,6 +1,8 @@
 //! Stores that read a key's bytes straight into the caller's slice.
 
 #[cfg(feature = "remote")]
+mod fail_fast;
+#[cfg(feature = "remote")]
 pub(crate) mod fetch;
 mod file;
 mod memory;

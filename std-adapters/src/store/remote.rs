@@ -7,6 +7,7 @@
 //! starts the fetch stage (`fetch.rs`), which keeps many GETs in flight ahead of the decoding
 //! workers.
 
+use super::fail_fast::FailFastConnector;
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::ops::{ControlFlow, Range};
@@ -357,7 +358,8 @@ fn http_store(url: &str, rest: &str, settings: Settings<'_>) -> Built {
     let base = url.len() - rest.len() + after;
     let mut b = http::HttpBuilder::new()
         .with_url(url.get(..base).unwrap_or(url))
-        .with_retry(settings.retry);
+        .with_retry(settings.retry)
+        .with_http_connector(FailFastConnector);
     for (k, v) in settings.client {
         b = b.with_config(k, v);
     }
@@ -385,7 +387,9 @@ fn cloud_store(scheme: &str, rest: &str, trimmed: &str, settings: Settings<'_>) 
     // unsigned requests, then the caller's keys.
     macro_rules! cloud {
         ($builder:expr, $client_key:path) => {{
-            let mut b = $builder.with_retry(retry);
+            let mut b = $builder
+                .with_retry(retry)
+                .with_http_connector(FailFastConnector);
             for (k, v) in client {
                 b = b.with_config($client_key(k), v);
             }
