@@ -76,6 +76,9 @@ pub enum ErrorKind {
         /// What this one holds.
         holds: Box<str>,
     },
+    /// A chunk could not be encoded: a compressor this build does not write, or its
+    /// library's error.
+    Encode(String),
     /// The output buffer is not the size of the selection.
     OutputSize {
         /// Bytes the selection needs.
@@ -116,6 +119,7 @@ impl fmt::Display for ErrorKind {
                 first_holds,
                 holds,
             } => write!(f, "holds {holds}, but {first} holds {first_holds}"),
+            Self::Encode(why) => f.write_str(why),
             Self::OutputSize { expected, got } => write!(
                 f,
                 "output buffer holds {got} bytes, the selection needs {expected}"
@@ -214,6 +218,11 @@ impl Error {
     pub fn kind(&self) -> &ErrorKind {
         &self.kind
     }
+
+    /// What went wrong, without the where (the write path puts its own where back).
+    pub(crate) fn into_kind(self) -> ErrorKind {
+        self.kind
+    }
 }
 
 impl fmt::Display for Error {
@@ -251,6 +260,7 @@ impl std::error::Error for Error {
             | ErrorKind::Internal { .. }
             | ErrorKind::WrongType { .. }
             | ErrorKind::ChunkChanged
+            | ErrorKind::Encode(_)
             | ErrorKind::Cancelled => None,
         }
     }

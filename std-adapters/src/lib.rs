@@ -29,6 +29,7 @@
 mod array;
 pub mod backend;
 mod buffer;
+mod builder;
 /// The `zinto` command: [`cli::run`] takes its arguments and returns its exit code.
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -46,11 +47,13 @@ mod records;
 pub mod redact;
 pub mod store;
 mod vlen;
+mod write;
 
 pub use array::{Array, ReadOptions};
 #[cfg(feature = "zstd-c")]
 pub use backend::CZstd;
 pub use buffer::zeroed_buffer;
+pub use builder::ArrayBuilder;
 pub use concat::{
     ConcatPiece, ConcatPlan, SegmentFormat, SegmentsHeld, concat_into, concat_to_vec,
 };
@@ -61,8 +64,9 @@ pub use metadata::{ArrayMetadata, DataType, FillValue, NodeKind, TimeUnit, Unit,
 pub use node::Node;
 pub use reader::{BLOCK_LEN, COALESCE_GAP, WINDOW_LEN};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
-pub use store::{FileStore, MemoryStore, REMOTE_WORKERS_PER_CORE, Store, StoreError};
+pub use store::{FileStore, MemoryStore, ObjectWriter, REMOTE_WORKERS_PER_CORE, Store, StoreError};
 pub use vlen::VlenData;
+pub use write::{WRITE_WINDOW, WriteOptions};
 pub use zinto_core as core;
 pub use zinto_core::{LayoutError, Region};
 

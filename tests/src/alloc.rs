@@ -89,3 +89,11 @@ pub fn with_cap<T>(bytes: usize, f: impl FnOnce() -> T) -> T {
     CAP.store(usize::MAX, SeqCst);
     out
 }
+
+/// The counters are global: tests take turns so that one test's allocations never land in
+/// another's measurement (nextest runs each in its own process anyway; `cargo test` does not).
+pub fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    TURN.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -26,18 +26,10 @@ use std::time::Duration;
 use zinto::{
     Array, BLOCK_LEN, COALESCE_GAP, MemoryStore, ReadOptions, Region, Store, StoreError, WINDOW_LEN,
 };
-use zinto_tests::alloc::{Counting, measure};
+use zinto_tests::alloc::{Counting, measure, one_at_a_time};
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
-
-/// The counters are global: tests take turns so that one test's allocations never land in
-/// another's measurement (nextest runs each in its own process anyway; `cargo test` does not).
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    TURN.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
 
 const SHAPE: [u64; 3] = [16, 512, 512];
 const CHUNK: [u64; 3] = [4, 512, 512];

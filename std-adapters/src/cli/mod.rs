@@ -6,6 +6,7 @@
 //! Exit codes: 0 success, 2 usage error (bad arguments or selection), 1 any other error.
 
 mod buffer;
+mod create;
 mod dates;
 mod describe;
 mod info;
@@ -139,6 +140,42 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Create an array from a `.npy` file: chunked, encoded and written by one worker per
+    /// core, each chunk straight from the file's data.
+    #[command(after_help = "Examples:\n  \
+        zinto create t.zarr --from t.npy --chunks 90,120 --codec zstd:3\n  \
+        zinto create t2.zarr --from t.npy --chunks 90,120 --codec gzip:5 --zarr-format 2\n  \
+        zinto create t3.zarr --from t.npy --chunks 90,120 --codec zstd --codec crc32c --json")]
+    Create {
+        /// The new array's directory.
+        dst: PathBuf,
+        /// The `.npy` file to write (C order, this machine's byte order).
+        #[arg(long, value_name = "FILE")]
+        from: PathBuf,
+        /// The chunk shape, one size per dimension separated by commas. Example: `--chunks 10,1000,1000`.
+        #[arg(long, value_name = "C")]
+        chunks: String,
+        /// A codec of the chain, in order: `raw`, `zstd[:LEVEL]` (default 3), `gzip[:LEVEL]`,
+        /// `zlib[:LEVEL]` (v2; default 5), `crc32c` (v3). At most one compressor. Default: raw.
+        #[arg(long = "codec", value_name = "SPEC")]
+        codecs: Vec<String>,
+        /// Zarr format: 3 (`zarr.json`) or 2 (`.zarray`).
+        #[arg(long, value_name = "2|3", default_value_t = 3)]
+        zarr_format: u8,
+        /// The fill value, as metadata states it (`0`, `-1.5`, `NaN`, `true`). Default 0.
+        #[arg(long, value_name = "V", allow_hyphen_values = true)]
+        fill_value: Option<String>,
+        /// Worker threads (default: one per core).
+        #[arg(long, short, value_name = "N")]
+        threads: Option<NonZeroUsize>,
+        /// Replace metadata already at DST (chunks there are overwritten as written).
+        #[arg(long)]
+        overwrite: bool,
+        /// Print the summary as one JSON object on stdout instead of a line on stderr (the
+        /// keys of `read --json`; `bytes` are the input's).
+        #[arg(long)]
+        json: bool,
+    },
     /// Concatenate variable-size chunk files into one exact buffer and sort its records by a
     /// key field, in place.
     #[command(after_help = "Examples:\n  \
@@ -243,7 +280,23 @@ where
         in_flight: cli.in_flight,
         no_symlinks: cli.no_symlinks,
     };
-    let result = match cli.command {
+    let result = dispatch(cli.command, remote);
+    match result {
+        Ok(()) | Err(Failure::StdoutClosed) => 0,
+        Err(Failure::Usage(msg)) => {
+            eprintln!("zinto: usage error: {}", scrub(&msg));
+            2
+        }
+        Err(Failure::Other(msg)) => {
+            eprintln!("zinto: error: {}", scrub(&msg));
+            1
+        }
+    }
+}
+
+/// Runs `command`.
+fn dispatch(command: Command, remote: StoreArgs) -> Result<(), Failure> {
+    match command {
         Command::Info { path, json } => info(&path, json, remote),
         Command::Read {
             array,
@@ -259,6 +312,27 @@ where
             threads,
             out: out.as_deref(),
             format,
+            json,
+        }),
+        Command::Create {
+            dst,
+            from,
+            chunks,
+            codecs,
+            zarr_format,
+            fill_value,
+            threads,
+            overwrite,
+            json,
+        } => create::create(&create::CreateArgs {
+            dst: &dst,
+            from: &from,
+            chunks: &chunks,
+            codecs: &codecs,
+            zarr_format,
+            fill_value: fill_value.as_deref(),
+            threads,
+            overwrite,
             json,
         }),
         Command::Merge {
@@ -281,17 +355,6 @@ where
             out: out.as_deref(),
             json,
         }),
-    };
-    match result {
-        Ok(()) | Err(Failure::StdoutClosed) => 0,
-        Err(Failure::Usage(msg)) => {
-            eprintln!("zinto: usage error: {}", scrub(&msg));
-            2
-        }
-        Err(Failure::Other(msg)) => {
-            eprintln!("zinto: error: {}", scrub(&msg));
-            1
-        }
     }
 }
 
@@ -523,6 +586,7 @@ fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
             .min(usize::try_from(chunks).unwrap_or(usize::MAX))
             .max(1),
         chunks,
+        wrote: false,
     };
     summary.print(args.json, &out_shape, dtype);
     Ok(())
@@ -597,6 +661,8 @@ struct ReadSummary {
     baseline: Option<u64>,
     workers: usize,
     chunks: u64,
+    /// A write (`create`): the bytes are the input's, not an output's.
+    wrote: bool,
 }
 
 impl ReadSummary {
@@ -607,6 +673,7 @@ impl ReadSummary {
             baseline,
             workers,
             chunks,
+            wrote,
         } = *self;
         let peak = rss::peak_rss_bytes();
         let mb_per_s = if seconds > 0.0 {
@@ -638,15 +705,19 @@ impl ReadSummary {
             let _ = print_line(summary);
             return;
         }
+        let (verb, what, from) = match wrote {
+            true => ("wrote", "input", "to"),
+            false => ("read", "output", "from"),
+        };
         let rss = match (peak, over) {
             (Some(p), Some(o)) if len >= RATIO_MIN_BYTES => {
-                format!("peak RSS {:.1} MB ({o:.3}x the output)", p as f64 / 1e6)
+                format!("peak RSS {:.1} MB ({o:.3}x the {what})", p as f64 / 1e6)
             }
             (Some(p), _) => format!("peak RSS {:.1} MB", p as f64 / 1e6),
             _ => "peak RSS unknown".to_owned(),
         };
         eprintln!(
-            "read {len} bytes in {seconds:.3} s ({mb_per_s:.1} MB/s) with {workers} thread(s) from {chunks} chunk(s); {rss}"
+            "{verb} {len} bytes in {seconds:.3} s ({mb_per_s:.1} MB/s) with {workers} thread(s) {from} {chunks} chunk(s); {rss}"
         );
     }
 }

@@ -5,10 +5,12 @@ mod fail_fast;
 #[cfg(feature = "remote")]
 pub(crate) mod fetch;
 mod file;
+mod file_write;
 mod memory;
 mod read_ahead;
 #[cfg(feature = "remote")]
 mod remote;
+mod write;
 
 #[cfg(feature = "remote")]
 pub use fetch::{FRAMES_AHEAD, SPAN_GAP};
@@ -18,6 +20,7 @@ pub use read_ahead::REMOTE_WORKERS_PER_CORE;
 pub use read_ahead::{FirstBytes, PieceSource, ReadAhead, ReadPlan};
 #[cfg(feature = "remote")]
 pub use remote::{RemoteOptions, RemoteStore, is_remote_url, objects};
+pub use write::ObjectWriter;
 
 use std::fmt;
 
@@ -126,6 +129,35 @@ pub trait Store: Send + Sync {
         let _ = prefix;
         Err(StoreError::ListingUnsupported)
     }
+
+    /// A writer of the object `key`, replacing any object there once committed
+    /// ([`ObjectWriter`]).
+    ///
+    /// # Errors
+    /// [`StoreError::ReadOnly`] by default: a store that cannot write says so.
+    fn writer(&self, key: &str) -> Result<Box<dyn ObjectWriter + '_>, StoreError> {
+        let _ = key;
+        Err(StoreError::ReadOnly)
+    }
+
+    /// Writes `bytes` as the object `key` in one step: [`Store::writer`], one write, commit.
+    ///
+    /// # Errors
+    /// As [`Store::writer`] and [`ObjectWriter::write`].
+    fn write_from(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let mut w = self.writer(key)?;
+        w.write(bytes)?;
+        w.commit()
+    }
+
+    /// Removes the object `key`; nothing if it is absent.
+    ///
+    /// # Errors
+    /// [`StoreError::ReadOnly`] by default; the store's error otherwise.
+    fn delete(&self, key: &str) -> Result<(), StoreError> {
+        let _ = key;
+        Err(StoreError::ReadOnly)
+    }
 }
 
 /// The part of `buf` the next block of [`Store::read_blocks`] fills, `left` bytes being left.
@@ -196,6 +228,14 @@ pub enum StoreError {
     },
     /// This store cannot list its keys (a plain HTTP server, for one).
     ListingUnsupported,
+    /// This store cannot write (a remote store, for now; a store made for reading).
+    ReadOnly,
+    /// A key no object of this store can have (for a file store, one with a `..` or `.`
+    /// segment, a backslash, or on Windows a `:`): refused rather than written elsewhere.
+    BadKey {
+        /// The key, as given.
+        key: String,
+    },
     /// A symbolic link where a key's file or a directory on its way belongs, in a
     /// [`FileStore`] that refuses them ([`FileStore::without_symlinks`]).
     ///
@@ -308,6 +348,8 @@ impl fmt::Display for StoreError {
                     _ => Ok(()),
                 }
             }
+            Self::ReadOnly => f.write_str("this store cannot write"),
+            Self::BadKey { key } => write!(f, "{key:?} cannot name an object of this store"),
             Self::Io(e) => write!(f, "I/O error: {e}"),
             Self::Internal { what } => write!(f, "internal error (a bug in zinto): {what}"),
         }
@@ -362,6 +404,15 @@ impl<S: Store + ?Sized> Store for &S {
     fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         (**self).list_dir(prefix)
     }
+    fn writer(&self, key: &str) -> Result<Box<dyn ObjectWriter + '_>, StoreError> {
+        (**self).writer(key)
+    }
+    fn write_from(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        (**self).write_from(key, bytes)
+    }
+    fn delete(&self, key: &str) -> Result<(), StoreError> {
+        (**self).delete(key)
+    }
 }
 
 impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
@@ -392,6 +443,15 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         (**self).list_dir(prefix)
+    }
+    fn writer(&self, key: &str) -> Result<Box<dyn ObjectWriter + '_>, StoreError> {
+        (**self).writer(key)
+    }
+    fn write_from(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        (**self).write_from(key, bytes)
+    }
+    fn delete(&self, key: &str) -> Result<(), StoreError> {
+        (**self).delete(key)
     }
 }
 

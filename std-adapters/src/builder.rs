@@ -1,0 +1,301 @@
+//! Creating arrays: [`ArrayBuilder`] states an array (shape, data type, chunks, codecs, fill
+//! value, attributes, dimension names, Zarr v3 or v2) and writes its metadata document
+//! (`zarr.json`, or `.zarray` and `.zattrs`), as zarr-python 3.1.6 writes them.
+
+use serde_json::{Map, Value, json};
+use zinto_core::codec::{Compressor, Endian, Gzip, Zlib, Zstd};
+
+use crate::Array;
+use crate::error::{Error, ErrorKind};
+use crate::metadata::{DataType, FillValue, MetadataError, ZarrFormat};
+use crate::store::Store;
+
+/// A new array, stated; [`ArrayBuilder::create`] writes its metadata and opens it.
+///
+/// The chunks are stored as `bytes` (little endian unless [`ArrayBuilder::endian`] says),
+/// then the compressor if one is set, then `crc32c` if asked. The fill value is 0 (`false`)
+/// unless set; the chunk keys are v3's default (`c/0/1`) or v2's (`0.1`).
+#[derive(Debug, Clone)]
+pub struct ArrayBuilder {
+    shape: Vec<u64>,
+    dtype: DataType,
+    chunks: Vec<u64>,
+    format: ZarrFormat,
+    compressor: Option<Compressor>,
+    crc32c: bool,
+    endian: Endian,
+    fill_value: Option<Value>,
+    attributes: Map<String, Value>,
+    dimension_names: Option<Vec<Option<String>>>,
+    overwrite: bool,
+}
+
+fn refused(what: String) -> ErrorKind {
+    ErrorKind::Metadata(MetadataError::Unsupported(what))
+}
+
+impl ArrayBuilder {
+    /// An array of `shape` and `dtype` in chunks of `chunks`: Zarr v3, uncompressed.
+    pub fn new(shape: &[u64], dtype: DataType, chunks: &[u64]) -> Self {
+        Self {
+            shape: shape.to_vec(),
+            dtype,
+            chunks: chunks.to_vec(),
+            format: ZarrFormat::V3,
+            compressor: None,
+            crc32c: false,
+            endian: Endian::Little,
+            fill_value: None,
+            attributes: Map::new(),
+            dimension_names: None,
+            overwrite: false,
+        }
+    }
+
+    /// Zarr v2 (`.zarray`) or v3 (`zarr.json`, the default).
+    #[must_use]
+    pub fn zarr_format(mut self, format: ZarrFormat) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// Compress the chunks with `compressor` (zstd, gzip; zlib in v2).
+    #[must_use]
+    pub fn compressor(mut self, compressor: Compressor) -> Self {
+        self.compressor = Some(compressor);
+        self
+    }
+
+    /// Compress the chunks with zstd at `level` (without a content checksum).
+    #[must_use]
+    pub fn zstd(self, level: i32) -> Self {
+        self.compressor(Compressor::Zstd(Zstd {
+            level: Some(level),
+            checksum: false,
+        }))
+    }
+
+    /// Compress the chunks with gzip at `level` (0 to 9).
+    #[must_use]
+    pub fn gzip(self, level: u8) -> Self {
+        self.compressor(Compressor::Gzip(Gzip { level: Some(level) }))
+    }
+
+    /// Compress the chunks with zlib at `level` (0 to 9; a Zarr v2 compressor).
+    #[must_use]
+    pub fn zlib(self, level: u8) -> Self {
+        self.compressor(Compressor::Zlib(Zlib { level: Some(level) }))
+    }
+
+    /// End each chunk with a CRC-32C of its stored bytes (v3 `crc32c`).
+    #[must_use]
+    pub fn crc32c(mut self) -> Self {
+        self.crc32c = true;
+        self
+    }
+
+    /// Store elements in this byte order (little endian by default).
+    #[must_use]
+    pub fn endian(mut self, endian: Endian) -> Self {
+        self.endian = endian;
+        self
+    }
+
+    /// The fill value as metadata states it (`0`, `1.5`, `"NaN"`, `true`, `[0.0, 1.0]`),
+    /// checked against the data type when the array is created.
+    #[must_use]
+    pub fn fill_value(mut self, value: Value) -> Self {
+        self.fill_value = Some(value);
+        self
+    }
+
+    /// User attributes (v3 `attributes`, v2 `.zattrs`).
+    #[must_use]
+    pub fn attributes(mut self, attributes: Map<String, Value>) -> Self {
+        self.attributes = attributes;
+        self
+    }
+
+    /// Dimension names (v3 `dimension_names`; in v2 xarray's `_ARRAY_DIMENSIONS` attribute).
+    #[must_use]
+    pub fn dimension_names(mut self, names: Vec<Option<String>>) -> Self {
+        self.dimension_names = Some(names);
+        self
+    }
+
+    /// Replace an array's (or group's) metadata already at the path; by default that is
+    /// refused. Chunks already there are not removed.
+    #[must_use]
+    pub fn overwrite(mut self, overwrite: bool) -> Self {
+        self.overwrite = overwrite;
+        self
+    }
+
+    /// Writes the metadata at `path` in `store` and opens the array there.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Metadata`] for what zinto cannot create (named: a data type or compressor
+    /// it does not write yet, a fill value the type cannot hold, dimension names of another
+    /// length), or metadata already at `path` without [`ArrayBuilder::overwrite`];
+    /// [`ErrorKind::Store`] if the store fails; then as [`Array::open`].
+    pub fn create<S: Store>(&self, store: S, path: &str) -> Result<Array<S>, Error> {
+        let path = path.trim_matches('/');
+        let err = |kind| Error::new(path, None, kind);
+        let docs = self.documents().map_err(err)?;
+        for taken in ["zarr.json", ".zarray", ".zgroup"] {
+            let key = crate::doc::join(path, taken);
+            let store_err = |e| Error::new(path, Some(&key), ErrorKind::Store(e));
+            if store.size(&key).map_err(store_err)?.is_none() {
+                continue;
+            }
+            if !self.overwrite {
+                return Err(err(refused(format!(
+                    "creating an array where {key} exists (replace it with .overwrite(true))"
+                ))));
+            }
+            if !docs.iter().any(|(name, _)| *name == taken) {
+                store.delete(&key).map_err(store_err)?;
+            }
+        }
+        for (name, doc) in &docs {
+            let bytes = serde_json::to_vec_pretty(doc)
+                .map_err(|e| err(ErrorKind::Encode(e.to_string())))?;
+            let key = crate::doc::join(path, name);
+            store
+                .write_from(&key, &bytes)
+                .map_err(|e| Error::new(path, Some(&key), ErrorKind::Store(e)))?;
+        }
+        Array::open(store, path)
+    }
+
+    /// The documents to write, by name.
+    fn documents(&self) -> Result<Vec<(&'static str, Value)>, ErrorKind> {
+        if self.dtype.number().is_none() {
+            return Err(refused(format!(
+                "creating arrays of {} (not yet: numbers and bool)",
+                self.dtype
+            )));
+        }
+        if let Some(names) = &self.dimension_names
+            && names.len() != self.shape.len()
+        {
+            return Err(refused(format!(
+                "{} dimension names for {} dimensions",
+                names.len(),
+                self.shape.len()
+            )));
+        }
+        let fill = self.fill_json();
+        FillValue::parse(self.dtype, &fill)
+            .map_err(|why| refused(format!("fill value {fill}: {why}")))?;
+        Ok(match self.format {
+            ZarrFormat::V3 => vec![("zarr.json", self.v3(fill)?)],
+            ZarrFormat::V2 => {
+                let mut attrs = self.attributes.clone();
+                if let Some(names) = &self.dimension_names {
+                    attrs.insert("_ARRAY_DIMENSIONS".into(), json!(names));
+                }
+                vec![
+                    (".zarray", self.v2(fill)?),
+                    (".zattrs", Value::Object(attrs)),
+                ]
+            }
+        })
+    }
+
+    /// The fill value as stated, or the type's zero.
+    fn fill_json(&self) -> Value {
+        if let Some(v) = &self.fill_value {
+            return v.clone();
+        }
+        match self.dtype {
+            DataType::Bool => json!(false),
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => json!(0.0),
+            DataType::Complex64 | DataType::Complex128 => json!([0.0, 0.0]),
+            DataType::Int8
+            | DataType::Int16
+            | DataType::Int32
+            | DataType::Int64
+            | DataType::UInt8
+            | DataType::UInt16
+            | DataType::UInt32
+            | DataType::UInt64
+            | DataType::DateTime64(_)
+            | DataType::TimeDelta64(_) => json!(0),
+            DataType::FixedUtf32 { .. } | DataType::String => json!(""),
+            DataType::FixedBytes { .. } | DataType::Bytes => json!(""),
+        }
+    }
+
+    fn v3(&self, fill: Value) -> Result<Value, ErrorKind> {
+        let endian = match self.endian {
+            Endian::Little => "little",
+            Endian::Big => "big",
+        };
+        let mut codecs = vec![json!({"name": "bytes", "configuration": {"endian": endian}})];
+        if let Some(c) = &self.compressor {
+            codecs.push(match c {
+                Compressor::Zstd(z) => json!({"name": "zstd", "configuration": {"level": z.level.unwrap_or(0), "checksum": z.checksum}}),
+                Compressor::Gzip(g) => json!({"name": "gzip", "configuration": {"level": g.level.unwrap_or(6)}}),
+                other => return Err(refused(format!("creating a Zarr v3 array compressed with {other} (zstd or gzip)"))),
+            });
+        }
+        if self.crc32c {
+            codecs.push(json!({"name": "crc32c"}));
+        }
+        let mut doc = json!({
+            "zarr_format": 3,
+            "node_type": "array",
+            "shape": self.shape,
+            "data_type": self.dtype.name(),
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": self.chunks}},
+            "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+            "fill_value": fill,
+            "codecs": codecs,
+            "attributes": self.attributes,
+        });
+        if let (Some(names), Some(obj)) = (&self.dimension_names, doc.as_object_mut()) {
+            obj.insert("dimension_names".into(), json!(names));
+        }
+        Ok(doc)
+    }
+
+    fn v2(&self, fill: Value) -> Result<Value, ErrorKind> {
+        if self.crc32c {
+            return Err(refused("crc32c in a Zarr v2 array (a v3 codec)".into()));
+        }
+        let native = self
+            .dtype
+            .numpy_str()
+            .ok_or(refused(format!("creating arrays of {}", self.dtype)))?;
+        let dtype = match (self.endian, native.as_bytes().first()) {
+            (Endian::Big, Some(b'<')) => format!(">{}", &native[1..]),
+            (Endian::Little, Some(b'>')) => format!("<{}", &native[1..]),
+            _ => native,
+        };
+        let compressor = match &self.compressor {
+            None => Value::Null,
+            Some(Compressor::Zstd(z)) => {
+                json!({"id": "zstd", "level": z.level.unwrap_or(0), "checksum": z.checksum})
+            }
+            Some(Compressor::Gzip(g)) => json!({"id": "gzip", "level": g.level.unwrap_or(6)}),
+            Some(Compressor::Zlib(z)) => json!({"id": "zlib", "level": z.level.unwrap_or(6)}),
+            Some(other) => {
+                return Err(refused(format!(
+                    "creating a Zarr v2 array compressed with {other} (zstd, gzip or zlib)"
+                )));
+            }
+        };
+        Ok(json!({
+            "zarr_format": 2,
+            "shape": self.shape,
+            "chunks": self.chunks,
+            "dtype": dtype,
+            "compressor": compressor,
+            "fill_value": fill,
+            "order": "C",
+            "filters": null,
+            "dimension_separator": ".",
+        }))
+    }
+}

@@ -1,0 +1,167 @@
+//! `zinto create`: a new array from a `.npy` file, chunked and encoded as asked.
+
+use std::num::NonZeroUsize;
+use std::path::Path;
+use std::time::Instant;
+
+use crate::core::codec::{Compressor, Gzip, Zlib, Zstd};
+use crate::core::formats::npy;
+use crate::{ArrayBuilder, DataType, FileStore, Region, WriteOptions, ZarrFormat};
+
+use super::{Failure, ReadSummary, rss};
+
+/// What `zinto create` was asked.
+pub struct CreateArgs<'a> {
+    pub dst: &'a Path,
+    pub from: &'a Path,
+    pub chunks: &'a str,
+    pub codecs: &'a [String],
+    pub zarr_format: u8,
+    pub fill_value: Option<&'a str>,
+    pub threads: Option<NonZeroUsize>,
+    pub overwrite: bool,
+    pub json: bool,
+}
+
+/// The codec chain `--codec` specs make: a compressor (at most one) and `crc32c`s.
+fn codecs(specs: &[String], mut b: ArrayBuilder) -> Result<ArrayBuilder, Failure> {
+    let mut compressed = false;
+    for spec in specs {
+        let (name, arg) = spec
+            .split_once(':')
+            .map_or((spec.as_str(), None), |(n, a)| (n, Some(a)));
+        let level = |max: i64| -> Result<Option<i64>, Failure> {
+            arg.map(|a| match a.parse::<i64>() {
+                Ok(l) if (0..=max).contains(&l) => Ok(l),
+                _ => Err(Failure::Usage(format!(
+                    "--codec {spec}: LEVEL is 0 to {max}"
+                ))),
+            })
+            .transpose()
+        };
+        let compressor = match name {
+            "raw" => None,
+            "crc32c" => {
+                b = b.crc32c();
+                None
+            }
+            // The levels are in range of their types.
+            #[allow(clippy::cast_possible_truncation)]
+            "zstd" => Some(Compressor::Zstd(Zstd {
+                level: Some(level(22)?.unwrap_or(3) as i32),
+                checksum: false,
+            })),
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            "gzip" => Some(Compressor::Gzip(Gzip {
+                level: Some(level(9)?.unwrap_or(5) as u8),
+            })),
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            "zlib" => Some(Compressor::Zlib(Zlib {
+                level: Some(level(9)?.unwrap_or(5) as u8),
+            })),
+            "blosc" => {
+                return Err(Failure::Usage(format!(
+                    "--codec {spec}: zinto does not write Blosc yet (raw, zstd, gzip, zlib, crc32c)"
+                )));
+            }
+            _ => {
+                return Err(Failure::Usage(format!(
+                    "--codec {spec}: not a codec zinto writes (raw, zstd[:LEVEL], gzip[:LEVEL], zlib[:LEVEL], crc32c)"
+                )));
+            }
+        };
+        if let Some(c) = compressor {
+            if compressed {
+                return Err(Failure::Usage("--codec: one compressor at most".into()));
+            }
+            compressed = true;
+            b = b.compressor(c);
+        }
+    }
+    Ok(b)
+}
+
+/// `--chunks 10,1000,1000` for an array of `shape`.
+fn chunk_shape(text: &str, shape: &[u64]) -> Result<Vec<u64>, Failure> {
+    let chunks: Vec<u64> = text
+        .split(',')
+        .map(|c| c.trim().parse::<u64>().ok().filter(|&c| c > 0))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            Failure::Usage(format!(
+                "--chunks {text}: positive integers separated by commas"
+            ))
+        })?;
+    if chunks.len() != shape.len() {
+        return Err(Failure::Usage(format!(
+            "--chunks {text}: {} dimensions, the array has {} ({shape:?})",
+            chunks.len(),
+            shape.len()
+        )));
+    }
+    Ok(chunks)
+}
+
+pub fn create(args: &CreateArgs<'_>) -> Result<(), Failure> {
+    let shown = args.from.display();
+    let file = std::fs::read(args.from).map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
+    let header = npy::parse(&file, file.len() as u64)
+        .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
+    if header.fortran_order {
+        return Err(Failure::Other(format!(
+            "{shown}: Fortran-ordered; save it C-ordered (np.ascontiguousarray)"
+        )));
+    }
+    if header.dtype.big_endian != cfg!(target_endian = "big") && header.dtype.number.size() > 1 {
+        return Err(Failure::Other(format!(
+            "{shown}: not in this machine's byte order (zinto writes from native-order data)"
+        )));
+    }
+    let shape = header.shape.as_slice().to_vec();
+    let dtype = DataType::from(header.dtype.number);
+    let data = usize::try_from(header.data_offset)
+        .ok()
+        .and_then(|at| file.get(at..))
+        .ok_or_else(|| Failure::Other(format!("{shown}: data past the file's end")))?;
+    let mut builder = ArrayBuilder::new(&shape, dtype, &chunk_shape(args.chunks, &shape)?)
+        .overwrite(args.overwrite);
+    builder = match args.zarr_format {
+        2 => builder.zarr_format(ZarrFormat::V2),
+        3 => builder,
+        n => return Err(Failure::Usage(format!("--zarr-format {n}: 2 or 3"))),
+    };
+    builder = codecs(args.codecs, builder)?;
+    if let Some(fill) = args.fill_value {
+        let v = serde_json::from_str(fill)
+            .unwrap_or_else(|_| serde_json::Value::String(fill.to_owned()));
+        builder = builder.fill_value(v);
+    }
+    let array = builder
+        .create(FileStore::new(args.dst), "")
+        .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))?;
+    let whole = Region::whole(&shape).map_err(|e| Failure::Other(e.to_string()))?;
+    let chunks = array.metadata().grid.num_chunks();
+    let options = WriteOptions {
+        threads: args.threads,
+        ..WriteOptions::default()
+    };
+    let workers = options.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+        NonZeroUsize::get,
+    );
+    let baseline = rss::current_rss_bytes();
+    let started = Instant::now();
+    array
+        .write_from_with(&whole, data, &options)
+        .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))?;
+    let summary = ReadSummary {
+        len: data.len(),
+        seconds: started.elapsed().as_secs_f64(),
+        baseline,
+        workers: workers.min(usize::try_from(chunks).unwrap_or(usize::MAX)),
+        chunks,
+        wrote: true,
+    };
+    summary.print(args.json, &shape, dtype);
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! Writing a [`FileStore`]'s files: each object is written to a temporary name in its own
+//! folder and renamed over its key's name when complete (`rename` replaces a file in one step
+//! on POSIX and Windows alike), so a crash, a kill or an error never leaves a torn chunk:
+//! a key holds its old bytes, its new ones, or nothing.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::{FileStore, ObjectWriter, StoreError};
+
+/// Tells apart the temporary files of one process's concurrent writers.
+static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
+
+/// A file being written under a temporary name beside `target`.
+#[derive(Debug)]
+pub(super) struct StagedFile {
+    file: Option<File>,
+    temp: PathBuf,
+    target: PathBuf,
+    fsync: bool,
+}
+
+impl StagedFile {
+    /// Starts writing the file `target` (its folders made as needed).
+    pub(super) fn create(target: PathBuf, fsync: bool) -> Result<Self, StoreError> {
+        let dir = target.parent().ok_or(StoreError::Internal {
+            what: "a key's file with no folder",
+        })?;
+        std::fs::create_dir_all(dir).map_err(StoreError::Io)?;
+        let name = target
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let n = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
+        // A dot first: listings (a group's members) skip hidden names.
+        let temp = dir.join(format!(".{name}.{}-{n}.zinto-partial", std::process::id()));
+        let file = File::create_new(&temp).map_err(StoreError::Io)?;
+        Ok(Self {
+            file: Some(file),
+            temp,
+            target,
+            fsync,
+        })
+    }
+}
+
+impl ObjectWriter for StagedFile {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        let file = self.file.as_mut().ok_or(StoreError::Internal {
+            what: "a write after the file was closed",
+        })?;
+        file.write_all(bytes).map_err(StoreError::Io)
+    }
+
+    fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
+        let file = self.file.take().ok_or(StoreError::Internal {
+            what: "a file committed twice",
+        })?;
+        if self.fsync {
+            file.sync_all().map_err(StoreError::Io)?;
+        }
+        drop(file);
+        std::fs::rename(&self.temp, &self.target).map_err(StoreError::Io)?;
+        if self.fsync {
+            sync_dir(&self.target)?;
+        }
+        // Renamed: nothing is left to remove.
+        self.temp = PathBuf::new();
+        Ok(())
+    }
+}
+
+impl Drop for StagedFile {
+    /// An uncommitted file is removed; its key keeps what it held.
+    fn drop(&mut self) {
+        drop(self.file.take());
+        if !self.temp.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Makes a rename in `path`'s folder durable (POSIX: the folder's entry is synced itself).
+fn sync_dir(path: &Path) -> Result<(), StoreError> {
+    #[cfg(unix)]
+    if let Some(dir) = path.parent() {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(StoreError::Io)?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+impl FileStore {
+    /// The file of `key` for writing: refused where the key cannot name one inside the root.
+    pub(super) fn path_to_write(&self, key: &str) -> Result<PathBuf, StoreError> {
+        match self.path(key)? {
+            Some(p) if key.split('/').any(|s| !s.is_empty()) => Ok(p),
+            _ => Err(StoreError::BadKey {
+                key: key.to_owned(),
+            }),
+        }
+    }
+}

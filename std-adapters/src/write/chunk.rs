@@ -1,0 +1,248 @@
+//! One chunk written: which path it takes, by how it meets the region (see the module above).
+
+use zinto_core::{MemoryOrder, Piece, Region, Runs};
+
+use super::encoders::{self, Encode};
+use super::stream::{ChunkStream, StreamError, Windows};
+use super::{WRITE_WINDOW, WriteJob, WritePlan};
+use crate::error::{Error, ErrorKind};
+use crate::store::Store;
+use crate::{ReadOptions, buffer};
+
+/// A worker's state, kept from chunk to chunk: its compressor, its windows, and the chunk of
+/// scratch for chunks the region cuts (made on first use).
+pub(crate) struct Worker {
+    encoder: Option<Box<dyn Encode>>,
+    windows: Windows,
+    scratch: Vec<u8>,
+}
+
+/// `e`, from a chunk's stream, as the error kind it is.
+fn stream_kind(e: StreamError) -> ErrorKind {
+    match e {
+        StreamError::Store(e) => ErrorKind::Store(e),
+        StreamError::Encode(e) => ErrorKind::Encode(e.to_string()),
+    }
+}
+
+fn internal(what: &'static str) -> ErrorKind {
+    ErrorKind::Internal { what }
+}
+
+/// Whether `bytes` are all `fill`, element by element (bit for bit: a NaN of another payload
+/// is not the fill value).
+fn is_fill(bytes: &[u8], fill: &[u8]) -> bool {
+    if fill.iter().all(|&b| b == 0) {
+        return bytes.iter().all(|&b| b == 0);
+    }
+    !fill.is_empty()
+        && bytes.len().is_multiple_of(fill.len())
+        && bytes.chunks_exact(fill.len()).all(|e| e == fill)
+}
+
+impl Worker {
+    /// A worker for `plan`: its compressor made now, so that one this build cannot write is
+    /// refused before any chunk is.
+    pub(crate) fn new(plan: &WritePlan) -> Result<Self, ErrorKind> {
+        let encoder = match &plan.compressor {
+            Some(c) => Some(encoders::encoder(c).map_err(|e| ErrorKind::Encode(e.to_string()))?),
+            None => None,
+        };
+        let window = |used: bool| {
+            if used {
+                vec![0u8; WRITE_WINDOW]
+            } else {
+                Vec::new()
+            }
+        };
+        Ok(Self {
+            encoder,
+            windows: Windows {
+                out: window(true),
+                swap: window(plan.swap > 0),
+            },
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Writes the chunk of `piece`.
+    pub(crate) fn write_piece<S: Store>(
+        &mut self,
+        job: &WriteJob<'_, S>,
+        piece: &Piece,
+    ) -> Result<(), Error> {
+        let key = job.array.chunk_key(&piece.chunk);
+        let at = |kind| Error::new(job.array.path(), Some(&key), kind);
+        let grid = &job.array.metadata().grid;
+        let order = MemoryOrder::c(grid.ndim()).map_err(|e| at(ErrorKind::Layout(e)))?;
+        let runs = piece
+            .runs(grid, job.plan.elem, &order, job.region.shape())
+            .map_err(|e| at(ErrorKind::Layout(e)))?;
+        if piece.is_whole_chunk(grid) {
+            self.whole(job, &key, runs).map_err(at)
+        } else {
+            self.cut(job, &key, piece, runs).map_err(at)
+        }
+    }
+
+    /// A chunk the region holds whole: from the caller's slice, run by run.
+    fn whole<S: Store>(
+        &mut self,
+        job: &WriteJob<'_, S>,
+        key: &str,
+        runs: Runs,
+    ) -> Result<(), ErrorKind> {
+        let part = |r: &zinto_core::Run| {
+            job.input
+                .get(r.dst..r.dst + r.len)
+                .ok_or(internal("a run outside the input"))
+        };
+        if !job.options.write_empty_chunks {
+            let mut all_fill = true;
+            for r in runs.clone() {
+                all_fill &= is_fill(part(&r)?, &job.plan.fill);
+                if !all_fill {
+                    break;
+                }
+            }
+            if all_fill {
+                return job.array.store().delete(key).map_err(ErrorKind::Store);
+            }
+        }
+        let mut stream = self.stream(job, key)?;
+        for r in runs {
+            stream.push(part(&r)?).map_err(stream_kind)?;
+        }
+        stream.finish().map_err(stream_kind)
+    }
+
+    /// A chunk the region cuts, or one at the array's edge: the old chunk (or the fill
+    /// value) in scratch, the region's part over it, and that written.
+    fn cut<S: Store>(
+        &mut self,
+        job: &WriteJob<'_, S>,
+        key: &str,
+        piece: &Piece,
+        runs: Runs,
+    ) -> Result<(), ErrorKind> {
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let result = self.cut_in(job, key, piece, runs, &mut scratch);
+        self.scratch = scratch;
+        result
+    }
+
+    fn cut_in<S: Store>(
+        &mut self,
+        job: &WriteJob<'_, S>,
+        key: &str,
+        piece: &Piece,
+        runs: Runs,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(), ErrorKind> {
+        let plan = job.plan;
+        if scratch.len() != plan.chunk_len {
+            *scratch = buffer::zeroed_buffer(plan.chunk_len).ok_or(ErrorKind::OutOfMemory {
+                bytes: plan.chunk_len as u64,
+            })?;
+        }
+        for e in scratch.chunks_exact_mut(plan.elem) {
+            e.copy_from_slice(&plan.fill);
+        }
+        let in_array = job
+            .array
+            .metadata()
+            .grid
+            .chunk_region(&piece.chunk)
+            .map_err(ErrorKind::Layout)?;
+        if piece.in_chunk.shape() != in_array.shape() {
+            read_old(job, &in_array, scratch)?;
+        }
+        for r in runs {
+            let src = job
+                .input
+                .get(r.dst..r.dst + r.len)
+                .ok_or(internal("a run outside the input"))?;
+            scratch
+                .get_mut(r.src..r.src + r.len)
+                .ok_or(internal("a run outside the chunk"))?
+                .copy_from_slice(src);
+        }
+        if !job.options.write_empty_chunks && is_fill(scratch, &plan.fill) {
+            return job.array.store().delete(key).map_err(ErrorKind::Store);
+        }
+        let mut stream = self.stream(job, key)?;
+        stream.push(scratch).map_err(stream_kind)?;
+        stream.finish().map_err(stream_kind)
+    }
+
+    /// A stream of one chunk into the store under `key`.
+    fn stream<'w, S: Store>(
+        &'w mut self,
+        job: &'w WriteJob<'_, S>,
+        key: &str,
+    ) -> Result<ChunkStream<'w>, ErrorKind> {
+        let writer = job.array.store().writer(key).map_err(ErrorKind::Store)?;
+        let plan = job.plan;
+        let encoder = self.encoder.as_deref_mut().map(|e| e as &mut dyn Encode);
+        ChunkStream::new(
+            encoder,
+            &mut self.windows,
+            (plan.chunk_len as u64, plan.swap, plan.crc32c),
+            writer,
+        )
+        .map_err(stream_kind)
+    }
+}
+
+/// Reads the chunk's part of the array as it stands (`in_array`: the chunk's region, clipped
+/// to the array) into `scratch`, a whole chunk laid out in C order; a missing chunk reads as
+/// the fill value already there.
+fn read_old<S: Store>(
+    job: &WriteJob<'_, S>,
+    in_array: &Region,
+    scratch: &mut [u8],
+) -> Result<(), ErrorKind> {
+    let one = ReadOptions {
+        threads: Some(std::num::NonZeroUsize::MIN),
+        ..ReadOptions::default()
+    };
+    let grid = &job.array.metadata().grid;
+    if in_array.shape() == grid.chunk_shape() {
+        return job
+            .array
+            .read_into_with(in_array, scratch, &one)
+            .map_err(Error::into_kind);
+    }
+    // An edge chunk: its part inside the array, then laid into the padded chunk.
+    let len = job
+        .array
+        .selection_len(in_array)
+        .map_err(Error::into_kind)?;
+    let mut part =
+        buffer::zeroed_buffer(len).ok_or(ErrorKind::OutOfMemory { bytes: len as u64 })?;
+    job.array
+        .read_into_with(in_array, &mut part, &one)
+        .map_err(Error::into_kind)?;
+    let zero =
+        Region::new(&vec![0; in_array.ndim()], in_array.shape()).map_err(ErrorKind::Layout)?;
+    let order = MemoryOrder::c(in_array.ndim()).map_err(ErrorKind::Layout)?;
+    let runs = Runs::new(
+        job.plan.elem,
+        grid.chunk_shape(),
+        &order,
+        &zero,
+        in_array.shape(),
+        &zero,
+    )
+    .map_err(ErrorKind::Layout)?;
+    for r in runs {
+        let src = part
+            .get(r.dst..r.dst + r.len)
+            .ok_or(internal("a run outside the old part"))?;
+        scratch
+            .get_mut(r.src..r.src + r.len)
+            .ok_or(internal("a run outside the chunk"))?
+            .copy_from_slice(src);
+    }
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! Writing an array from the caller's buffer ([`Array::write_from`]), the mirror of
+//! `read_into`: each chunk the region touches is encoded once, straight from the caller's
+//! slice where the chunk lies whole in it, and streamed to the store through a window per
+//! worker; workers write disjoint chunks in parallel.
+//!
+//! The paths, by how a chunk meets the region:
+//! - whole, contiguous in the input: compressed from the caller's slice (stored as it is,
+//!   one write of the slice, when uncompressed);
+//! - whole, in rows of the input: the rows go to the compressor in order, none gathered
+//!   into a chunk-sized buffer;
+//! - cut by the region, or at the array's edge: the old chunk is read (or the fill value
+//!   laid) into one chunk of scratch per worker, the region's part copied in, and that
+//!   encoded; edges are padded with the fill value, as zarr-python pads them.
+//!
+//! A chunk that is all fill value is not written, and an old one there is removed, as
+//! zarr-python does by default (`write_empty_chunks=False`); [`WriteOptions`] can write them.
+
+mod chunk;
+mod encoders;
+mod plan;
+mod stream;
+
+use std::num::NonZeroUsize;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use zinto_core::{Pieces, Region};
+
+use crate::Array;
+use crate::error::{Error, ErrorKind};
+use crate::store::Store;
+
+pub(crate) use plan::WritePlan;
+
+/// Bytes of a worker's output window (and of its byte-swap window, for arrays stored in the
+/// other byte order).
+pub const WRITE_WINDOW: usize = 512 << 10;
+
+/// How to run a write.
+#[derive(Default, Clone, Copy)]
+pub struct WriteOptions<'a> {
+    /// Worker threads; `None` means one per available core. Never more than the chunks
+    /// written.
+    pub threads: Option<NonZeroUsize>,
+    /// Called after each chunk with (chunks done, chunks in all), from the worker that did it.
+    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+    /// Checked before each chunk: once it is `true`, no further chunk is written and the
+    /// write returns [`ErrorKind::Cancelled`]. Chunks already written stay written (each
+    /// whole: none is left torn).
+    pub cancel: Option<&'a AtomicBool>,
+    /// Write chunks that are all fill value too (zarr-python's `write_empty_chunks=True`).
+    /// By default they are not written, and an old chunk there is removed.
+    pub write_empty_chunks: bool,
+}
+
+impl std::fmt::Debug for WriteOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteOptions")
+            .field("threads", &self.threads)
+            .field("progress", &self.progress.is_some())
+            .field("cancel", &self.cancel)
+            .field("write_empty_chunks", &self.write_empty_chunks)
+            .finish()
+    }
+}
+
+/// One write: what every worker shares.
+pub(crate) struct WriteJob<'a, S> {
+    pub(crate) array: &'a Array<S>,
+    pub(crate) plan: &'a WritePlan,
+    pub(crate) region: &'a Region,
+    pub(crate) input: &'a [u8],
+    pub(crate) options: &'a WriteOptions<'a>,
+}
+
+impl<S: Store> Array<S> {
+    /// Writes `input` (C order, native byte order, the selection's size as for
+    /// [`Array::read_into`]) into `region` of the array, with one worker per core.
+    ///
+    /// ```
+    /// use zinto::{Array, ArrayBuilder, DataType, FileStore, Region};
+    ///
+    /// # let dir = tempdir();
+    /// # fn tempdir() -> std::path::PathBuf {
+    /// #     let d = std::env::temp_dir().join(format!("zinto-doc-{}", std::process::id()));
+    /// #     let _ = std::fs::remove_dir_all(&d);
+    /// #     d
+    /// # }
+    /// let array = ArrayBuilder::new(&[100, 80], DataType::Float32, &[50, 40])
+    ///     .zstd(3)
+    ///     .create(FileStore::new(&dir), "")?;
+    /// let values: Vec<f32> = (0..8000).map(|i| i as f32).collect();
+    /// let whole = Region::whole(&[100, 80])?;
+    /// array.write_from(&whole, bytemuck::cast_slice(&values))?;
+    /// let back = array.read_to_vec(&Region::from_ranges(&[1..2, 0..2])?)?;
+    /// assert_eq!(back, bytemuck::cast_slice::<f32, u8>(&[80.0, 81.0]));
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), zinto::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::OutputSize`] if `input` is not the region's size, [`ErrorKind::Layout`]
+    /// for a region outside the array, [`ErrorKind::Metadata`] for what the write path does not
+    /// write yet (sharding, filters, transposed chunks, variable-length data; named),
+    /// [`ErrorKind::Encode`] for a compressor this build cannot write, and
+    /// [`ErrorKind::Store`] with the chunk's key when the store fails.
+    pub fn write_from(&self, region: &Region, input: &[u8]) -> Result<(), Error> {
+        self.write_from_with(region, input, &WriteOptions::default())
+    }
+
+    /// [`Self::write_from`] with explicit options (threads, progress, cancel, empty chunks).
+    ///
+    /// # Errors
+    /// As [`Self::write_from`]; [`ErrorKind::Cancelled`] once `cancel` is set. The first
+    /// error stops the write: chunks written before it stay written, each whole.
+    pub fn write_from_with(
+        &self,
+        region: &Region,
+        input: &[u8],
+        options: &WriteOptions<'_>,
+    ) -> Result<(), Error> {
+        let err = |kind| Error::new(self.path(), None, kind);
+        let expected = self.selection_len(region)?;
+        if input.len() != expected {
+            return Err(err(ErrorKind::OutputSize {
+                expected: expected as u64,
+                got: input.len() as u64,
+            }));
+        }
+        let plan = WritePlan::of(self.metadata()).map_err(err)?;
+        let pieces = self
+            .metadata()
+            .grid
+            .pieces(region)
+            .map_err(|e| err(ErrorKind::Layout(e)))?;
+        let total = pieces
+            .chunk_count()
+            .map_err(|e| err(ErrorKind::Layout(e)))?;
+        let job = WriteJob {
+            array: self,
+            plan: &plan,
+            region,
+            input,
+            options,
+        };
+        let threads = options
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
+            .get()
+            .min(usize::try_from(total).unwrap_or(usize::MAX));
+        run_workers(&job, &pieces, total, threads)
+    }
+}
+
+/// Runs `threads` workers over the `total` pieces, each taking the next piece until none is
+/// left, one fails, or the write is cancelled; the first error is the write's.
+fn run_workers<S: Store>(
+    job: &WriteJob<'_, S>,
+    pieces: &Pieces<'_>,
+    total: u64,
+    threads: usize,
+) -> Result<(), Error> {
+    let err = |kind| Error::new(job.array.path(), None, kind);
+    let next = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let first_error: Mutex<Option<Error>> = Mutex::new(None);
+    let stop = AtomicBool::new(false);
+    let work = || {
+        let mut worker = chunk::Worker::new(job.plan).map_err(err)?;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            if job
+                .options
+                .cancel
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+            {
+                return Err(err(ErrorKind::Cancelled));
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(piece) = pieces.get(i) else {
+                return Ok(());
+            };
+            worker.write_piece(job, &piece)?;
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(progress) = job.options.progress {
+                progress(n, total);
+            }
+        }
+    };
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                if let Err(e) = work() {
+                    stop.store(true, Ordering::Relaxed);
+                    let mut slot = first_error
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    slot.get_or_insert(e);
+                }
+            });
+        }
+    });
+    match first_error
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+    {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

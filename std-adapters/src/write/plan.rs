@@ -1,0 +1,84 @@
+//! What a write needs of an array's codecs, checked once before any chunk is written: the
+//! compressor, the checksums, the byte swap and the fill value. What the write path does not
+//! write yet is refused here, by name, before the store is touched.
+
+use zinto_core::codec::{ArrayToBytes, ChecksumKind, Compressor, Endian, Location};
+
+use crate::error::ErrorKind;
+use crate::metadata::{ArrayMetadata, MetadataError};
+
+/// An array's chunk encoding, as the write path runs it.
+#[derive(Debug, Clone)]
+pub(crate) struct WritePlan {
+    /// The compressor, if the chunks are compressed.
+    pub(crate) compressor: Option<Compressor>,
+    /// `crc32c` codecs after it.
+    pub(crate) crc32c: usize,
+    /// Bytes to swap each scalar by (0: stored in the machine's order).
+    pub(crate) swap: usize,
+    /// Bytes of one element.
+    pub(crate) elem: usize,
+    /// One element of fill value, native byte order.
+    pub(crate) fill: Vec<u8>,
+    /// Bytes of one whole chunk.
+    pub(crate) chunk_len: usize,
+}
+
+fn unsupported(what: &str) -> ErrorKind {
+    ErrorKind::Metadata(MetadataError::Unsupported(format!(
+        "writing {what} (not yet)"
+    )))
+}
+
+impl WritePlan {
+    /// The plan for `meta`, or what in it the write path does not write.
+    pub(crate) fn of(meta: &ArrayMetadata) -> Result<Self, ErrorKind> {
+        let Some(elem) = meta.dtype.fixed_size() else {
+            return Err(unsupported(&format!(
+                "variable-length data ({})",
+                meta.dtype
+            )));
+        };
+        let [level] = meta.chain.levels() else {
+            return Err(unsupported("sharded arrays"));
+        };
+        if !level.order.is_c() {
+            return Err(unsupported(
+                "chunks in another memory order (transpose, v2 order F)",
+            ));
+        }
+        if !level.filters.is_empty() {
+            return Err(unsupported("filters"));
+        }
+        let swap = match &level.array_to_bytes {
+            ArrayToBytes::Bytes(Some(endian)) if *endian != Endian::NATIVE => {
+                meta.dtype.scalar_size()
+            }
+            ArrayToBytes::Bytes(_) => 0,
+            ArrayToBytes::Sharding(_) => return Err(unsupported("sharded arrays")),
+        };
+        let mut crc32c = 0;
+        for sum in level.bytes_codecs.checksums.iter() {
+            match (sum.kind, sum.location) {
+                (ChecksumKind::Crc32c, Location::End) => crc32c += 1,
+                (kind, _) => return Err(unsupported(&format!("the {} checksum", kind.name()))),
+            }
+        }
+        let chunk_len = meta
+            .grid
+            .chunk_shape()
+            .iter()
+            .try_fold(1u64, |n, &d| n.checked_mul(d))
+            .and_then(|n| usize::try_from(n).ok())
+            .and_then(|n| n.checked_mul(elem))
+            .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+        Ok(Self {
+            compressor: level.bytes_codecs.compressor,
+            crc32c,
+            swap: if swap > 1 { swap } else { 0 },
+            elem,
+            fill: meta.fill_value.as_bytes().to_vec(),
+            chunk_len,
+        })
+    }
+}

@@ -1,0 +1,193 @@
+//! One chunk's stored bytes, made as they stream to the store: elements byte-swapped if the
+//! array stores another byte order, compressed into the worker's window, checksums updated on
+//! the way and appended at the end, each full window written out. No chunk-sized buffer.
+
+use zinto_core::codec::{CRC32C, Crc32, Status};
+
+use super::encoders::{Encode, EncodeError};
+use crate::store::{ObjectWriter, StoreError};
+
+/// Why a chunk's stream failed.
+#[derive(Debug)]
+pub(crate) enum StreamError {
+    /// The store's.
+    Store(StoreError),
+    /// The compressor's.
+    Encode(EncodeError),
+}
+
+impl From<StoreError> for StreamError {
+    fn from(e: StoreError) -> Self {
+        Self::Store(e)
+    }
+}
+
+impl From<EncodeError> for StreamError {
+    fn from(e: EncodeError) -> Self {
+        Self::Encode(e)
+    }
+}
+
+/// A worker's buffers for streaming chunks: the output window and the byte-swap window.
+#[derive(Debug, Default)]
+pub(crate) struct Windows {
+    pub(crate) out: Vec<u8>,
+    pub(crate) swap: Vec<u8>,
+}
+
+/// The bytes one chunk is stored as, under way.
+pub(crate) struct ChunkStream<'a> {
+    encoder: Option<&'a mut dyn Encode>,
+    windows: &'a mut Windows,
+    /// Bytes of the output window in use.
+    filled: usize,
+    /// Element size to byte-swap by (0: no swap).
+    swap: usize,
+    /// One running CRC-32C per `crc32c` codec, innermost first.
+    sums: Vec<Crc32>,
+    writer: Box<dyn ObjectWriter + 'a>,
+}
+
+impl<'a> ChunkStream<'a> {
+    /// A stream of `len` bytes into `writer`, through `encoder` (none: stored as they are),
+    /// elements swapped by `swap` bytes (0 for none), with `crc32c` checksums after.
+    pub(crate) fn new(
+        encoder: Option<&'a mut dyn Encode>,
+        windows: &'a mut Windows,
+        (len, swap, crc32c): (u64, usize, usize),
+        writer: Box<dyn ObjectWriter + 'a>,
+    ) -> Result<Self, StreamError> {
+        let mut encoder = encoder;
+        if let Some(e) = encoder.as_deref_mut() {
+            e.begin(len)?;
+        }
+        Ok(Self {
+            encoder,
+            windows,
+            filled: 0,
+            swap,
+            sums: (0..crc32c).map(|_| Crc32::new(&CRC32C)).collect(),
+            writer,
+        })
+    }
+
+    /// The next bytes of the chunk, in order.
+    pub(crate) fn push(&mut self, part: &[u8]) -> Result<(), StreamError> {
+        if self.swap > 1 {
+            let mut swap = std::mem::take(&mut self.windows.swap);
+            let result = self.push_swapped(part, &mut swap);
+            self.windows.swap = swap;
+            return result;
+        }
+        self.feed(part, false)
+    }
+
+    /// `part` byte-swapped element by element, through the swap window.
+    fn push_swapped(&mut self, part: &[u8], swap: &mut [u8]) -> Result<(), StreamError> {
+        let step = (swap.len() / self.swap).max(1) * self.swap;
+        for piece in part.chunks(step) {
+            let window = swap.get_mut(..piece.len()).ok_or(StoreError::Internal {
+                what: "a swap window smaller than one element",
+            })?;
+            window.copy_from_slice(piece);
+            for e in window.chunks_exact_mut(self.swap) {
+                e.reverse();
+            }
+            self.feed(window, false)?;
+        }
+        Ok(())
+    }
+
+    /// Ends the chunk: the compressor's last bytes, the checksums, then the commit.
+    pub(crate) fn finish(mut self) -> Result<(), StreamError> {
+        self.feed(&[], true)?;
+        self.flush()?;
+        for i in 0..self.sums.len() {
+            let value = self.sums[i].value().to_le_bytes();
+            for outer in &mut self.sums[i + 1..] {
+                outer.update(&value);
+            }
+            self.writer.write(&value)?;
+        }
+        self.writer.commit()?;
+        Ok(())
+    }
+
+    /// Compresses (or copies) `input` into the window, writing each full window out.
+    fn feed(&mut self, input: &[u8], last: bool) -> Result<(), StreamError> {
+        let Some(encoder) = self.encoder.take() else {
+            return self.store_plain(input);
+        };
+        let result = self.compress(&mut *encoder, input, last);
+        self.encoder = Some(encoder);
+        result
+    }
+
+    /// [`Self::feed`] through `encoder`.
+    fn compress(
+        &mut self,
+        encoder: &mut dyn Encode,
+        mut input: &[u8],
+        last: bool,
+    ) -> Result<(), StreamError> {
+        loop {
+            if self.filled == self.windows.out.len() {
+                self.flush()?;
+            }
+            let out = &mut self.windows.out[self.filled..];
+            let p = encoder.encode(input, out, last)?;
+            input = &input[p.consumed..];
+            self.filled += p.written;
+            match p.status {
+                Status::Done => return Ok(()),
+                Status::NeedsInput if input.is_empty() && !last => return Ok(()),
+                Status::NeedsInput if p.consumed == 0 && p.written == 0 => {
+                    return Err(
+                        EncodeError::Library("the compressor made no progress".into()).into(),
+                    );
+                }
+                Status::NeedsInput | Status::NeedsOutput => {}
+            }
+        }
+    }
+
+    /// Uncompressed bytes: a part at least a window long goes to the store as it is (one
+    /// write of the caller's slice); shorter ones gather in the window.
+    fn store_plain(&mut self, input: &[u8]) -> Result<(), StreamError> {
+        if input.len() >= self.windows.out.len() {
+            self.flush()?;
+            return self.emit_slice(input);
+        }
+        let room = self.windows.out.len() - self.filled;
+        let (now, later) = input.split_at(input.len().min(room));
+        self.windows.out[self.filled..self.filled + now.len()].copy_from_slice(now);
+        self.filled += now.len();
+        if !later.is_empty() {
+            self.flush()?;
+            self.windows.out[..later.len()].copy_from_slice(later);
+            self.filled = later.len();
+        }
+        Ok(())
+    }
+
+    /// Writes the window's bytes out.
+    fn flush(&mut self) -> Result<(), StreamError> {
+        let window = std::mem::take(&mut self.windows.out);
+        let result = self.emit_slice(&window[..self.filled]);
+        self.windows.out = window;
+        self.filled = 0;
+        result
+    }
+
+    /// Stored bytes to the store, through the checksums.
+    fn emit_slice(&mut self, bytes: &[u8]) -> Result<(), StreamError> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        for sum in &mut self.sums {
+            sum.update(bytes);
+        }
+        self.writer.write(bytes)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,336 @@
+//! The write path against a model: random regions of random values written into arrays of
+//! each codec chain zinto writes (v3 and v2, both byte orders, edge chunks, fill-value
+//! chunks), each write followed by a read of the whole array compared with a C-order model
+//! kept in memory. Then what a failed write leaves: the old chunk, whole, and no temporary file.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
+
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+
+use zinto::core::codec::Endian;
+use zinto::{
+    ArrayBuilder, DataType, ErrorKind, FileStore, ObjectWriter, Region, Store, StoreError,
+    WriteOptions, ZarrFormat,
+};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("zinto-write-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// xorshift64: the same cases on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const SHAPE: [u64; 3] = [13, 17, 5];
+const CHUNKS: [u64; 3] = [4, 6, 5];
+
+/// Every chain zinto writes, in both formats where the format has it.
+fn chains() -> Vec<(&'static str, ArrayBuilder)> {
+    let b = |dtype| ArrayBuilder::new(&SHAPE, dtype, &CHUNKS).overwrite(true);
+    let v2 = |dtype| b(dtype).zarr_format(ZarrFormat::V2);
+    vec![
+        ("v3 raw f32", b(DataType::Float32)),
+        ("v3 zstd f64", b(DataType::Float64).zstd(3)),
+        ("v3 gzip i16", b(DataType::Int16).gzip(1)),
+        ("v3 zstd crc32c u8", b(DataType::UInt8).zstd(1).crc32c()),
+        (
+            "v3 raw big-endian i32 crc32c x2",
+            b(DataType::Int32).endian(Endian::Big).crc32c().crc32c(),
+        ),
+        (
+            "v3 zstd big-endian complex64",
+            b(DataType::Complex64).zstd(5).endian(Endian::Big),
+        ),
+        ("v3 raw bool", b(DataType::Bool)),
+        (
+            "v3 gzip u64 fill 7",
+            b(DataType::UInt64).gzip(9).fill_value(serde_json::json!(7)),
+        ),
+        ("v2 raw f32", v2(DataType::Float32)),
+        ("v2 zlib u16", v2(DataType::UInt16).zlib(6)),
+        (
+            "v2 gzip big-endian f64",
+            v2(DataType::Float64).gzip(5).endian(Endian::Big),
+        ),
+        (
+            "v2 zstd i8 fill -1",
+            v2(DataType::Int8).zstd(3).fill_value(serde_json::json!(-1)),
+        ),
+    ]
+}
+
+/// The model: the whole array, C order, native bytes.
+struct Model {
+    bytes: Vec<u8>,
+    elem: usize,
+}
+
+impl Model {
+    fn index(&self, at: &[u64]) -> usize {
+        ((at[0] * SHAPE[1] + at[1]) * SHAPE[2] + at[2]) as usize * self.elem
+    }
+
+    /// Writes `values` (C order over `region`) into the model.
+    fn write(&mut self, region: &Region, values: &[u8]) {
+        let (s, n) = (region.start(), region.shape());
+        let mut i = 0;
+        for a in s[0]..s[0] + n[0] {
+            for b in s[1]..s[1] + n[1] {
+                for c in s[2]..s[2] + n[2] {
+                    let at = self.index(&[a, b, c]);
+                    self.bytes[at..at + self.elem].copy_from_slice(&values[i..i + self.elem]);
+                    i += self.elem;
+                }
+            }
+        }
+    }
+}
+
+/// Random values for `len` elements of `dtype` (bools 0 or 1, as a bool is stored).
+fn values(rng: &mut Rng, dtype: DataType, elems: usize, elem: usize) -> Vec<u8> {
+    (0..elems * elem)
+        .map(|_| match dtype {
+            DataType::Bool => (rng.next() & 1) as u8,
+            _ => rng.next() as u8,
+        })
+        .collect()
+}
+
+fn random_region(rng: &mut Rng) -> Region {
+    let mut start = [0u64; 3];
+    let mut shape = [0u64; 3];
+    for d in 0..3 {
+        start[d] = rng.below(SHAPE[d]);
+        shape[d] = 1 + rng.below(SHAPE[d] - start[d]);
+    }
+    Region::new(&start, &shape).unwrap()
+}
+
+fn chunk_files(dir: &Path) -> usize {
+    walk(dir)
+        .iter()
+        .filter(|p| !p.ends_with("zarr.json") && !p.ends_with(".zarray") && !p.ends_with(".zattrs"))
+        .count()
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn random_writes_read_back_as_the_model_says() {
+    for (case, (name, builder)) in chains().into_iter().enumerate() {
+        let dir = temp_dir(&format!("model-{case}"));
+        let array = builder.create(FileStore::new(&dir), "").unwrap();
+        let elem = array.dtype().fixed_size().unwrap();
+        let fill = array.metadata().fill_value.as_bytes().to_vec();
+        let whole = Region::whole(&SHAPE).unwrap();
+        let mut model = Model {
+            bytes: fill.repeat(whole.num_elements().unwrap() as usize),
+            elem,
+        };
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ case as u64);
+        for step in 0..8 {
+            let region = if step == 0 {
+                whole.clone()
+            } else {
+                random_region(&mut rng)
+            };
+            let n = region.num_elements().unwrap() as usize;
+            // Every fourth write is all fill value: its chunks are removed where it covers them.
+            let data = if step % 4 == 3 {
+                fill.repeat(n)
+            } else {
+                values(&mut rng, array.dtype(), n, elem)
+            };
+            let threads = NonZeroUsize::new(1 + step % 2);
+            let options = WriteOptions {
+                threads,
+                ..WriteOptions::default()
+            };
+            array.write_from_with(&region, &data, &options).unwrap();
+            model.write(&region, &data);
+            let back = array.read_to_vec(&whole).unwrap();
+            assert!(
+                back == model.bytes,
+                "{name}: step {step}, {region:?}: the array is not the model"
+            );
+        }
+        // Writing fill value everywhere leaves no chunk.
+        array
+            .write_from(&whole, &fill.repeat(model.bytes.len() / elem))
+            .unwrap();
+        assert_eq!(
+            chunk_files(&dir),
+            0,
+            "{name}: fill-value chunks were written or kept"
+        );
+        let opts = WriteOptions {
+            write_empty_chunks: true,
+            ..WriteOptions::default()
+        };
+        array
+            .write_from_with(&whole, &fill.repeat(model.bytes.len() / elem), &opts)
+            .unwrap();
+        assert_eq!(
+            chunk_files(&dir),
+            4 * 3,
+            "{name}: write_empty_chunks writes every chunk"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// A store whose writers fail after `after` bytes.
+struct FailingWrites<S> {
+    inner: S,
+    after: usize,
+}
+
+struct FailingWriter<'a> {
+    inner: Box<dyn ObjectWriter + 'a>,
+    left: usize,
+}
+
+impl ObjectWriter for FailingWriter<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        if bytes.len() > self.left {
+            let (now, _) = bytes.split_at(self.left);
+            self.inner.write(now)?;
+            return Err(StoreError::Io(std::io::Error::other("disk full (planted)")));
+        }
+        self.left -= bytes.len();
+        self.inner.write(bytes)
+    }
+    fn commit(self: Box<Self>) -> Result<(), StoreError> {
+        self.inner.commit()
+    }
+}
+
+impl<S: Store> Store for FailingWrites<S> {
+    fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        self.inner.size(key)
+    }
+    fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
+        self.inner.read_into(key, offset, dst)
+    }
+    fn writer(&self, key: &str) -> Result<Box<dyn ObjectWriter + '_>, StoreError> {
+        Ok(Box::new(FailingWriter {
+            inner: self.inner.writer(key)?,
+            left: self.after,
+        }))
+    }
+    fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.inner.delete(key)
+    }
+}
+
+#[test]
+fn a_failed_write_leaves_the_old_chunk_whole_and_no_temporary_file() {
+    let dir = temp_dir("failing");
+    let builder = ArrayBuilder::new(&SHAPE, DataType::Float32, &CHUNKS).zstd(3);
+    let array = builder.create(FileStore::new(&dir), "").unwrap();
+    let whole = Region::whole(&SHAPE).unwrap();
+    let n = whole.num_elements().unwrap() as usize;
+    let old: Vec<u8> = (0..n)
+        .flat_map(|i| (i as f32 + 1.0).to_ne_bytes())
+        .collect();
+    array.write_from(&whole, &old).unwrap();
+    let files_before = walk(&dir);
+
+    let failing = zinto::Array::open(
+        FailingWrites {
+            inner: FileStore::new(&dir),
+            after: 10,
+        },
+        "",
+    )
+    .unwrap();
+    let new: Vec<u8> = (0..n)
+        .flat_map(|i| (i as f32 * -2.0 - 1.0).to_ne_bytes())
+        .collect();
+    let e = failing.write_from(&whole, &new).unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::Store(StoreError::Io(_))),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("c/"),
+        "the error names the chunk's key: {e}"
+    );
+    assert_eq!(
+        walk(&dir),
+        files_before,
+        "a temporary file was left, or a chunk removed"
+    );
+    assert!(array.read_to_vec(&whole).unwrap() == old, "a chunk is torn");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn what_the_write_path_does_not_write_is_refused_by_name() {
+    let dir = temp_dir("refused");
+    let b = ArrayBuilder::new(&SHAPE, DataType::Float32, &CHUNKS);
+    let e = b
+        .clone()
+        .zlib(3)
+        .create(FileStore::new(&dir), "")
+        .unwrap_err();
+    assert!(e.to_string().contains("zlib"), "{e}");
+    let e = b
+        .clone()
+        .zarr_format(ZarrFormat::V2)
+        .crc32c()
+        .create(FileStore::new(&dir), "")
+        .unwrap_err();
+    assert!(e.to_string().contains("crc32c"), "{e}");
+    let e = ArrayBuilder::new(&SHAPE, DataType::String, &CHUNKS)
+        .create(FileStore::new(&dir), "")
+        .unwrap_err();
+    assert!(e.to_string().contains("string"), "{e}");
+    let e = b
+        .clone()
+        .fill_value(serde_json::json!("seven"))
+        .create(FileStore::new(&dir), "")
+        .unwrap_err();
+    assert!(e.to_string().contains("fill value"), "{e}");
+    b.create(FileStore::new(&dir), "").unwrap();
+    let e = ArrayBuilder::new(&SHAPE, DataType::Float32, &CHUNKS)
+        .create(FileStore::new(&dir), "")
+        .unwrap_err();
+    assert!(e.to_string().contains("exists"), "{e}");
+    // A region of the wrong size, or outside the array.
+    let array = zinto::Array::open(FileStore::new(&dir), "").unwrap();
+    let e = array
+        .write_from(&Region::whole(&SHAPE).unwrap(), &[0u8; 12])
+        .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::OutputSize { .. }), "{e}");
+    let e = array
+        .write_from(&Region::new(&[12, 0, 0], &[2, 1, 1]).unwrap(), &[0u8; 8])
+        .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Layout(_)), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,212 @@
+//! Memory bounds of a write, asserted with a counting global allocator (docs/memory.md):
+//! chunks the region holds whole stream from the caller's slice through one output window
+//! per worker (`WRITE_WINDOW`), never a chunk-sized buffer; chunks the region cuts add one
+//! chunk of scratch per worker. Each bound has a mutation check: the same write through a store
+//! that buffers each object whole (a chunk-sized buffer on the path) goes over it.
+//!
+//! Not counted: C zstd's compression context (about 1-2 MiB at level 3, allocated by C), the
+//! page cache the files go through.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+use zinto::{
+    ArrayBuilder, BLOCK_LEN, DataType, FileStore, ObjectWriter, Region, Store, StoreError,
+    WRITE_WINDOW, WriteOptions,
+};
+use zinto_tests::alloc::{Counting, measure, one_at_a_time};
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+const SHAPE: [u64; 3] = [8, 512, 512];
+const CHUNK: [u64; 3] = [4, 512, 512];
+const CHUNK_LEN: usize = 4 * 512 * 512 * 4; // 4 MiB of float32
+const THREADS: usize = 2;
+/// Headroom for the write's bookkeeping (keys, paths, the plan, thread handles).
+const BOOKKEEPING: usize = 64 << 10;
+/// zlib-rs' deflate state at level 5 (window, hash chains, pending buffer), with room.
+const DEFLATE_STATE: usize = 1 << 20;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("zinto-write-memory-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+/// A smooth field with noise in its low bits, float32, C order: compressible, but not to
+/// nothing.
+fn field() -> Vec<u8> {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    (0..SHAPE.iter().product::<u64>())
+        .flat_map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Small values: exact in f32.
+            #[allow(clippy::cast_precision_loss)]
+            let smooth = ((i % 1000) as f32 * 0.5 + 1.0).to_bits();
+            #[allow(clippy::cast_possible_truncation)]
+            let noisy = smooth ^ (x as u32 & 0xFF);
+            f32::from_bits(noisy).to_le_bytes()
+        })
+        .collect()
+}
+
+/// A store that holds each object whole before writing it: the mistake the bounds catch.
+struct Buffering<S>(S);
+
+struct BufferedWriter<'a> {
+    inner: Box<dyn ObjectWriter + 'a>,
+    held: Vec<u8>,
+}
+
+impl ObjectWriter for BufferedWriter<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        if self.held.capacity() == 0 {
+            self.held.reserve_exact(CHUNK_LEN);
+        }
+        self.held.extend_from_slice(bytes);
+        Ok(())
+    }
+    fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
+        self.inner.write(&self.held)?;
+        self.inner.commit()
+    }
+}
+
+impl<S: Store> Store for Buffering<S> {
+    fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        self.0.size(key)
+    }
+    fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
+        self.0.read_into(key, offset, dst)
+    }
+    fn writer(&self, key: &str) -> Result<Box<dyn ObjectWriter + '_>, StoreError> {
+        Ok(Box::new(BufferedWriter {
+            inner: self.0.writer(key)?,
+            held: Vec::new(),
+        }))
+    }
+    fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.0.delete(key)
+    }
+}
+
+/// The heap a write of `region` (from the field's values there) adds, after a first write
+/// made the array and its chunks.
+fn write_extra(store: impl Store, builder: &ArrayBuilder, region: &Region) -> usize {
+    let data = field();
+    let array = builder.create(store, "").unwrap();
+    let options = WriteOptions {
+        threads: NonZeroUsize::new(THREADS),
+        ..WriteOptions::default()
+    };
+    array
+        .write_from_with(&Region::whole(&SHAPE).unwrap(), &data, &options)
+        .unwrap();
+    let part = region_bytes(&data, region);
+    let (result, _, extra) = measure(|| array.write_from_with(region, &part, &options));
+    result.unwrap();
+    let back = array.read_to_vec(&Region::whole(&SHAPE).unwrap()).unwrap();
+    assert!(back == data, "the write changed values");
+    extra
+}
+
+/// The C-order bytes of `region` of the field.
+fn region_bytes(data: &[u8], region: &Region) -> Vec<u8> {
+    let (s, n) = (region.start(), region.shape());
+    let row = (SHAPE[2] * 4) as usize;
+    let mut out = Vec::new();
+    for a in s[0]..s[0] + n[0] {
+        for b in s[1]..s[1] + n[1] {
+            let at = ((a * SHAPE[1] + b) as usize) * row + (s[2] * 4) as usize;
+            out.extend_from_slice(&data[at..at + (n[2] * 4) as usize]);
+        }
+    }
+    out
+}
+
+fn cases() -> Vec<(&'static str, ArrayBuilder, usize)> {
+    let b = || ArrayBuilder::new(&SHAPE, DataType::Float32, &CHUNK).overwrite(true);
+    vec![
+        ("raw", b(), 0),
+        ("zstd", b().zstd(3), 0),
+        ("gzip", b().gzip(5), DEFLATE_STATE),
+        ("zstd+crc32c", b().zstd(3).crc32c(), 0),
+    ]
+}
+
+#[test]
+fn whole_chunk_writes_use_a_window_per_worker_not_a_chunk() {
+    let _turn = one_at_a_time();
+    let whole = Region::whole(&SHAPE).unwrap();
+    for (name, builder, state) in cases() {
+        let bound = THREADS * (WRITE_WINDOW + state) + BOOKKEEPING;
+        let extra = write_extra(FileStore::new(temp_dir(name)), &builder, &whole);
+        assert!(
+            extra <= bound,
+            "{name}: {extra} bytes beyond the input > bound {bound}"
+        );
+        assert!(
+            bound < CHUNK_LEN,
+            "{name}: the bound must be below one chunk to mean anything"
+        );
+        let _ = std::fs::remove_dir_all(temp_dir(name));
+    }
+}
+
+#[test]
+fn whole_chunk_bounds_catch_a_chunk_sized_buffer() {
+    let _turn = one_at_a_time();
+    let whole = Region::whole(&SHAPE).unwrap();
+    for (name, builder, state) in cases() {
+        let bound = THREADS * (WRITE_WINDOW + state) + BOOKKEEPING;
+        let dir = temp_dir(&format!("{name}-buffering"));
+        let extra = write_extra(Buffering(FileStore::new(&dir)), &builder, &whole);
+        assert!(
+            extra > bound,
+            "{name}: a chunk-sized buffer went unnoticed ({extra} <= {bound})"
+        );
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
+
+/// Rows 1..7 and a band of columns: both chunks are cut, read, merged and rewritten.
+/// (The bound's block is the read path's: the old chunk is read through it.)
+fn cut_region() -> Region {
+    Region::new(&[1, 100, 7], &[6, 300, 400]).unwrap()
+}
+
+#[test]
+fn cut_chunk_writes_use_one_chunk_of_scratch_per_worker() {
+    let _turn = one_at_a_time();
+    for (name, builder, state) in cases() {
+        // The old chunk is read by the read path, which holds a block per worker.
+        let bound = THREADS * (WRITE_WINDOW + state + CHUNK_LEN + BLOCK_LEN) + 4 * BOOKKEEPING;
+        let dir = temp_dir(&format!("{name}-cut"));
+        let extra = write_extra(FileStore::new(&dir), &builder, &cut_region());
+        assert!(
+            extra <= bound,
+            "{name}: {extra} bytes beyond the input > bound {bound}"
+        );
+        let buffering = temp_dir(&format!("{name}-cut-buffering"));
+        let more = write_extra(
+            Buffering(FileStore::new(&buffering)),
+            &builder,
+            &cut_region(),
+        );
+        // The buffering store's extra chunk per write in flight goes over (raw chunks are whole
+        // chunks; compressed ones at least a few hundred KiB, so the check is on raw).
+        if name == "raw" {
+            assert!(
+                more > bound,
+                "{name}: a chunk-sized buffer went unnoticed ({more} <= {bound})"
+            );
+        }
+        let _ = std::fs::remove_dir_all(dir);
+        let _ = std::fs::remove_dir_all(buffering);
+    }
+}
