@@ -276,7 +276,15 @@ impl ArrayBuilder {
         let compressor = match &self.compressor {
             None => Value::Null,
             Some(Compressor::Zstd(z)) => {
-                json!({"id": "zstd", "level": z.level.unwrap_or(0), "checksum": z.checksum})
+                // numcodecs' default is no checksum; tensorstore refuses the key, so it is
+                // written only when set.
+                let mut c = json!({"id": "zstd", "level": z.level.unwrap_or(0)});
+                if z.checksum
+                    && let Some(obj) = c.as_object_mut()
+                {
+                    obj.insert("checksum".into(), json!(true));
+                }
+                c
             }
             Some(Compressor::Gzip(g)) => json!({"id": "gzip", "level": g.level.unwrap_or(6)}),
             Some(Compressor::Zlib(z)) => json!({"id": "zlib", "level": z.level.unwrap_or(6)}),
