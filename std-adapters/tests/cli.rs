@@ -1210,3 +1210,88 @@ fn nested_chunks_read_unless_the_metadata_states_otherwise() {
     let s = text(&zinto(&["info", path]).stdout);
     assert!(s.contains("1 present") && !s.contains("warning"), "{s}");
 }
+
+/// `zinto create` killed (SIGKILL) at 50 moments through its run leaves every chunk whole:
+/// each reads (a torn gzip stream would not) as either the old values or the new ones.
+#[test]
+fn a_write_killed_at_any_moment_leaves_no_torn_chunk() {
+    use std::time::{Duration, Instant};
+    let dir = std::env::temp_dir().join(format!("zinto-kill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (old, new) = (dir.join("old.npy"), dir.join("new.npy"));
+    let src = example("temperature.zarr");
+    let out = zinto(&[
+        "read",
+        src.to_str().unwrap(),
+        "--out",
+        old.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The same array with every value's sign flipped.
+    let mut bytes = std::fs::read(&old).unwrap();
+    let data_at = bytes.len() - 360 * 720 * 4;
+    for f in bytes[data_at..].chunks_exact_mut(4) {
+        f[3] ^= 0x80;
+    }
+    std::fs::write(&new, &bytes).unwrap();
+    let dst = dir.join("t.zarr");
+    let create = |from: &PathBuf| {
+        Command::new(env!("CARGO_BIN_EXE_zinto"))
+            .args([
+                "create",
+                dst.to_str().unwrap(),
+                "--from",
+                from.to_str().unwrap(),
+            ])
+            .args([
+                "--chunks",
+                "10,720",
+                "--codec",
+                "gzip:9",
+                "--threads",
+                "1",
+                "--overwrite",
+            ])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let started = Instant::now();
+    assert!(create(&old).wait().unwrap().success());
+    let full = started.elapsed();
+    let values = |p: &PathBuf| std::fs::read(p).unwrap()[data_at..].to_vec();
+    let (old_values, new_values) = (values(&old), values(&new));
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut killed = 0;
+    for round in 0..50 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mut child = create(if round % 2 == 0 { &new } else { &old });
+        std::thread::sleep(Duration::from_micros(x % (full.as_micros() as u64 + 1)));
+        if child.try_wait().unwrap().is_none() {
+            killed += 1;
+        }
+        let _ = child.kill();
+        child.wait().unwrap();
+        let array = zinto::Array::open(zinto::FileStore::new(&dst), "").unwrap();
+        for row in 0..36u64 {
+            let region = zinto::Region::new(&[row * 10, 0], &[10, 720]).unwrap();
+            let got = array
+                .read_to_vec(&region)
+                .unwrap_or_else(|e| panic!("round {round}, rows {}: {e}", row * 10));
+            let at = (row * 10 * 720 * 4) as usize;
+            let want = |v: &[u8]| got == v[at..at + got.len()];
+            assert!(
+                want(&old_values) || want(&new_values),
+                "round {round}: chunk {row} is neither old nor new"
+            );
+        }
+    }
+    assert!(
+        killed >= 25,
+        "only {killed} of 50 runs were killed before they ended"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -683,8 +683,10 @@ impl ReadSummary {
         };
         let over = peak.filter(|_| len > 0).map(|p| p as f64 / len as f64);
         // What the read cost beyond the output and the process as it was before the read.
+        // A write's input was in memory before its baseline; a read's output is made after.
+        let made = if wrote { 0.0 } else { len as f64 };
         let extra = match (peak, baseline) {
-            (Some(p), Some(b)) if len > 0 => Some((p as f64 - b as f64 - len as f64) / len as f64),
+            (Some(p), Some(b)) if len > 0 => Some((p as f64 - b as f64 - made) / len as f64),
             _ => None,
         };
         if json {
@@ -697,7 +699,7 @@ impl ReadSummary {
                 "peak_rss_bytes": peak,
                 "peak_over_output": over,
                 "baseline_rss_bytes": baseline,
-                "extra_over_output": extra,
+                (if wrote { "extra_over_input" } else { "extra_over_output" }): extra,
                 "threads": workers,
                 "chunks": chunks,
             });

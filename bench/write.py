@@ -1,0 +1,133 @@
+"""Side-by-side writes: zinto against zarr-python, the zarrs pipeline and tensorstore.
+
+Each writer, in a fresh process per run, loads the same input (`bench-data/seed.npy`, float32
+(100, 1000, 1000), a smooth field plus noise: 400 MB) and writes it as a new Zarr v3 array in
+ten (10, 1000, 1000) chunks, uncompressed or zstd level 3. Printed, as a Markdown table: the
+write's seconds and MB/s, and its extra memory: peak RSS minus the RSS just before the write
+(the input already loaded), over the input's size. Every array written is read back by
+zarr-python and compared with the input before its numbers count.
+
+zinto is `zinto create --from seed.npy` (the release binary: the file is read into memory,
+then written from that buffer). The Rust API's numbers are the same path.
+
+Run from the repository root:
+    pip install zarr==3.1.6 numcodecs tensorstore zarrs
+    cargo build --release --bin zinto
+    python3 bench/write.py [--runs 3]
+"""
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "bench-data"
+ZINTO = ROOT / "target/release/zinto"
+SHAPE = (100, 1000, 1000)
+CHUNKS = (10, 1000, 1000)
+
+# One writer's program: loads the input, reports the RSS, writes, reports the time and peak.
+PEER = r"""
+import json, sys, time, numpy as np
+def rss(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field):
+            return int(line.split()[1]) * 1024
+writer, codec, src, dst = sys.argv[1:5]
+a = np.load(src)
+import zarr
+if writer == "tensorstore":
+    import tensorstore as ts
+codecs = [{"name": "bytes", "configuration": {"endian": "little"}}]
+if codec == "zstd3":
+    codecs.append({"name": "zstd", "configuration": {"level": 3, "checksum": False}})
+before = rss("VmRSS:")
+t = time.perf_counter()
+if writer == "tensorstore":
+    spec = {"driver": "zarr3", "kvstore": {"driver": "file", "path": dst},
+            "metadata": {"shape": list(a.shape), "data_type": "float32",
+                         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(CHUNKS)}},
+                         "codecs": codecs, "fill_value": 0.0}}
+    t_arr = ts.open(spec, create=True, delete_existing=True).result()
+    t_arr.write(a).result()
+else:
+    if writer == "zarrs":
+        zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"})
+    compressors = [zarr.codecs.ZstdCodec(level=3)] if codec == "zstd3" else None
+    z = zarr.create_array(dst, shape=a.shape, dtype="float32", chunks=CHUNKS, compressors=compressors, fill_value=0.0)
+    z[...] = a
+seconds = time.perf_counter() - t
+print(json.dumps({"seconds": seconds, "peak": rss("VmHWM:"), "before": before, "bytes": a.nbytes}))
+""".replace("CHUNKS", repr(CHUNKS))
+
+
+def seed():
+    import numpy as np
+
+    path = DATA / "seed.npy"
+    if path.exists():
+        return path
+    DATA.mkdir(exist_ok=True)
+    rng = np.random.default_rng(7)
+    rows = np.arange(SHAPE[0], dtype="float32").reshape(-1, 1, 1)
+    a = (np.sin(rows / 7.0) + np.cos(np.arange(SHAPE[2], dtype="float32") / 11.0)).astype("float32")
+    a = np.broadcast_to(a, SHAPE).copy()
+    a += rng.standard_normal(SHAPE, dtype="float32") * 0.01
+    np.save(path, a)
+    return path
+
+
+def run(writer, codec, src, dst):
+    if writer == "zinto":
+        args = [str(ZINTO), "create", dst, "--from", str(src), "--chunks", ",".join(map(str, CHUNKS)), "--json"]
+        if codec == "zstd3":
+            args += ["--codec", "zstd:3"]
+        out = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+        return out["seconds"], out["extra_over_input"]
+    out = json.loads(subprocess.run([sys.executable, "-c", PEER, writer, codec, str(src), dst],
+                                    check=True, capture_output=True, text=True).stdout)
+    return out["seconds"], (out["peak"] - out["before"]) / out["bytes"]
+
+
+def check(dst, src):
+    import numpy as np
+    import zarr
+
+    if not np.array_equal(zarr.open_array(dst, mode="r")[...], np.load(src)):
+        sys.exit(f"{dst}: not the input")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--runs", type=int, default=3)
+    args = p.parse_args()
+    src = seed()
+    writers = ["zinto", "zarr-python", "zarrs", "tensorstore"]
+    rows = []
+    for codec in ["raw", "zstd3"]:
+        results = {w: [] for w in writers}
+        for _ in range(args.runs):
+            for w in writers:  # interleaved
+                tmp = tempfile.mkdtemp(dir=DATA)
+                dst = str(Path(tmp) / "out.zarr")
+                results[w].append(run(w, codec, src, dst))
+                check(dst, src)
+                shutil.rmtree(tmp)
+        for w in writers:
+            secs = [s for s, _ in results[w]]
+            extras = [e for _, e in results[w]]
+            best = min(secs)
+            rows.append((codec, w, best, statistics.median(secs), 400 / best, max(extras)))
+    print("| case | writer | best s | median s | MB/s (best) | extra memory (worst) |")
+    print("|---|---|---:|---:|---:|---:|")
+    for codec, w, best, med, mbs, extra in rows:
+        print(f"| {codec} | {w} | {best:.3f} | {med:.3f} | {mbs:.0f} | {extra * 100:.1f}% |")
+
+
+if __name__ == "__main__":
+    main()
