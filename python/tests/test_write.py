@@ -81,3 +81,31 @@ def test_tensorstore_reads_what_zinto_writes(tmp_path, fmt, codecs):
     driver = "zarr3" if fmt == "3" else "zarr"
     t = ts.open({"driver": driver, "kvstore": {"driver": "file", "path": str(dst)}}, open=True).result()
     np.testing.assert_array_equal(t.read().result(), a)
+
+
+BLOSC_V2 = [
+    "nc_v2_blosc_3d_int16",
+    "nc_v2_blosc_blosclz_bitshuffle",
+    "nc_v2_blosc_auto_multiblock_zstd",
+    "nc_v2_blosc_bs1020_lz4_shuffle",
+]
+
+
+@pytest.mark.parametrize("name", BLOSC_V2)
+def test_convert_v2_blosc_to_v3_zstd_reads_back_equal(tmp_path, name):
+    from fixtures import ROOT
+
+    src = ROOT / "tests/fixtures/data" / name
+    dst = tmp_path / "v3.zarr"
+    args = [sys.executable, "-m", "zinto", "convert", str(src), str(dst), "--codec", "zstd:5"]
+    args += ["--memory", "50000"]  # several slabs
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    before = zarr.open_array(src, mode="r")
+    after = zarr.open_array(dst, mode="r")
+    assert after.metadata.zarr_format == 3
+    assert [type(c).__name__ for c in after.metadata.codecs] == ["BytesCodec", "ZstdCodec"]
+    assert after.chunks == before.chunks
+    assert after.fill_value == before.fill_value or (np.isnan(after.fill_value) and np.isnan(before.fill_value))
+    assert dict(after.attrs) == dict(before.attrs)
+    np.testing.assert_array_equal(after[...], before[...])

@@ -1214,6 +1214,7 @@ fn nested_chunks_read_unless_the_metadata_states_otherwise() {
 /// `zinto create` killed (SIGKILL) at 50 moments through its run leaves every chunk whole:
 /// each reads (a torn gzip stream would not) as either the old values or the new ones.
 #[test]
+#[allow(clippy::cast_possible_truncation)] // microseconds and offsets of a 1 MB array
 fn a_write_killed_at_any_moment_leaves_no_torn_chunk() {
     use std::time::{Duration, Instant};
     let dir = std::env::temp_dir().join(format!("zinto-kill-{}", std::process::id()));
@@ -1292,6 +1293,44 @@ fn a_write_killed_at_any_moment_leaves_no_torn_chunk() {
     assert!(
         killed >= 25,
         "only {killed} of 50 runs were killed before they ended"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `zinto convert` of the v2 example (zlib) into v3 zstd, in slabs of one chunk row, reads
+/// back as the source does; a `--memory` below one slab is a usage error that says so.
+#[test]
+fn convert_reencodes_v2_into_v3_equal_to_the_source() {
+    let dir = std::env::temp_dir().join(format!("zinto-convert-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = example("legacy_v2.zarr");
+    let dst = dir.join("v3.zarr");
+    let (src, dst_s) = (src.to_str().unwrap(), dst.to_str().unwrap());
+    // One row of 32 x 32 int32 chunks across 80 columns: 32 x 80 x 4 bytes.
+    let out = zinto(&["convert", src, dst_s, "--memory", "10240", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["bytes"], 100 * 80 * 4);
+    let info = text(&zinto(&["info", dst_s]).stdout);
+    assert!(
+        info.contains("Zarr v3") && info.contains("zstd(level 3)"),
+        "{info}"
+    );
+    let read = |p: &str| zinto(&["read", p, "--format", "raw", "--out", "-"]).stdout;
+    assert!(read(src) == read(dst_s), "the converted array differs");
+    let out = zinto(&[
+        "convert",
+        src,
+        dir.join("small.zarr").to_str().unwrap(),
+        "--memory",
+        "10000",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--memory 10000: one slab"),
+        "{}",
+        text(&out.stderr)
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

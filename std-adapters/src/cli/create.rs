@@ -1,7 +1,7 @@
 //! `zinto create`: a new array from a `.npy` file, chunked and encoded as asked.
 
 use std::num::NonZeroUsize;
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::core::codec::{Compressor, Gzip, Zlib, Zstd};
@@ -11,20 +11,40 @@ use crate::{ArrayBuilder, DataType, FileStore, Region, WriteOptions, ZarrFormat}
 use super::{Failure, ReadSummary, rss};
 
 /// What `zinto create` was asked.
-pub struct CreateArgs<'a> {
-    pub dst: &'a Path,
-    pub from: &'a Path,
-    pub chunks: &'a str,
-    pub codecs: &'a [String],
+#[derive(clap::Args)]
+pub struct CreateArgs {
+    /// The new array's directory.
+    pub dst: PathBuf,
+    /// The `.npy` file to write (C order, this machine's byte order).
+    #[arg(long, value_name = "FILE")]
+    pub from: PathBuf,
+    /// The chunk shape, one size per dimension separated by commas. Example: `--chunks 10,1000,1000`.
+    #[arg(long, value_name = "C")]
+    pub chunks: String,
+    /// A codec of the chain, in order: `raw`, `zstd[:LEVEL]` (default 3), `gzip[:LEVEL]`,
+    /// `zlib[:LEVEL]` (v2; default 5), `crc32c` (v3). At most one compressor. Default: raw.
+    #[arg(long = "codec", value_name = "SPEC")]
+    pub codecs: Vec<String>,
+    /// Zarr format: 3 (`zarr.json`) or 2 (`.zarray`).
+    #[arg(long, value_name = "2|3", default_value_t = 3)]
     pub zarr_format: u8,
-    pub fill_value: Option<&'a str>,
+    /// The fill value, as metadata states it (`0`, `-1.5`, `NaN`, `true`). Default 0.
+    #[arg(long, value_name = "V", allow_hyphen_values = true)]
+    pub fill_value: Option<String>,
+    /// Worker threads (default: one per core).
+    #[arg(long, short, value_name = "N")]
     pub threads: Option<NonZeroUsize>,
+    /// Replace metadata already at DST (chunks there are overwritten as written).
+    #[arg(long)]
     pub overwrite: bool,
+    /// Print the summary as one JSON object on stdout instead of a line on stderr (the
+    /// keys of `read --json`; `bytes` are the input's).
+    #[arg(long)]
     pub json: bool,
 }
 
 /// The codec chain `--codec` specs make: a compressor (at most one) and `crc32c`s.
-fn codecs(specs: &[String], mut b: ArrayBuilder) -> Result<ArrayBuilder, Failure> {
+pub fn codecs(specs: &[String], mut b: ArrayBuilder) -> Result<ArrayBuilder, Failure> {
     let mut compressed = false;
     for spec in specs {
         let (name, arg) = spec
@@ -82,7 +102,7 @@ fn codecs(specs: &[String], mut b: ArrayBuilder) -> Result<ArrayBuilder, Failure
 }
 
 /// `--chunks 10,1000,1000` for an array of `shape`.
-fn chunk_shape(text: &str, shape: &[u64]) -> Result<Vec<u64>, Failure> {
+pub fn chunk_shape(text: &str, shape: &[u64]) -> Result<Vec<u64>, Failure> {
     let chunks: Vec<u64> = text
         .split(',')
         .map(|c| c.trim().parse::<u64>().ok().filter(|&c| c > 0))
@@ -102,9 +122,9 @@ fn chunk_shape(text: &str, shape: &[u64]) -> Result<Vec<u64>, Failure> {
     Ok(chunks)
 }
 
-pub fn create(args: &CreateArgs<'_>) -> Result<(), Failure> {
+pub fn create(args: &CreateArgs) -> Result<(), Failure> {
     let shown = args.from.display();
-    let file = std::fs::read(args.from).map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
+    let file = std::fs::read(&args.from).map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
     let header = npy::parse(&file, file.len() as u64)
         .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
     if header.fortran_order {
@@ -123,21 +143,21 @@ pub fn create(args: &CreateArgs<'_>) -> Result<(), Failure> {
         .ok()
         .and_then(|at| file.get(at..))
         .ok_or_else(|| Failure::Other(format!("{shown}: data past the file's end")))?;
-    let mut builder = ArrayBuilder::new(&shape, dtype, &chunk_shape(args.chunks, &shape)?)
+    let mut builder = ArrayBuilder::new(&shape, dtype, &chunk_shape(&args.chunks, &shape)?)
         .overwrite(args.overwrite);
     builder = match args.zarr_format {
         2 => builder.zarr_format(ZarrFormat::V2),
         3 => builder,
         n => return Err(Failure::Usage(format!("--zarr-format {n}: 2 or 3"))),
     };
-    builder = codecs(args.codecs, builder)?;
-    if let Some(fill) = args.fill_value {
+    builder = codecs(&args.codecs, builder)?;
+    if let Some(fill) = args.fill_value.as_deref() {
         let v = serde_json::from_str(fill)
             .unwrap_or_else(|_| serde_json::Value::String(fill.to_owned()));
         builder = builder.fill_value(v);
     }
     let array = builder
-        .create(FileStore::new(args.dst), "")
+        .create(FileStore::new(&args.dst), "")
         .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))?;
     let whole = Region::whole(&shape).map_err(|e| Failure::Other(e.to_string()))?;
     let chunks = array.metadata().grid.num_chunks();

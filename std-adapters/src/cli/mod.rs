@@ -6,6 +6,7 @@
 //! Exit codes: 0 success, 2 usage error (bad arguments or selection), 1 any other error.
 
 mod buffer;
+mod convert;
 mod create;
 mod dates;
 mod describe;
@@ -28,13 +29,15 @@ use crate::store::{RemoteOptions, RemoteStore, is_remote_url};
 use crate::{Array, DataType, FileStore, Node, ReadOptions, Region, Store, VlenData};
 use clap::{Parser, Subcommand};
 
+use crate::cli::convert::ConvertArgs;
+use crate::cli::create::CreateArgs;
 use crate::cli::output::{Format, Output};
 
 #[derive(Parser)]
 #[command(
     name = "zinto",
     version,
-    about = "Read chunked, compressed arrays (Zarr v3 and v2) straight into one buffer",
+    about = "Read chunked, compressed arrays (Zarr v3 and v2) straight into one buffer, and write them from one",
     long_about = "Read chunked, compressed arrays (Zarr v3 and v2) straight into one buffer.\n\n\
         PATH is the directory of an array (the folder holding zarr.json, or .zarray for v2) or \
         of a group (zarr.json, or .zgroup): `info` shows either, `read` reads an array. It may \
@@ -146,36 +149,14 @@ enum Command {
         zinto create t.zarr --from t.npy --chunks 90,120 --codec zstd:3\n  \
         zinto create t2.zarr --from t.npy --chunks 90,120 --codec gzip:5 --zarr-format 2\n  \
         zinto create t3.zarr --from t.npy --chunks 90,120 --codec zstd --codec crc32c --json")]
-    Create {
-        /// The new array's directory.
-        dst: PathBuf,
-        /// The `.npy` file to write (C order, this machine's byte order).
-        #[arg(long, value_name = "FILE")]
-        from: PathBuf,
-        /// The chunk shape, one size per dimension separated by commas. Example: `--chunks 10,1000,1000`.
-        #[arg(long, value_name = "C")]
-        chunks: String,
-        /// A codec of the chain, in order: `raw`, `zstd[:LEVEL]` (default 3), `gzip[:LEVEL]`,
-        /// `zlib[:LEVEL]` (v2; default 5), `crc32c` (v3). At most one compressor. Default: raw.
-        #[arg(long = "codec", value_name = "SPEC")]
-        codecs: Vec<String>,
-        /// Zarr format: 3 (`zarr.json`) or 2 (`.zarray`).
-        #[arg(long, value_name = "2|3", default_value_t = 3)]
-        zarr_format: u8,
-        /// The fill value, as metadata states it (`0`, `-1.5`, `NaN`, `true`). Default 0.
-        #[arg(long, value_name = "V", allow_hyphen_values = true)]
-        fill_value: Option<String>,
-        /// Worker threads (default: one per core).
-        #[arg(long, short, value_name = "N")]
-        threads: Option<NonZeroUsize>,
-        /// Replace metadata already at DST (chunks there are overwritten as written).
-        #[arg(long)]
-        overwrite: bool,
-        /// Print the summary as one JSON object on stdout instead of a line on stderr (the
-        /// keys of `read --json`; `bytes` are the input's).
-        #[arg(long)]
-        json: bool,
-    },
+    Create(CreateArgs),
+    /// Re-encode an array into a new one (Zarr v2 to v3 included, optionally rechunked), in
+    /// slabs of whole destination chunks: each slab is read into one buffer of at most
+    /// `--memory` bytes and written from it before the next is read.
+    #[command(after_help = "Examples:\n  \
+        zinto convert examples/data/legacy_v2.zarr legacy_v3.zarr\n  \
+        zinto convert old.zarr new.zarr --chunks 10,1000,1000 --codec zstd:5 --memory 512000000")]
+    Convert(ConvertArgs),
     /// Concatenate variable-size chunk files into one exact buffer and sort its records by a
     /// key field, in place.
     #[command(after_help = "Examples:\n  \
@@ -314,27 +295,8 @@ fn dispatch(command: Command, remote: StoreArgs) -> Result<(), Failure> {
             format,
             json,
         }),
-        Command::Create {
-            dst,
-            from,
-            chunks,
-            codecs,
-            zarr_format,
-            fill_value,
-            threads,
-            overwrite,
-            json,
-        } => create::create(&create::CreateArgs {
-            dst: &dst,
-            from: &from,
-            chunks: &chunks,
-            codecs: &codecs,
-            zarr_format,
-            fill_value: fill_value.as_deref(),
-            threads,
-            overwrite,
-            json,
-        }),
+        Command::Create(args) => create::create(&args),
+        Command::Convert(args) => convert::convert(&args, remote),
         Command::Merge {
             files,
             record_size,

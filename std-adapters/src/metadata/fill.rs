@@ -35,6 +35,65 @@ impl FillValue {
         &self.bytes
     }
 
+    /// The fill value as metadata states it, for a number or bool of `dtype` (floats not
+    /// finite as `"NaN"`, `"Infinity"`, `"-Infinity"`; a NaN of another payload as its hex
+    /// bits; complex as `[re, im]`); `None` for other types, or bytes of another size. Parsed
+    /// back by [`FillValue::parse`] to the same bytes.
+    pub fn to_json(&self, dtype: DataType) -> Option<Value> {
+        use DataType as T;
+        let b = self.bytes.as_slice();
+        fn float(x: f64, bits: String, canonical_nan: bool) -> Value {
+            match x {
+                x if x.is_nan() && canonical_nan => Value::from("NaN"),
+                x if x.is_nan() => Value::from(bits),
+                f64::INFINITY => Value::from("Infinity"),
+                f64::NEG_INFINITY => Value::from("-Infinity"),
+                x => Value::from(x),
+            }
+        }
+        let f32_of = |b: &[u8]| -> Option<Value> {
+            let x = f32::from_ne_bytes(b.try_into().ok()?);
+            let canonical = x.to_bits() == f32::NAN.to_bits();
+            Some(float(
+                f64::from(x),
+                format!("0x{:08x}", x.to_bits()),
+                canonical,
+            ))
+        };
+        let f64_of = |b: &[u8]| -> Option<Value> {
+            let x = f64::from_ne_bytes(b.try_into().ok()?);
+            let canonical = x.to_bits() == f64::NAN.to_bits();
+            Some(float(x, format!("0x{:016x}", x.to_bits()), canonical))
+        };
+        Some(match dtype {
+            T::Bool => Value::from(*b.first()? != 0),
+            T::Int8 => Value::from(i8::from_ne_bytes(b.try_into().ok()?)),
+            T::Int16 => Value::from(i16::from_ne_bytes(b.try_into().ok()?)),
+            T::Int32 => Value::from(i32::from_ne_bytes(b.try_into().ok()?)),
+            T::Int64 => Value::from(i64::from_ne_bytes(b.try_into().ok()?)),
+            T::UInt8 => Value::from(u8::from_ne_bytes(b.try_into().ok()?)),
+            T::UInt16 => Value::from(u16::from_ne_bytes(b.try_into().ok()?)),
+            T::UInt32 => Value::from(u32::from_ne_bytes(b.try_into().ok()?)),
+            T::UInt64 => Value::from(u64::from_ne_bytes(b.try_into().ok()?)),
+            T::Float16 => {
+                let bits = u16::from_ne_bytes(b.try_into().ok()?);
+                let x = half::f16::from_bits(bits);
+                let canonical = bits == 0x7e00;
+                float(x.to_f64(), format!("0x{bits:04x}"), canonical)
+            }
+            T::Float32 => f32_of(b)?,
+            T::Float64 => f64_of(b)?,
+            T::Complex64 => Value::from(vec![f32_of(b.get(..4)?)?, f32_of(b.get(4..)?)?]),
+            T::Complex128 => Value::from(vec![f64_of(b.get(..8)?)?, f64_of(b.get(8..)?)?]),
+            T::DateTime64(_)
+            | T::TimeDelta64(_)
+            | T::FixedUtf32 { .. }
+            | T::FixedBytes { .. }
+            | T::String
+            | T::Bytes => return None,
+        })
+    }
+
     /// Parses a JSON fill value for `dtype`: numbers, booleans, `"NaN"`, `"Infinity"`,
     /// `"-Infinity"`, hex bit patterns (`"0x7fc00000"`), `[re, im]` for complex, and `null`
     /// (zero, as zarr-python reads v2 arrays without a fill value). Dates and durations take
@@ -205,6 +264,68 @@ fn hex(v: &Value, digits: usize) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+
+    /// Every number type's fill value, written as JSON and read back, is the same bytes:
+    /// random bit patterns (NaNs of any payload, infinities, subnormals included).
+    #[test]
+    fn to_json_reads_back_as_the_same_bytes() {
+        use DataType as T;
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let types = [
+            T::Bool,
+            T::Int8,
+            T::Int16,
+            T::Int32,
+            T::Int64,
+            T::UInt8,
+            T::UInt16,
+            T::UInt32,
+            T::UInt64,
+            T::Float16,
+            T::Float32,
+            T::Float64,
+            T::Complex64,
+            T::Complex128,
+        ];
+        for dtype in types {
+            let size = dtype.fixed_size().unwrap();
+            for round in 0..2000 {
+                let mut bytes: Vec<u8> = (0..size)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        x as u8
+                    })
+                    .collect();
+                if round == 0 {
+                    bytes.fill(0xff); // a NaN of every payload bit set
+                }
+                if round == 1 && size >= 4 {
+                    // The canonical NaN, negated: not the "NaN" NumPy writes.
+                    let at = if dtype == T::Float64 || dtype == T::Complex128 {
+                        7
+                    } else {
+                        3
+                    };
+                    bytes.fill(0);
+                    bytes[at] = 0xff;
+                    bytes[at - 1] = if at == 7 { 0xf8 } else { 0xc0 };
+                }
+                if dtype == T::Bool {
+                    bytes[0] &= 1;
+                }
+                let fill = FillValue {
+                    bytes: bytes.clone(),
+                };
+                let json = fill.to_json(dtype).unwrap();
+                let back = FillValue::parse(dtype, &json).unwrap();
+                assert_eq!(back.as_bytes(), &bytes[..], "{dtype}: {json}");
+            }
+        }
+        assert!(FillValue::zero(T::String).to_json(T::String).is_none());
+    }
+
     use serde_json::json;
 
     use super::*;

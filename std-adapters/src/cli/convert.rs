@@ -1,0 +1,167 @@
+//! `zinto convert`: re-encode an array (v2 to v3 included, optionally rechunked) into a new
+//! one, in slabs of whole destination chunks bounded by `--memory`: each slab is read into one
+//! buffer and written from it before the next is read.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::{
+    Array, ArrayBuilder, FileStore, ReadOptions, Region, WriteOptions, ZarrFormat, zeroed_buffer,
+};
+
+use super::{AnyStore, Failure, ReadSummary, StoreArgs, create, open, rss};
+
+/// What `zinto convert` was asked.
+#[derive(clap::Args)]
+pub struct ConvertArgs {
+    /// The source array's directory (or URL).
+    pub src: PathBuf,
+    /// The new array's directory.
+    pub dst: PathBuf,
+    /// The new chunk shape (default: the source's). Example: `--chunks 10,1000,1000`.
+    #[arg(long, value_name = "C")]
+    pub chunks: Option<String>,
+    /// A codec of the new chain, as for `create` (default: `zstd:3`).
+    #[arg(long = "codec", value_name = "SPEC")]
+    pub codecs: Vec<String>,
+    /// Zarr format of the new array: 3 or 2.
+    #[arg(long, value_name = "2|3", default_value_t = 3)]
+    pub zarr_format: u8,
+    /// Bytes a slab may take (default 1 GiB): the read-and-write buffer, beyond the
+    /// workers' windows.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    pub memory: u64,
+    /// Worker threads, for reading and for writing (default: one per core).
+    #[arg(long, short, value_name = "N")]
+    pub threads: Option<NonZeroUsize>,
+    /// Replace metadata already at DST.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Print the summary as one JSON object on stdout (the keys of `create --json`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Rows of the first dimension per slab: whole chunks of it, as many as `memory` holds.
+fn slab_rows(chunk_rows: u64, row_bytes: u64, memory: u64) -> Result<u64, Failure> {
+    let chunk_slab = chunk_rows.saturating_mul(row_bytes);
+    if chunk_slab > memory {
+        return Err(Failure::Usage(format!(
+            "--memory {memory}: one slab of destination chunks takes {chunk_slab} bytes; give at least that, or smaller --chunks"
+        )));
+    }
+    Ok(chunk_rows.saturating_mul((memory / chunk_slab.max(1)).max(1)))
+}
+
+/// The new array, stated as `args` asks, over `src`'s shape, type, fill value, attributes and
+/// dimension names.
+fn new_array(src: &Array<AnyStore>, args: &ConvertArgs) -> Result<Array<FileStore>, Failure> {
+    let meta = src.metadata();
+    let shape = src.shape();
+    let chunks = match args.chunks.as_deref() {
+        Some(text) => create::chunk_shape(text, shape)?,
+        None => src.chunk_shape().to_vec(),
+    };
+    let fill = meta.fill_value.to_json(meta.dtype).ok_or_else(|| {
+        let src = args.src.display();
+        Failure::Other(format!(
+            "{src}: zinto does not write arrays of {} yet",
+            meta.dtype
+        ))
+    })?;
+    let attributes = src
+        .attributes()
+        .map_err(|e| Failure::Other(e.to_string()))?;
+    let mut builder = ArrayBuilder::new(shape, meta.dtype, &chunks)
+        .fill_value(fill)
+        .attributes(attributes.clone())
+        .overwrite(args.overwrite);
+    if let Some(names) = src.dimension_names() {
+        builder = builder.dimension_names(names.to_vec());
+    }
+    builder = match args.zarr_format {
+        2 => builder.zarr_format(ZarrFormat::V2),
+        3 => builder,
+        n => return Err(Failure::Usage(format!("--zarr-format {n}: 2 or 3"))),
+    };
+    let default = ["zstd:3".to_owned()];
+    let codecs = if args.codecs.is_empty() {
+        &default[..]
+    } else {
+        &args.codecs[..]
+    };
+    create::codecs(codecs, builder)?
+        .create(FileStore::new(&args.dst), "")
+        .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))
+}
+
+pub fn convert(args: &ConvertArgs, remote: StoreArgs) -> Result<(), Failure> {
+    let src = open(&args.src, remote)?;
+    let dst = new_array(&src, args)?;
+    let shape = src.shape().to_vec();
+    let elem = src.metadata().elem_size() as u64;
+    let (rows, row_bytes) = match shape.split_first() {
+        Some((&rows, rest)) => (rows, rest.iter().product::<u64>().saturating_mul(elem)),
+        None => (1, elem),
+    };
+    let chunk_rows = dst.chunk_shape().first().copied().unwrap_or(1);
+    let step = slab_rows(chunk_rows, row_bytes, args.memory)?;
+    let slab_len = usize::try_from(step.min(rows).saturating_mul(row_bytes)).unwrap_or(usize::MAX);
+    let mut slab = zeroed_buffer(slab_len)
+        .ok_or_else(|| Failure::Other(format!("cannot allocate a slab of {slab_len} bytes")))?;
+    let baseline = rss::current_rss_bytes();
+    let started = Instant::now();
+    let mut start = 0;
+    while start < rows.max(1) {
+        let n = step.min(rows - start).max(u64::from(rows == 0));
+        let len = usize::try_from(n.saturating_mul(row_bytes)).unwrap_or(usize::MAX);
+        let part = slab
+            .get_mut(..len)
+            .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
+        copy_slab(args, (&src, &dst), (start, n), part)?;
+        start += n.max(1);
+    }
+    let summary = ReadSummary {
+        len: usize::try_from(rows.saturating_mul(row_bytes)).unwrap_or(usize::MAX),
+        seconds: started.elapsed().as_secs_f64(),
+        baseline,
+        workers: args.threads.map_or_else(
+            || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+            NonZeroUsize::get,
+        ),
+        chunks: dst.metadata().grid.num_chunks(),
+        wrote: true,
+    };
+    summary.print(args.json, &shape, src.dtype());
+    Ok(())
+}
+
+/// Rows `start..start + n` of the first dimension (every other dimension whole): read from
+/// `src` into `slab`, then written into `dst`.
+fn copy_slab(
+    args: &ConvertArgs,
+    (src, dst): (&Array<AnyStore>, &Array<FileStore>),
+    (start, n): (u64, u64),
+    slab: &mut [u8],
+) -> Result<(), Failure> {
+    let mut region_start = vec![0; src.shape().len()];
+    let mut region_shape = src.shape().to_vec();
+    if let (Some(s), Some(r)) = (region_start.first_mut(), region_shape.first_mut()) {
+        (*s, *r) = (start, n);
+    }
+    let region =
+        Region::new(&region_start, &region_shape).map_err(|e| Failure::Other(e.to_string()))?;
+    let read = ReadOptions {
+        threads: args.threads,
+        ..ReadOptions::default()
+    };
+    let write = WriteOptions {
+        threads: args.threads,
+        ..WriteOptions::default()
+    };
+    src.read_into_with(&region, slab, &read)
+        .map_err(|e| Failure::Other(format!("{}: {e}", args.src.display())))?;
+    dst.write_from_with(&region, slab, &write)
+        .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))
+}
