@@ -74,6 +74,70 @@ impl<S: Store> Group<S> {
         })
     }
 
+    /// Creates a group at `path` in `store` with `attributes` (v3 `zarr.json`, or v2
+    /// `.zgroup` and `.zattrs`, as zarr-python writes them) and opens it. Metadata of a group
+    /// already there is replaced; an array's is refused.
+    ///
+    /// ```
+    /// use zinto::{FileStore, Group, ZarrFormat};
+    ///
+    /// let dir = std::env::temp_dir().join(format!("zinto-doc-group-{}", std::process::id()));
+    /// let mut attrs = serde_json::Map::new();
+    /// attrs.insert("title".into(), "weather".into());
+    /// let group = Group::create(FileStore::new(&dir), "", ZarrFormat::V3, attrs)?;
+    /// assert_eq!(group.attributes()?["title"], "weather");
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), zinto::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::Metadata`] if an array's metadata is at `path`; [`ErrorKind::Store`] if the
+    /// store fails; then as [`Group::open`].
+    pub fn create(
+        store: S,
+        path: &str,
+        format: ZarrFormat,
+        attributes: Map<String, Value>,
+    ) -> Result<Self, Error> {
+        let path = path.trim_matches('/');
+        let fail = |key: &str, e| Error::new(path, Some(key), ErrorKind::Store(e));
+        for taken in ["zarr.json", ".zarray"] {
+            let key = join(path, taken);
+            let is_array = match store.read_whole(&key, MAX_METADATA_LEN) {
+                Ok(Some(doc)) => {
+                    taken == ".zarray" || group::v3_kind(&doc).is_ok_and(|k| k == NodeKind::Array)
+                }
+                Ok(None) => false,
+                Err(e) => return Err(fail(&key, e)),
+            };
+            if is_array {
+                return Err(Error::group(
+                    path,
+                    ErrorKind::Metadata(MetadataError::Unsupported(format!(
+                        "creating a group where the array {key} is"
+                    ))),
+                ));
+            }
+        }
+        let docs = match format {
+            ZarrFormat::V3 => vec![(
+                "zarr.json",
+                serde_json::json!({"zarr_format": 3, "node_type": "group", "attributes": attributes}),
+            )],
+            ZarrFormat::V2 => vec![
+                (".zgroup", serde_json::json!({"zarr_format": 2})),
+                (".zattrs", Value::Object(attributes)),
+            ],
+        };
+        for (name, doc) in docs {
+            let key = join(path, name);
+            let bytes = serde_json::to_vec_pretty(&doc)
+                .map_err(|e| Error::group(path, ErrorKind::Encode(e.to_string())))?;
+            store.write_from(&key, &bytes).map_err(|e| fail(&key, e))?;
+        }
+        Group::open(store, path)
+    }
+
     /// The group's path in the store.
     pub fn path(&self) -> &str {
         &self.path

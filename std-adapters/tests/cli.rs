@@ -1334,3 +1334,59 @@ fn convert_reencodes_v2_into_v3_equal_to_the_source() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A group converts whole: its attributes, its arrays (each read back equal) and the group
+/// below it, v3 into v2.
+#[test]
+fn convert_takes_a_group_and_everything_below_it() {
+    use zinto::{ArrayBuilder, DataType, FileStore, Group, Region, ZarrFormat};
+    let dir = std::env::temp_dir().join(format!("zinto-convert-group-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let src = dir.join("src.zarr");
+    let mut attrs = serde_json::Map::new();
+    attrs.insert("title".into(), "two arrays".into());
+    Group::create(FileStore::new(&src), "", ZarrFormat::V3, attrs).unwrap();
+    Group::create(
+        FileStore::new(&src),
+        "inner",
+        ZarrFormat::V3,
+        serde_json::Map::new(),
+    )
+    .unwrap();
+    let values: Vec<u8> = (0..60u16).flat_map(u16::to_ne_bytes).collect();
+    for path in ["a", "inner/b"] {
+        let array = ArrayBuilder::new(&[6, 10], DataType::UInt16, &[4, 4])
+            .zstd(1)
+            .create(FileStore::new(&src), path)
+            .unwrap();
+        array
+            .write_from(&Region::whole(&[6, 10]).unwrap(), &values)
+            .unwrap();
+    }
+    let dst = dir.join("dst.zarr");
+    let out = zinto(&[
+        "convert",
+        src.to_str().unwrap(),
+        dst.to_str().unwrap(),
+        "--zarr-format",
+        "2",
+        "--codec",
+        "zlib:1",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let group = Group::open(FileStore::new(&dst), "").unwrap();
+    assert_eq!(group.format(), ZarrFormat::V2);
+    assert_eq!(group.attributes().unwrap()["title"], "two arrays");
+    for path in ["a", "inner/b"] {
+        let array = zinto::Array::open(FileStore::new(&dst), path).unwrap();
+        assert_eq!(
+            array
+                .read_to_vec(&Region::whole(&[6, 10]).unwrap())
+                .unwrap(),
+            values,
+            "{path}"
+        );
+        assert!(dst.join(path).join(".zarray").exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

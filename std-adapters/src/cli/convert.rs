@@ -3,14 +3,16 @@
 //! buffer and written from it before the next is read.
 
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::cli::info::MAX_TREE_DEPTH;
 use crate::{
-    Array, ArrayBuilder, FileStore, ReadOptions, Region, WriteOptions, ZarrFormat, zeroed_buffer,
+    Array, ArrayBuilder, FileStore, Group, Node, NodeKind, ReadOptions, Region, WriteOptions,
+    ZarrFormat, zeroed_buffer,
 };
 
-use super::{AnyStore, Failure, ReadSummary, StoreArgs, create, open, rss};
+use super::{AnyStore, Failure, ReadSummary, StoreArgs, create, open_node, rss};
 
 /// What `zinto convert` was asked.
 #[derive(clap::Args)]
@@ -56,7 +58,11 @@ fn slab_rows(chunk_rows: u64, row_bytes: u64, memory: u64) -> Result<u64, Failur
 
 /// The new array, stated as `args` asks, over `src`'s shape, type, fill value, attributes and
 /// dimension names.
-fn new_array(src: &Array<AnyStore>, args: &ConvertArgs) -> Result<Array<FileStore>, Failure> {
+fn new_array(
+    src: &Array<AnyStore>,
+    dst: &Path,
+    args: &ConvertArgs,
+) -> Result<Array<FileStore>, Failure> {
     let meta = src.metadata();
     let shape = src.shape();
     let chunks = match args.chunks.as_deref() {
@@ -64,9 +70,9 @@ fn new_array(src: &Array<AnyStore>, args: &ConvertArgs) -> Result<Array<FileStor
         None => src.chunk_shape().to_vec(),
     };
     let fill = meta.fill_value.to_json(meta.dtype).ok_or_else(|| {
-        let src = args.src.display();
+        let (root, path) = (args.src.display(), src.path());
         Failure::Other(format!(
-            "{src}: zinto does not write arrays of {} yet",
+            "{root} (array {path:?}): zinto does not write arrays of {} yet",
             meta.dtype
         ))
     })?;
@@ -92,13 +98,58 @@ fn new_array(src: &Array<AnyStore>, args: &ConvertArgs) -> Result<Array<FileStor
         &args.codecs[..]
     };
     create::codecs(codecs, builder)?
-        .create(FileStore::new(&args.dst), "")
-        .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))
+        .create(FileStore::new(dst), "")
+        .map_err(|e| Failure::Other(format!("{}: {e}", dst.display())))
 }
 
 pub fn convert(args: &ConvertArgs, remote: StoreArgs) -> Result<(), Failure> {
-    let src = open(&args.src, remote)?;
-    let dst = new_array(&src, args)?;
+    match open_node(&args.src, remote)? {
+        Node::Array(src) => convert_array(&src, &args.dst, args),
+        Node::Group(src) => convert_group(&src, &args.dst, args, 0),
+    }
+}
+
+/// A group and everything below it, each array converted as asked, each group with its
+/// attributes.
+fn convert_group(
+    src: &Group<AnyStore>,
+    dst: &Path,
+    args: &ConvertArgs,
+    depth: usize,
+) -> Result<(), Failure> {
+    let failed = |e: crate::Error| Failure::Other(format!("{}: {e}", src.path()));
+    if depth > MAX_TREE_DEPTH {
+        return Err(Failure::Other(format!(
+            "{}: groups nested deeper than {MAX_TREE_DEPTH}",
+            args.src.display()
+        )));
+    }
+    let format = match args.zarr_format {
+        2 => ZarrFormat::V2,
+        3 => ZarrFormat::V3,
+        n => return Err(Failure::Usage(format!("--zarr-format {n}: 2 or 3"))),
+    };
+    let attributes = src.attributes().map_err(failed)?.clone();
+    Group::create(FileStore::new(dst), "", format, attributes)
+        .map_err(|e| Failure::Other(format!("{}: {e}", dst.display())))?;
+    for member in src.members().map_err(failed)? {
+        let to = dst.join(&member.name);
+        match member.kind {
+            NodeKind::Array => convert_array(&src.array(&member.name).map_err(failed)?, &to, args)?,
+            NodeKind::Group => convert_group(
+                &src.group(&member.name).map_err(failed)?,
+                &to,
+                args,
+                depth + 1,
+            )?,
+        }
+    }
+    Ok(())
+}
+
+/// One array, slab by slab.
+fn convert_array(src: &Array<AnyStore>, to: &Path, args: &ConvertArgs) -> Result<(), Failure> {
+    let dst = new_array(src, to, args)?;
     let shape = src.shape().to_vec();
     let elem = src.metadata().elem_size() as u64;
     let (rows, row_bytes) = match shape.split_first() {
@@ -119,7 +170,7 @@ pub fn convert(args: &ConvertArgs, remote: StoreArgs) -> Result<(), Failure> {
         let part = slab
             .get_mut(..len)
             .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
-        copy_slab(args, (&src, &dst), (start, n), part)?;
+        copy_slab(args, (src, &dst), (start, n), part)?;
         start += n.max(1);
     }
     let summary = ReadSummary {
@@ -163,5 +214,5 @@ fn copy_slab(
     src.read_into_with(&region, slab, &read)
         .map_err(|e| Failure::Other(format!("{}: {e}", args.src.display())))?;
     dst.write_from_with(&region, slab, &write)
-        .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))
+        .map_err(|e| Failure::Other(format!("{}: {e}", dst.store().root().display())))
 }
