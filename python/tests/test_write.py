@@ -24,6 +24,8 @@ CHAINS = [
     ("2", ["zstd:3"]),
     ("2", ["gzip:5"]),
     ("2", ["zlib:6"]),
+    ("3", ["zstd:1", "--order=F"]),
+    ("2", ["gzip:1", "--order=F"]),
 ]
 # complex is written by the library (tests/tests/write.rs) but `.npy` import takes real numbers.
 DTYPES = ["float32", "float64", "int16", "uint8", "uint64", "bool", "float16"]
@@ -50,7 +52,7 @@ def create(tmp_path, a, fmt, codecs):
     args = [sys.executable, "-m", "zinto", "create", str(dst), "--from", str(src)]
     args += ["--chunks", CHUNKS, "--zarr-format", fmt]
     for c in codecs:
-        args += ["--codec", c]
+        args += [c] if c.startswith("--") else ["--codec", c]
     done = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return dst

@@ -3,6 +3,7 @@
 //! (`zarr.json`, or `.zarray` and `.zattrs`), as zarr-python 3.1.6 writes them.
 
 use serde_json::{Map, Value, json};
+use zinto_core::MemoryOrder;
 use zinto_core::codec::{Compressor, Endian, Gzip, Zlib, Zstd};
 
 use crate::Array;
@@ -27,6 +28,7 @@ pub struct ArrayBuilder {
     fill_value: Option<Value>,
     attributes: Map<String, Value>,
     dimension_names: Option<Vec<Option<String>>>,
+    order: Option<MemoryOrder>,
     overwrite: bool,
 }
 
@@ -48,6 +50,7 @@ impl ArrayBuilder {
             fill_value: None,
             attributes: Map::new(),
             dimension_names: None,
+            order: None,
             overwrite: false,
         }
     }
@@ -91,6 +94,14 @@ impl ArrayBuilder {
     #[must_use]
     pub fn crc32c(mut self) -> Self {
         self.crc32c = true;
+        self
+    }
+
+    /// Lay each chunk's elements out in `order` (C order by default): a v3 `transpose` codec,
+    /// or v2's `"order": "F"` (a v2 array takes C or F order only).
+    #[must_use]
+    pub fn order(mut self, order: MemoryOrder) -> Self {
+        self.order = Some(order);
         self
     }
 
@@ -232,7 +243,12 @@ impl ArrayBuilder {
             Endian::Little => "little",
             Endian::Big => "big",
         };
-        let mut codecs = vec![json!({"name": "bytes", "configuration": {"endian": endian}})];
+        let mut codecs = vec![];
+        if let Some(order) = self.order.as_ref().filter(|o| !o.is_c()) {
+            let axes: Vec<usize> = order.axes().collect();
+            codecs.push(json!({"name": "transpose", "configuration": {"order": axes}}));
+        }
+        codecs.push(json!({"name": "bytes", "configuration": {"endian": endian}}));
         if let Some(c) = &self.compressor {
             codecs.push(match c {
                 Compressor::Zstd(z) => json!({"name": "zstd", "configuration": {"level": z.level.unwrap_or(0), "checksum": z.checksum}}),
@@ -258,6 +274,20 @@ impl ArrayBuilder {
             obj.insert("dimension_names".into(), json!(names));
         }
         Ok(doc)
+    }
+
+    /// v2's `order`: C or F.
+    fn v2_order(&self) -> Result<&'static str, ErrorKind> {
+        let ndim = self.shape.len();
+        match &self.order {
+            None => Ok("C"),
+            Some(o) if o.is_c() => Ok("C"),
+            Some(o) if MemoryOrder::f(ndim).is_ok_and(|f| f == *o) => Ok("F"),
+            Some(o) => Err(refused(format!(
+                "the memory order {:?} in a Zarr v2 array (C or F)",
+                o.axes().collect::<Vec<_>>()
+            ))),
+        }
     }
 
     fn v2(&self, fill: Value) -> Result<Value, ErrorKind> {
@@ -301,7 +331,7 @@ impl ArrayBuilder {
             "dtype": dtype,
             "compressor": compressor,
             "fill_value": fill,
-            "order": "C",
+            "order": self.v2_order()?,
             "filters": null,
             "dimension_separator": ".",
         }))

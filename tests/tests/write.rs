@@ -8,6 +8,7 @@
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
+use zinto::core::MemoryOrder;
 use zinto::core::codec::Endian;
 use zinto::{
     ArrayBuilder, DataType, ErrorKind, FileStore, ObjectWriter, Region, Store, StoreError,
@@ -69,6 +70,24 @@ fn chains() -> Vec<(&'static str, ArrayBuilder)> {
         (
             "v2 zstd i8 fill -1",
             v2(DataType::Int8).zstd(3).fill_value(serde_json::json!(-1)),
+        ),
+        (
+            "v3 transposed f32 zstd",
+            b(DataType::Float32)
+                .order(MemoryOrder::permutation(&[2, 0, 1]).unwrap())
+                .zstd(1),
+        ),
+        (
+            "v3 F order u16 raw big-endian",
+            b(DataType::UInt16)
+                .order(MemoryOrder::f(3).unwrap())
+                .endian(Endian::Big),
+        ),
+        (
+            "v2 F order f64 zlib",
+            v2(DataType::Float64)
+                .order(MemoryOrder::f(3).unwrap())
+                .zlib(1),
         ),
     ]
 }

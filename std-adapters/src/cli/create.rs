@@ -31,6 +31,10 @@ pub struct CreateArgs {
     /// The fill value, as metadata states it (`0`, `-1.5`, `NaN`, `true`). Default 0.
     #[arg(long, value_name = "V", allow_hyphen_values = true)]
     pub fill_value: Option<String>,
+    /// Each chunk's memory order: `C` (default) or `F` (v3: a `transpose` codec reversing the
+    /// axes; v2: `"order": "F"`).
+    #[arg(long, value_name = "C|F", default_value = "C")]
+    pub order: String,
     /// Worker threads (default: one per core).
     #[arg(long, short, value_name = "N")]
     pub threads: Option<NonZeroUsize>,
@@ -149,6 +153,13 @@ pub fn create(args: &CreateArgs) -> Result<(), Failure> {
         2 => builder.zarr_format(ZarrFormat::V2),
         3 => builder,
         n => return Err(Failure::Usage(format!("--zarr-format {n}: 2 or 3"))),
+    };
+    builder = match args.order.as_str() {
+        "C" => builder,
+        "F" => builder.order(
+            crate::core::MemoryOrder::f(shape.len()).map_err(|e| Failure::Usage(e.to_string()))?,
+        ),
+        other => return Err(Failure::Usage(format!("--order {other}: C or F"))),
     };
     builder = codecs(&args.codecs, builder)?;
     if let Some(fill) = args.fill_value.as_deref() {

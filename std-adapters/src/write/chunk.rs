@@ -1,6 +1,6 @@
 //! One chunk written: which path it takes, by how it meets the region (see the module above).
 
-use zinto_core::{MemoryOrder, Piece, Region, Runs};
+use zinto_core::{Piece, Region, Runs};
 
 use super::encoders::{self, Encode};
 use super::stream::{ChunkStream, StreamError, Windows};
@@ -74,11 +74,12 @@ impl Worker {
         let key = job.array.chunk_key(&piece.chunk);
         let at = |kind| Error::new(job.array.path(), Some(&key), kind);
         let grid = &job.array.metadata().grid;
-        let order = MemoryOrder::c(grid.ndim()).map_err(|e| at(ErrorKind::Layout(e)))?;
+        let order = &job.plan.order;
         let runs = piece
-            .runs(grid, job.plan.elem, &order, job.region.shape())
+            .runs(grid, job.plan.elem, order, job.region.shape())
             .map_err(|e| at(ErrorKind::Layout(e)))?;
-        if piece.is_whole_chunk(grid) {
+        // A transposed chunk's runs do not walk it forwards: it is laid out in the scratch.
+        if piece.is_whole_chunk(grid) && order.is_c() {
             self.whole(job, &key, runs).map_err(at)
         } else {
             self.cut(job, &key, piece, runs).map_err(at)
@@ -207,13 +208,14 @@ fn read_old<S: Store>(
         ..ReadOptions::default()
     };
     let grid = &job.array.metadata().grid;
-    if in_array.shape() == grid.chunk_shape() {
+    if in_array.shape() == grid.chunk_shape() && job.plan.order.is_c() {
         return job
             .array
             .read_into_with(in_array, scratch, &one)
             .map_err(Error::into_kind);
     }
-    // An edge chunk: its part inside the array, then laid into the padded chunk.
+    // An edge chunk, or a transposed one: its part inside the array in C order, then laid
+    // into the padded chunk in the chunk's order.
     let len = job
         .array
         .selection_len(in_array)
@@ -225,11 +227,10 @@ fn read_old<S: Store>(
         .map_err(Error::into_kind)?;
     let zero =
         Region::new(&vec![0; in_array.ndim()], in_array.shape()).map_err(ErrorKind::Layout)?;
-    let order = MemoryOrder::c(in_array.ndim()).map_err(ErrorKind::Layout)?;
     let runs = Runs::new(
         job.plan.elem,
         grid.chunk_shape(),
-        &order,
+        &job.plan.order,
         &zero,
         in_array.shape(),
         &zero,

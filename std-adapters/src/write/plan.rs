@@ -2,6 +2,7 @@
 //! compressor, the checksums, the byte swap and the fill value. What the write path does not
 //! write yet is refused here, by name, before the store is touched.
 
+use zinto_core::MemoryOrder;
 use zinto_core::codec::{ArrayToBytes, ChecksumKind, Compressor, Endian, Location};
 
 use crate::error::ErrorKind;
@@ -22,6 +23,9 @@ pub(crate) struct WritePlan {
     pub(crate) fill: Vec<u8>,
     /// Bytes of one whole chunk.
     pub(crate) chunk_len: usize,
+    /// The chunks' memory order (`transpose`, v2 `order`): C order streams whole chunks from
+    /// the input; any other goes through the scratch, laid out in it.
+    pub(crate) order: MemoryOrder,
 }
 
 fn unsupported(what: &str) -> ErrorKind {
@@ -42,11 +46,6 @@ impl WritePlan {
         let [level] = meta.chain.levels() else {
             return Err(unsupported("sharded arrays"));
         };
-        if !level.order.is_c() {
-            return Err(unsupported(
-                "chunks in another memory order (transpose, v2 order F)",
-            ));
-        }
         if !level.filters.is_empty() {
             return Err(unsupported("filters"));
         }
@@ -79,6 +78,7 @@ impl WritePlan {
             elem,
             fill: meta.fill_value.as_bytes().to_vec(),
             chunk_len,
+            order: level.order.clone(),
         })
     }
 }
