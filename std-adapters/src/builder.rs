@@ -29,6 +29,7 @@ pub struct ArrayBuilder {
     attributes: Map<String, Value>,
     dimension_names: Option<Vec<Option<String>>>,
     order: Option<MemoryOrder>,
+    shards: Option<Vec<u64>>,
     overwrite: bool,
 }
 
@@ -51,6 +52,7 @@ impl ArrayBuilder {
             attributes: Map::new(),
             dimension_names: None,
             order: None,
+            shards: None,
             overwrite: false,
         }
     }
@@ -102,6 +104,16 @@ impl ArrayBuilder {
     #[must_use]
     pub fn order(mut self, order: MemoryOrder) -> Self {
         self.order = Some(order);
+        self
+    }
+
+    /// Store the chunks in shards of `shape` (v3 `sharding_indexed`, its index at the end
+    /// with a `crc32c`, as zarr-python writes it): the chunks are its inner chunks, each
+    /// encoded with the codecs set here, and a shard is one object. Each dimension of `shape`
+    /// must be a multiple of the chunk's.
+    #[must_use]
+    pub fn shards(mut self, shape: &[u64]) -> Self {
+        self.shards = Some(shape.to_vec());
         self
     }
 
@@ -259,12 +271,25 @@ impl ArrayBuilder {
         if self.crc32c {
             codecs.push(json!({"name": "crc32c"}));
         }
+        let (grid, codecs) = match &self.shards {
+            None => (&self.chunks, codecs),
+            Some(shards) => {
+                let index = [
+                    json!({"name": "bytes", "configuration": {"endian": "little"}}),
+                    json!({"name": "crc32c"}),
+                ];
+                let sharding = json!({"name": "sharding_indexed", "configuration": {
+                    "chunk_shape": self.chunks, "codecs": codecs,
+                    "index_codecs": index, "index_location": "end"}});
+                (shards, vec![sharding])
+            }
+        };
         let mut doc = json!({
             "zarr_format": 3,
             "node_type": "array",
             "shape": self.shape,
             "data_type": self.dtype.name(),
-            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": self.chunks}},
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": grid}},
             "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
             "fill_value": fill,
             "codecs": codecs,
@@ -293,6 +318,9 @@ impl ArrayBuilder {
     fn v2(&self, fill: Value) -> Result<Value, ErrorKind> {
         if self.crc32c {
             return Err(refused("crc32c in a Zarr v2 array (a v3 codec)".into()));
+        }
+        if self.shards.is_some() {
+            return Err(refused("shards in a Zarr v2 array (a v3 codec)".into()));
         }
         let native = self
             .dtype

@@ -139,11 +139,23 @@ fn cases() -> Vec<(&'static str, ArrayBuilder, usize)> {
     ]
 }
 
+/// The same array as one shard of both chunks: a whole shard streams its inner chunks from
+/// the input one after the other, the index (32 bytes here) at the end.
+fn sharded() -> Vec<(&'static str, ArrayBuilder, usize)> {
+    let b = ArrayBuilder::new(&SHAPE, DataType::Float32, &CHUNK)
+        .shards(&SHAPE)
+        .overwrite(true);
+    vec![
+        ("sharded raw", b.clone(), 0),
+        ("sharded zstd", b.zstd(3), 0),
+    ]
+}
+
 #[test]
 fn whole_chunk_writes_use_a_window_per_worker_not_a_chunk() {
     let _turn = one_at_a_time();
     let whole = Region::whole(&SHAPE).unwrap();
-    for (name, builder, state) in cases() {
+    for (name, builder, state) in cases().into_iter().chain(sharded()) {
         let bound = THREADS * (WRITE_WINDOW + state) + BOOKKEEPING;
         let extra = write_extra(FileStore::new(temp_dir(name)), &builder, &whole);
         assert!(
@@ -162,7 +174,7 @@ fn whole_chunk_writes_use_a_window_per_worker_not_a_chunk() {
 fn whole_chunk_bounds_catch_a_chunk_sized_buffer() {
     let _turn = one_at_a_time();
     let whole = Region::whole(&SHAPE).unwrap();
-    for (name, builder, state) in cases() {
+    for (name, builder, state) in cases().into_iter().chain(sharded()) {
         let bound = THREADS * (WRITE_WINDOW + state) + BOOKKEEPING;
         let dir = temp_dir(&format!("{name}-buffering"));
         let extra = write_extra(Buffering(FileStore::new(&dir)), &builder, &whole);

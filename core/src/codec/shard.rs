@@ -150,6 +150,11 @@ impl ShardLayout {
         })
     }
 
+    /// Whether the index ends in a CRC-32C of its entries (its codecs end in `crc32c`).
+    pub fn index_crc32c(&self) -> bool {
+        self.index_crc32c
+    }
+
     /// The grid of inner chunks inside one shard.
     pub fn grid(&self) -> &ChunkGrid {
         &self.grid

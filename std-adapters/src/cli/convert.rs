@@ -24,6 +24,9 @@ pub struct ConvertArgs {
     /// The new chunk shape (default: the source's). Example: `--chunks 10,1000,1000`.
     #[arg(long, value_name = "C")]
     pub chunks: Option<String>,
+    /// Store the new chunks in shards of this shape (v3), as for `create`.
+    #[arg(long, value_name = "S")]
+    pub shards: Option<String>,
     /// A codec of the new chain, as for `create` (default: `zstd:3`).
     #[arg(long = "codec", value_name = "SPEC")]
     pub codecs: Vec<String>,
@@ -91,6 +94,9 @@ fn new_array(
         3 => builder,
         n => return Err(Failure::Usage(format!("--zarr-format {n}: 2 or 3"))),
     };
+    if let Some(text) = &args.shards {
+        builder = builder.shards(&create::chunk_shape(text, shape)?);
+    }
     let default = ["zstd:3".to_owned()];
     let codecs = if args.codecs.is_empty() {
         &default[..]
@@ -156,7 +162,9 @@ fn convert_array(src: &Array<AnyStore>, to: &Path, args: &ConvertArgs) -> Result
         Some((&rows, rest)) => (rows, rest.iter().product::<u64>().saturating_mul(elem)),
         None => (1, elem),
     };
-    let chunk_rows = dst.chunk_shape().first().copied().unwrap_or(1);
+    // Slabs of whole shards, where there are: a slab that cut shards would rewrite them.
+    let outer = dst.shard_shape().unwrap_or(dst.chunk_shape());
+    let chunk_rows = outer.first().copied().unwrap_or(1);
     let step = slab_rows(chunk_rows, row_bytes, args.memory)?;
     let slab_len = usize::try_from(step.min(rows).saturating_mul(row_bytes)).unwrap_or(usize::MAX);
     let mut slab = zeroed_buffer(slab_len)

@@ -21,6 +21,10 @@ pub struct CreateArgs {
     /// The chunk shape, one size per dimension separated by commas. Example: `--chunks 10,1000,1000`.
     #[arg(long, value_name = "C")]
     pub chunks: String,
+    /// Store the chunks in shards of this shape (v3 `sharding_indexed`, index at the end); each
+    /// dimension a multiple of the chunk's. Example: `--shards 50,1000,1000`.
+    #[arg(long, value_name = "S")]
+    pub shards: Option<String>,
     /// A codec of the chain, in order: `raw`, `zstd[:LEVEL]` (default 3), `gzip[:LEVEL]`,
     /// `zlib[:LEVEL]` (v2; default 5), `crc32c` (v3). At most one compressor. Default: raw.
     #[arg(long = "codec", value_name = "SPEC")]
@@ -161,6 +165,9 @@ pub fn create(args: &CreateArgs) -> Result<(), Failure> {
         ),
         other => return Err(Failure::Usage(format!("--order {other}: C or F"))),
     };
+    if let Some(text) = &args.shards {
+        builder = builder.shards(&chunk_shape(text, &shape)?);
+    }
     builder = codecs(&args.codecs, builder)?;
     if let Some(fill) = args.fill_value.as_deref() {
         let v = serde_json::from_str(fill)

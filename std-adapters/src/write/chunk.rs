@@ -6,7 +6,7 @@ use super::encoders::{self, Encode};
 use super::stream::{ChunkStream, StreamError, Windows};
 use super::{WRITE_WINDOW, WriteJob, WritePlan};
 use crate::error::{Error, ErrorKind};
-use crate::store::Store;
+use crate::store::{ObjectWriter, Store};
 use crate::{ReadOptions, buffer};
 
 /// A worker's state, kept from chunk to chunk: its compressor, its windows, and the chunk of
@@ -14,11 +14,14 @@ use crate::{ReadOptions, buffer};
 pub(crate) struct Worker {
     encoder: Option<Box<dyn Encode>>,
     windows: Windows,
-    scratch: Vec<u8>,
+    /// One chunk (an inner chunk, in a sharded array).
+    pub(super) scratch: Vec<u8>,
+    /// One shard's part inside the array, for shards the region cuts.
+    pub(super) shard_scratch: Vec<u8>,
 }
 
 /// `e`, from a chunk's stream, as the error kind it is.
-fn stream_kind(e: StreamError) -> ErrorKind {
+pub(super) fn stream_kind(e: StreamError) -> ErrorKind {
     match e {
         StreamError::Store(e) => ErrorKind::Store(e),
         StreamError::Encode(e) => ErrorKind::Encode(e.to_string()),
@@ -31,7 +34,7 @@ fn internal(what: &'static str) -> ErrorKind {
 
 /// Whether `bytes` are all `fill`, element by element (bit for bit: a NaN of another payload
 /// is not the fill value).
-fn is_fill(bytes: &[u8], fill: &[u8]) -> bool {
+pub(super) fn is_fill(bytes: &[u8], fill: &[u8]) -> bool {
     if fill.iter().all(|&b| b == 0) {
         return bytes.iter().all(|&b| b == 0);
     }
@@ -62,6 +65,7 @@ impl Worker {
                 swap: window(plan.swap > 0),
             },
             scratch: Vec::new(),
+            shard_scratch: Vec::new(),
         })
     }
 
@@ -73,6 +77,9 @@ impl Worker {
     ) -> Result<(), Error> {
         let key = job.array.chunk_key(&piece.chunk);
         let at = |kind| Error::new(job.array.path(), Some(&key), kind);
+        if let Some(layout) = &job.plan.shard {
+            return self.write_shard(job, piece, layout, &key).map_err(at);
+        }
         let grid = &job.array.metadata().grid;
         let order = &job.plan.order;
         let runs = piece
@@ -110,11 +117,7 @@ impl Worker {
                 return job.array.store().delete(key).map_err(ErrorKind::Store);
             }
         }
-        let mut stream = self.stream(job, key)?;
-        for r in runs {
-            stream.push(part(&r)?).map_err(stream_kind)?;
-        }
-        stream.finish().map_err(stream_kind)
+        self.store_chunk(job, key, runs.map(|r| part(&r)))
     }
 
     /// A chunk the region cuts, or one at the array's edge: the old chunk (or the fill
@@ -171,19 +174,15 @@ impl Worker {
         if !job.options.write_empty_chunks && is_fill(scratch, &plan.fill) {
             return job.array.store().delete(key).map_err(ErrorKind::Store);
         }
-        let mut stream = self.stream(job, key)?;
-        stream.push(scratch).map_err(stream_kind)?;
-        stream.finish().map_err(stream_kind)
+        self.store_chunk(job, key, std::iter::once(Ok(&scratch[..])))
     }
 
-    /// A stream of one chunk into the store under `key`.
-    fn stream<'w, S: Store>(
+    /// A stream of one chunk's stored bytes into `writer`.
+    pub(crate) fn stream<'w>(
         &'w mut self,
-        job: &'w WriteJob<'_, S>,
-        key: &str,
+        plan: &WritePlan,
+        writer: &'w mut dyn ObjectWriter,
     ) -> Result<ChunkStream<'w>, ErrorKind> {
-        let writer = job.array.store().writer(key).map_err(ErrorKind::Store)?;
-        let plan = job.plan;
         let encoder = self.encoder.as_deref_mut().map(|e| e as &mut dyn Encode);
         ChunkStream::new(
             encoder,
@@ -192,6 +191,22 @@ impl Worker {
             writer,
         )
         .map_err(stream_kind)
+    }
+
+    /// Writes one chunk, `parts` in order, as the object `key`.
+    fn store_chunk<'p, S: Store>(
+        &mut self,
+        job: &WriteJob<'_, S>,
+        key: &str,
+        parts: impl Iterator<Item = Result<&'p [u8], ErrorKind>>,
+    ) -> Result<(), ErrorKind> {
+        let mut writer = job.array.store().writer(key).map_err(ErrorKind::Store)?;
+        let mut stream = self.stream(job.plan, &mut *writer)?;
+        for part in parts {
+            stream.push(part?).map_err(stream_kind)?;
+        }
+        stream.finish().map_err(stream_kind)?;
+        writer.commit().map_err(ErrorKind::Store)
     }
 }
 

@@ -18,6 +18,7 @@
 mod chunk;
 mod encoders;
 mod plan;
+mod shard;
 mod stream;
 
 use std::num::NonZeroUsize;

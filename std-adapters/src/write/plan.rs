@@ -3,7 +3,9 @@
 //! write yet is refused here, by name, before the store is touched.
 
 use zinto_core::MemoryOrder;
-use zinto_core::codec::{ArrayToBytes, ChecksumKind, Compressor, Endian, Location};
+use zinto_core::codec::{
+    ArrayToBytes, ChecksumKind, Compressor, Endian, IndexLocation, Location, ShardLayout,
+};
 
 use crate::error::ErrorKind;
 use crate::metadata::{ArrayMetadata, MetadataError};
@@ -26,6 +28,11 @@ pub(crate) struct WritePlan {
     /// The chunks' memory order (`transpose`, v2 `order`): C order streams whole chunks from
     /// the input; any other goes through the scratch, laid out in it.
     pub(crate) order: MemoryOrder,
+    /// The shape of a chunk as encoded (the inner chunk, in a sharded array).
+    pub(crate) chunk_shape: Vec<u64>,
+    /// The shards' layout, for a sharded array: its outer chunks are shards of inner chunks,
+    /// each encoded as above, then the index (at the end).
+    pub(crate) shard: Option<ShardLayout>,
 }
 
 fn unsupported(what: &str) -> ErrorKind {
@@ -43,8 +50,22 @@ impl WritePlan {
                 meta.dtype
             )));
         };
-        let [level] = meta.chain.levels() else {
-            return Err(unsupported("sharded arrays"));
+        let (shard, level) = match meta.chain.levels() {
+            [level] => (None, level),
+            [outer, inner] => match &outer.array_to_bytes {
+                ArrayToBytes::Sharding(layout) if layout.location() == IndexLocation::End => {
+                    (Some(layout.clone()), inner)
+                }
+                ArrayToBytes::Sharding(_) => {
+                    return Err(unsupported("a shard index at the start of the shard"));
+                }
+                ArrayToBytes::Bytes(_) => {
+                    return Err(ErrorKind::Internal {
+                        what: "a second chain level under a level of bytes",
+                    });
+                }
+            },
+            _ => return Err(unsupported("shards inside shards")),
         };
         if !level.filters.is_empty() {
             return Err(unsupported("filters"));
@@ -54,7 +75,7 @@ impl WritePlan {
                 meta.dtype.scalar_size()
             }
             ArrayToBytes::Bytes(_) => 0,
-            ArrayToBytes::Sharding(_) => return Err(unsupported("sharded arrays")),
+            ArrayToBytes::Sharding(_) => return Err(unsupported("shards inside shards")),
         };
         let mut crc32c = 0;
         for sum in level.bytes_codecs.checksums.iter() {
@@ -63,9 +84,8 @@ impl WritePlan {
                 (kind, _) => return Err(unsupported(&format!("the {} checksum", kind.name()))),
             }
         }
-        let chunk_len = meta
-            .grid
-            .chunk_shape()
+        let chunk_len = level
+            .chunk_shape
             .iter()
             .try_fold(1u64, |n, &d| n.checked_mul(d))
             .and_then(|n| usize::try_from(n).ok())
@@ -79,6 +99,8 @@ impl WritePlan {
             fill: meta.fill_value.as_bytes().to_vec(),
             chunk_len,
             order: level.order.clone(),
+            chunk_shape: level.chunk_shape.to_vec(),
+            shard,
         })
     }
 }

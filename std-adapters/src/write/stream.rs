@@ -45,7 +45,9 @@ pub(crate) struct ChunkStream<'a> {
     swap: usize,
     /// One running CRC-32C per `crc32c` codec, innermost first.
     sums: Vec<Crc32>,
-    writer: Box<dyn ObjectWriter + 'a>,
+    writer: &'a mut dyn ObjectWriter,
+    /// Stored bytes written so far.
+    written: u64,
 }
 
 impl<'a> ChunkStream<'a> {
@@ -55,7 +57,7 @@ impl<'a> ChunkStream<'a> {
         encoder: Option<&'a mut dyn Encode>,
         windows: &'a mut Windows,
         (len, swap, crc32c): (u64, usize, usize),
-        writer: Box<dyn ObjectWriter + 'a>,
+        writer: &'a mut dyn ObjectWriter,
     ) -> Result<Self, StreamError> {
         let mut encoder = encoder;
         if let Some(e) = encoder.as_deref_mut() {
@@ -68,6 +70,7 @@ impl<'a> ChunkStream<'a> {
             swap,
             sums: (0..crc32c).map(|_| Crc32::new(&CRC32C)).collect(),
             writer,
+            written: 0,
         })
     }
 
@@ -98,8 +101,9 @@ impl<'a> ChunkStream<'a> {
         Ok(())
     }
 
-    /// Ends the chunk: the compressor's last bytes, the checksums, then the commit.
-    pub(crate) fn finish(mut self) -> Result<(), StreamError> {
+    /// Ends the chunk: the compressor's last bytes, then the checksums. Returns the stored
+    /// bytes written; the caller commits the object (a shard holds many chunks).
+    pub(crate) fn finish(mut self) -> Result<u64, StreamError> {
         self.feed(&[], true)?;
         self.flush()?;
         for i in 0..self.sums.len() {
@@ -108,9 +112,9 @@ impl<'a> ChunkStream<'a> {
                 outer.update(&value);
             }
             self.writer.write(&value)?;
+            self.written += 4;
         }
-        self.writer.commit()?;
-        Ok(())
+        Ok(self.written)
     }
 
     /// Compresses (or copies) `input` into the window, writing each full window out.
@@ -188,6 +192,7 @@ impl<'a> ChunkStream<'a> {
             sum.update(bytes);
         }
         self.writer.write(bytes)?;
+        self.written += bytes.len() as u64;
         Ok(())
     }
 }
