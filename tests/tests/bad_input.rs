@@ -36,7 +36,7 @@ fn read_all(store: &MemoryStore) -> Result<Vec<u8>, zinto::Error> {
 
 fn edit_metadata(store: &mut MemoryStore, f: impl FnOnce(&mut serde_json::Value)) {
     let mut meta: serde_json::Value =
-        serde_json::from_slice(store.get("a/zarr.json").unwrap()).unwrap();
+        serde_json::from_slice(&store.get("a/zarr.json").unwrap()).unwrap();
     f(&mut meta);
     store.insert("a/zarr.json", serde_json::to_vec(&meta).unwrap());
 }
@@ -396,7 +396,7 @@ fn order_is_an_unknown_v3_codec() {
 
 /// Edits the JSON document at `key` (any metadata file) in place.
 fn edit_json(store: &mut MemoryStore, key: &str, f: impl FnOnce(&mut serde_json::Value)) {
-    let mut doc: serde_json::Value = serde_json::from_slice(store.get(key).unwrap()).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_slice(&store.get(key).unwrap()).unwrap();
     f(&mut doc);
     store.insert(key, serde_json::to_vec(&doc).unwrap());
 }

@@ -368,3 +368,39 @@ fn what_the_write_path_does_not_write_is_refused_by_name() {
     assert!(matches!(e.kind(), ErrorKind::Layout(_)), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A `MemoryStore` takes the same writes as a `FileStore`: the same keys, the same values.
+#[test]
+fn a_memory_store_is_written_as_a_file_store_is() {
+    for (case, (name, builder)) in chains().into_iter().enumerate() {
+        let dir = temp_dir(&format!("memory-{case}"));
+        let on_disk = builder.create(FileStore::new(&dir), "").unwrap();
+        let in_memory = builder.create(zinto::MemoryStore::new(), "").unwrap();
+        let elem = on_disk.dtype().fixed_size().unwrap();
+        let mut rng = Rng(0x1234_5678 ^ case as u64);
+        for _ in 0..4 {
+            let region = random_region(&mut rng);
+            let n = region.num_elements().unwrap() as usize;
+            let data = values(&mut rng, on_disk.dtype(), n, elem);
+            on_disk.write_from(&region, &data).unwrap();
+            in_memory.write_from(&region, &data).unwrap();
+        }
+        let whole = Region::whole(&SHAPE).unwrap();
+        assert!(
+            on_disk.read_to_vec(&whole).unwrap() == in_memory.read_to_vec(&whole).unwrap(),
+            "{name}: the stores differ"
+        );
+        let mut files: Vec<String> = walk(&dir)
+            .iter()
+            .map(|p| {
+                p.strip_prefix(&dir)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/")
+            })
+            .collect();
+        files.sort();
+        assert_eq!(files, in_memory.store().keys(), "{name}: other keys");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -2,12 +2,23 @@
 
 use std::collections::HashMap;
 
-use super::{Store, StoreError};
+use std::sync::{Arc, RwLock};
 
-/// Keys and their bytes, in memory.
-#[derive(Debug, Clone, Default)]
+use super::{ObjectWriter, Store, StoreError};
+
+/// Keys and their bytes, in memory. Written through [`Store::writer`] (a writer's bytes
+/// become visible at commit, as in a file store) or [`MemoryStore::insert`].
+#[derive(Debug, Default)]
 pub struct MemoryStore {
-    objects: HashMap<String, Vec<u8>>,
+    objects: RwLock<HashMap<String, Arc<[u8]>>>,
+}
+
+impl Clone for MemoryStore {
+    fn clone(&self) -> Self {
+        Self {
+            objects: RwLock::new(self.read().clone()),
+        }
+    }
 }
 
 impl MemoryStore {
@@ -16,34 +27,74 @@ impl MemoryStore {
         Self::default()
     }
 
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Arc<[u8]>>> {
+        // A writer that panicked leaves the map as it was: its object was never inserted.
+        self.objects
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<[u8]>>> {
+        self.objects
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Sets `key` to `bytes`.
     pub fn insert(&mut self, key: impl Into<String>, bytes: impl Into<Vec<u8>>) {
-        self.objects.insert(key.into(), bytes.into());
+        let bytes: Vec<u8> = bytes.into();
+        self.write().insert(key.into(), bytes.into());
     }
 
     /// Removes `key`, returning its bytes.
     pub fn remove(&mut self, key: &str) -> Option<Vec<u8>> {
-        self.objects.remove(key)
+        self.write().remove(key).map(|b| b.to_vec())
     }
 
-    /// The bytes of `key`.
-    pub fn get(&self, key: &str) -> Option<&[u8]> {
-        self.objects.get(key).map(Vec::as_slice)
+    /// The bytes of `key` (shared: the store keeps them too).
+    pub fn get(&self, key: &str) -> Option<Arc<[u8]>> {
+        self.read().get(key).cloned()
     }
 
-    /// Every key.
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.objects.keys().map(String::as_str)
+    /// Every key, sorted.
+    pub fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self.read().keys().cloned().collect();
+        keys.sort_unstable();
+        keys
+    }
+}
+
+/// An object being written into a [`MemoryStore`]: its bytes gather here until the commit.
+struct MemoryWriter<'a> {
+    store: &'a MemoryStore,
+    key: String,
+    bytes: Vec<u8>,
+}
+
+impl ObjectWriter for MemoryWriter<'_> {
+    fn write(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        self.bytes
+            .try_reserve(bytes.len())
+            .map_err(|_| StoreError::Io(std::io::Error::from(std::io::ErrorKind::OutOfMemory)))?;
+        self.bytes.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn commit(self: Box<Self>) -> Result<(), StoreError> {
+        let Self { store, key, bytes } = *self;
+        store.write().insert(key, bytes.into());
+        Ok(())
     }
 }
 
 impl Store for MemoryStore {
     fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
-        Ok(self.objects.get(key).map(|v| v.len() as u64))
+        Ok(self.read().get(key).map(|v| v.len() as u64))
     }
 
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
-        let obj = self.objects.get(key).ok_or(StoreError::Missing)?;
+        let objects = self.read();
+        let obj = objects.get(key).ok_or(StoreError::Missing)?;
         let short = StoreError::ShortRead {
             offset,
             wanted: dst.len() as u64,
@@ -66,10 +117,23 @@ impl Store for MemoryStore {
         }
     }
 
+    fn writer(&self, key: &str) -> Result<Box<dyn ObjectWriter + '_>, StoreError> {
+        Ok(Box::new(MemoryWriter {
+            store: self,
+            key: key.to_owned(),
+            bytes: Vec::new(),
+        }))
+    }
+
+    fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.write().remove(key);
+        Ok(())
+    }
+
     fn list_dir(&self, prefix: &str) -> Result<Vec<String>, StoreError> {
         let prefix = prefix.trim_matches('/');
-        let mut names: Vec<String> = self
-            .objects
+        let objects = self.read();
+        let mut names: Vec<String> = objects
             .keys()
             .filter_map(|k| {
                 if prefix.is_empty() {
