@@ -193,6 +193,7 @@ def main():
     write("zstd_frame_header", "empty_frame", Zstd().encode(b""))
     blosc_seeds()
     segment_seeds()
+    write_seeds()
     n = sum(1 for _ in SEEDS.rglob("*") if _.is_file())
     size = sum(p.stat().st_size for p in SEEDS.rglob("*") if p.is_file())
     print(f"wrote {n} seeds, {size} bytes, to {SEEDS}")
@@ -254,6 +255,23 @@ def blosc_seeds():
                 (size,) = struct.unpack("<i", stored[:4])
                 if size <= MAX:
                     write("decode_lz4", f"{array.name}_{i}", u16(size) + stored[4:])
+
+
+def write_seeds():
+    """write_roundtrip: [ndim, dims.., chunks.., shard flags, chain, writes], then the writes'
+    corners, extents and values (harness/write.rs), one seed per kind of chain."""
+    import random
+
+    rng = random.Random(28)
+    cases = {
+        "2d_raw_f32_edge": [1, 9, 6, 3, 4, 0, 2, 2],
+        "3d_zstd_sharded_crc": [2, 7, 5, 4, 2, 3, 2, 0x06, 0x0A, 3],
+        "1d_gzip_bool_fill": [0, 11, 4, 0x08, 0x14, 2],
+        "2d_v2_zlib_forder_be": [1, 8, 10, 3, 4, 0, 0x80 | 0x40 | 0x20 | 0x18 | 3, 3],
+        "3d_complex_transposed_shards": [2, 5, 6, 7, 1, 2, 3, 0x44, 0x45, 2],
+    }
+    for name, head in cases.items():
+        write("write_roundtrip", name, bytes(head) + bytes(rng.randrange(256) for _ in range(3000)))
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ mod layout;
 mod records;
 mod segment;
 mod shard;
+mod write;
 
 pub use array::{array_read, metadata};
 pub use blosc::{
@@ -28,6 +29,7 @@ pub use layout::layout;
 pub use records::records_sort;
 pub use segment::segment_header;
 pub use shard::shard_index;
+pub use write::write_roundtrip;
 
 /// A harness: the fuzzer's bytes in, a panic or an abort out when something is wrong.
 pub type Harness = fn(&[u8]);
@@ -53,6 +55,7 @@ pub const TARGETS: &[(&str, Harness)] = &[
     // c-blosc is linked by the fuzz crate only: here, zinto's side of the comparison.
     ("blosc_differential", |d| blosc_differential(d, None)),
     ("segment_header", segment_header),
+    ("write_roundtrip", write_roundtrip),
 ];
 
 pub use decode::{CRC32C, GZIP, ZLIB, ZSTD};
