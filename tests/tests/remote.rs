@@ -651,3 +651,80 @@ fn more_workers_than_requests_in_flight_read_the_right_bytes_and_cancel_without_
         started.elapsed()
     );
 }
+
+// ---- Writing (issue 28) -----------------------------------------------------------------------
+
+/// Arrays written to moto's S3: a raw chunk larger than a part goes up as a multipart upload,
+/// small zstd chunks as single PUTs; both read back equal; a chunk of fill value is deleted; an
+/// upload that fails names the chunk's URL and leaves no object.
+#[test]
+fn arrays_write_to_s3_and_read_back() {
+    use zinto::{ArrayBuilder, DataType};
+    let Some(moto) = moto() else { return };
+    assert_eq!(request(moto.addr, "PUT", "/written", b""), 200);
+    let store = remote("s3://written/data.zarr", moto_options(moto.addr));
+    // One 12 MiB chunk: two parts of PART_LEN (8 MiB) and the rest.
+    let shape = [3u64, 1024, 1024];
+    let big = ArrayBuilder::new(&shape, DataType::Float32, &shape)
+        .create(&store, "big")
+        .unwrap();
+    let values: Vec<u8> = (0..3 * 1024 * 1024u32)
+        .flat_map(|i| (i as f32).to_ne_bytes())
+        .collect();
+    assert!(values.len() > zinto::store::PART_LEN);
+    let whole = Region::whole(&shape).unwrap();
+    big.write_from(&whole, &values).unwrap();
+    assert!(
+        big.read_to_vec(&whole).unwrap() == values,
+        "the multipart chunk differs"
+    );
+    assert_eq!(
+        store.size("big/c/0/0/0").unwrap(),
+        Some(values.len() as u64)
+    );
+
+    let small = ArrayBuilder::new(&[40, 30], DataType::UInt16, &[16, 16])
+        .zstd(3)
+        .crc32c()
+        .create(&store, "small")
+        .unwrap();
+    let region = Region::whole(&[40, 30]).unwrap();
+    let data: Vec<u8> = (0..1200u16)
+        .flat_map(|i| (i % 97 + 1).to_ne_bytes())
+        .collect();
+    small.write_from(&region, &data).unwrap();
+    assert_eq!(small.read_to_vec(&region).unwrap(), data);
+    // Zeros over the first chunk: it is deleted, and reads as the fill value.
+    small
+        .write_from(&Region::new(&[0, 0], &[16, 16]).unwrap(), &[0u8; 512])
+        .unwrap();
+    assert_eq!(store.size("small/c/0/0").unwrap(), None);
+    assert_eq!(
+        small
+            .read_to_vec(&Region::new(&[0, 0], &[1, 2]).unwrap())
+            .unwrap(),
+        [0u8; 4]
+    );
+}
+
+/// A write through a proxy that answers every request 503 fails after its retries, naming
+/// the chunk's URL, with nothing written.
+#[test]
+fn a_failed_remote_write_names_the_chunk() {
+    use zinto::{ArrayBuilder, DataType, MemoryStore};
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let proxy = FaultProxy::start(server.addr(), vec![Fault::Status(503); 1000]).unwrap();
+    let store = remote(&proxy.url(), quick());
+    // Metadata from memory: the remote store only takes the chunk.
+    let meta = ArrayBuilder::new(&[4], DataType::UInt8, &[4])
+        .create(MemoryStore::new(), "")
+        .unwrap();
+    let json = meta.store().get("zarr.json").unwrap();
+    let array = Array::from_metadata(&store, "new", ZarrFormat::V3, &json, None).unwrap();
+    let e = array
+        .write_from(&Region::whole(&[4]).unwrap(), &[1, 2, 3, 4])
+        .unwrap_err();
+    let said = e.to_string();
+    assert!(said.contains(&format!("{}/new/c/0", proxy.url())), "{said}");
+    assert!(said.contains("503"), "{said}");
+}

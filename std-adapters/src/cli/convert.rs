@@ -8,11 +8,11 @@ use std::time::Instant;
 
 use crate::cli::info::MAX_TREE_DEPTH;
 use crate::{
-    Array, ArrayBuilder, FileStore, Group, Node, NodeKind, ReadOptions, Region, WriteOptions,
-    ZarrFormat, zeroed_buffer,
+    Array, ArrayBuilder, Group, Node, NodeKind, ReadOptions, Region, WriteOptions, ZarrFormat,
+    zeroed_buffer,
 };
 
-use super::{AnyStore, Failure, ReadSummary, StoreArgs, create, open_node, rss};
+use super::{AnyStore, Failure, ReadSummary, StoreArgs, create, open_node, rss, store_to_write};
 
 /// What `zinto convert` was asked.
 #[derive(clap::Args)]
@@ -64,8 +64,8 @@ fn slab_rows(chunk_rows: u64, row_bytes: u64, memory: u64) -> Result<u64, Failur
 fn new_array(
     src: &Array<AnyStore>,
     dst: &Path,
-    args: &ConvertArgs,
-) -> Result<Array<FileStore>, Failure> {
+    (args, remote): (&ConvertArgs, StoreArgs),
+) -> Result<Array<AnyStore>, Failure> {
     let meta = src.metadata();
     let shape = src.shape();
     let chunks = match args.chunks.as_deref() {
@@ -104,14 +104,14 @@ fn new_array(
         &args.codecs[..]
     };
     create::codecs(codecs, builder)?
-        .create(FileStore::new(dst), "")
+        .create(store_to_write(dst, remote)?, "")
         .map_err(|e| Failure::Other(format!("{}: {e}", dst.display())))
 }
 
 pub fn convert(args: &ConvertArgs, remote: StoreArgs) -> Result<(), Failure> {
     match open_node(&args.src, remote)? {
-        Node::Array(src) => convert_array(&src, &args.dst, args),
-        Node::Group(src) => convert_group(&src, &args.dst, args, 0),
+        Node::Array(src) => convert_array(&src, &args.dst, (args, remote)),
+        Node::Group(src) => convert_group(&src, &args.dst, (args, remote), 0),
     }
 }
 
@@ -120,7 +120,7 @@ pub fn convert(args: &ConvertArgs, remote: StoreArgs) -> Result<(), Failure> {
 fn convert_group(
     src: &Group<AnyStore>,
     dst: &Path,
-    args: &ConvertArgs,
+    (args, remote): (&ConvertArgs, StoreArgs),
     depth: usize,
 ) -> Result<(), Failure> {
     let failed = |e: crate::Error| Failure::Other(format!("{}: {e}", src.path()));
@@ -136,16 +136,20 @@ fn convert_group(
         n => return Err(Failure::Usage(format!("--zarr-format {n}: 2 or 3"))),
     };
     let attributes = src.attributes().map_err(failed)?.clone();
-    Group::create(FileStore::new(dst), "", format, attributes)
+    Group::create(store_to_write(dst, remote)?, "", format, attributes)
         .map_err(|e| Failure::Other(format!("{}: {e}", dst.display())))?;
     for member in src.members().map_err(failed)? {
         let to = dst.join(&member.name);
         match member.kind {
-            NodeKind::Array => convert_array(&src.array(&member.name).map_err(failed)?, &to, args)?,
+            NodeKind::Array => convert_array(
+                &src.array(&member.name).map_err(failed)?,
+                &to,
+                (args, remote),
+            )?,
             NodeKind::Group => convert_group(
                 &src.group(&member.name).map_err(failed)?,
                 &to,
-                args,
+                (args, remote),
                 depth + 1,
             )?,
         }
@@ -154,8 +158,12 @@ fn convert_group(
 }
 
 /// One array, slab by slab.
-fn convert_array(src: &Array<AnyStore>, to: &Path, args: &ConvertArgs) -> Result<(), Failure> {
-    let dst = new_array(src, to, args)?;
+fn convert_array(
+    src: &Array<AnyStore>,
+    to: &Path,
+    (args, remote): (&ConvertArgs, StoreArgs),
+) -> Result<(), Failure> {
+    let dst = new_array(src, to, (args, remote))?;
     let shape = src.shape().to_vec();
     let elem = src.metadata().elem_size() as u64;
     let (rows, row_bytes) = match shape.split_first() {
@@ -200,7 +208,7 @@ fn convert_array(src: &Array<AnyStore>, to: &Path, args: &ConvertArgs) -> Result
 /// `src` into `slab`, then written into `dst`.
 fn copy_slab(
     args: &ConvertArgs,
-    (src, dst): (&Array<AnyStore>, &Array<FileStore>),
+    (src, dst): (&Array<AnyStore>, &Array<AnyStore>),
     (start, n): (u64, u64),
     slab: &mut [u8],
 ) -> Result<(), Failure> {
@@ -222,5 +230,5 @@ fn copy_slab(
     src.read_into_with(&region, slab, &read)
         .map_err(|e| Failure::Other(format!("{}: {e}", args.src.display())))?;
     dst.write_from_with(&region, slab, &write)
-        .map_err(|e| Failure::Other(format!("{}: {e}", dst.store().root().display())))
+        .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))
 }

@@ -6,14 +6,14 @@ use std::time::Instant;
 
 use crate::core::codec::{Compressor, Gzip, Zlib, Zstd};
 use crate::core::formats::npy;
-use crate::{ArrayBuilder, DataType, FileStore, Region, WriteOptions, ZarrFormat};
+use crate::{ArrayBuilder, DataType, Region, WriteOptions, ZarrFormat};
 
-use super::{Failure, ReadSummary, rss};
+use super::{Failure, ReadSummary, StoreArgs, rss, store_to_write};
 
 /// What `zinto create` was asked.
 #[derive(clap::Args)]
 pub struct CreateArgs {
-    /// The new array's directory.
+    /// The new array's directory, or URL (s3://, gs://, az://).
     pub dst: PathBuf,
     /// The `.npy` file to write (C order, this machine's byte order).
     #[arg(long, value_name = "FILE")]
@@ -130,7 +130,7 @@ pub fn chunk_shape(text: &str, shape: &[u64]) -> Result<Vec<u64>, Failure> {
     Ok(chunks)
 }
 
-pub fn create(args: &CreateArgs) -> Result<(), Failure> {
+pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
     let shown = args.from.display();
     let file = std::fs::read(&args.from).map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
     let header = npy::parse(&file, file.len() as u64)
@@ -175,7 +175,7 @@ pub fn create(args: &CreateArgs) -> Result<(), Failure> {
         builder = builder.fill_value(v);
     }
     let array = builder
-        .create(FileStore::new(&args.dst), "")
+        .create(store_to_write(&args.dst, remote)?, "")
         .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))?;
     let whole = Region::whole(&shape).map_err(|e| Failure::Other(e.to_string()))?;
     let chunks = array.metadata().grid.num_chunks();

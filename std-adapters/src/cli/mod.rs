@@ -295,7 +295,7 @@ fn dispatch(command: Command, remote: StoreArgs) -> Result<(), Failure> {
             format,
             json,
         }),
-        Command::Create(args) => create::create(&args),
+        Command::Create(args) => create::create(&args, remote),
         Command::Convert(args) => convert::convert(&args, remote),
         Command::Merge {
             files,
@@ -336,6 +336,18 @@ fn remote_options(remote: StoreArgs) -> RemoteOptions {
 fn remote_store(url: &str, remote: StoreArgs) -> Result<RemoteStore, Failure> {
     RemoteStore::from_url_with(url, remote_options(remote))
         .map_err(|e| Failure::Other(e.to_string()))
+}
+
+/// The store a command writes into at `path`: a directory (made as needed), or a URL.
+fn store_to_write(path: &Path, remote: StoreArgs) -> Result<AnyStore, Failure> {
+    match path.to_str().filter(|p| p.contains("://")) {
+        Some(url) if is_remote_url(url) => Ok(Arc::new(remote_store(url, remote)?)),
+        Some(url) => Err(Failure::Usage(format!(
+            "{}: not a store zinto writes (s3://, gs://, az://, or a directory)",
+            printable_url(url)
+        ))),
+        None => Ok(Arc::new(FileStore::new(path))),
+    }
 }
 
 /// Opens what is at `path` (a directory or a URL): an array or a group, with messages for what

@@ -19,7 +19,7 @@ pub use memory::MemoryStore;
 pub use read_ahead::REMOTE_WORKERS_PER_CORE;
 pub use read_ahead::{FirstBytes, PieceSource, ReadAhead, ReadPlan};
 #[cfg(feature = "remote")]
-pub use remote::{RemoteOptions, RemoteStore, is_remote_url, objects};
+pub use remote::{PART_LEN, RemoteOptions, RemoteStore, is_remote_url, objects};
 pub use write::ObjectWriter;
 
 use std::fmt;

@@ -7,12 +7,14 @@
 //! starts the fetch stage (`fetch.rs`), which keeps many GETs in flight ahead of the decoding
 //! workers.
 
+mod write;
 use super::fail_fast::FailFastConnector;
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::ops::{ControlFlow, Range};
 use std::sync::Arc;
 use std::time::Duration;
+pub use write::PART_LEN;
 
 use futures_util::StreamExt;
 use object_store::path::Path;
@@ -582,6 +584,24 @@ impl Store for RemoteStore {
             Ok(Ok(bytes)) => Ok(Some(bytes.to_vec())),
             Ok(Err(len)) => Err(StoreError::TooLarge { len, max }),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.error(key, e)),
+        }
+    }
+
+    /// One PUT, or a multipart upload for objects over [`PART_LEN`].
+    fn writer(&self, key: &str) -> Result<Box<dyn super::ObjectWriter + '_>, StoreError> {
+        Ok(Box::new(write::RemoteWriter::new(self, key)?))
+    }
+
+    /// One DELETE; an absent object is no error.
+    fn delete(&self, key: &str) -> Result<(), StoreError> {
+        let Some(location) = self.location(key) else {
+            return Err(StoreError::BadKey {
+                key: key.to_owned(),
+            });
+        };
+        match self.runtime.block_on(self.store.delete(&location)) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(self.error(key, e)),
         }
     }
