@@ -1,8 +1,9 @@
 """Side-by-side writes: zinto against zarr-python, the zarrs pipeline and tensorstore.
 
-Each writer, in a fresh process per run, loads the same input (`bench-data/seed.npy`, float32
-(100, 1000, 1000), a smooth field plus noise: 400 MB) and writes it as a new Zarr v3 array in
-ten (10, 1000, 1000) chunks, uncompressed or zstd level 3. Printed, as a Markdown table: the
+Each writer, in a fresh process per run, loads the same input (`bench-data/seed*.npy`, float32,
+a smooth field plus noise) and writes it as a new Zarr v3 array (CASES: the seed array
+(100, 1000, 1000) in ten (10, 1000, 1000) chunks, raw and zstd level 3; (6000, 6000) in 3,600
+chunks of (100, 100); (8192, 8192) in (128, 128) chunks inside (1024, 1024) shards). Printed, as a Markdown table: the
 write's seconds and MB/s, and its extra memory: peak RSS minus the RSS just before the write
 (the input already loaded), over the input's size. Every array written is read back by
 zarr-python and compared with the input before its numbers count.
@@ -13,7 +14,7 @@ then written from that buffer). The Rust API's numbers are the same path.
 Run from the repository root:
     pip install zarr==3.1.6 numcodecs tensorstore zarrs
     cargo build --release --bin zinto
-    python3 bench/write.py [--runs 3]
+    python3 bench/write.py [--runs 3] [--cases "seed raw,sharded zstd3"]
 """
 
 import argparse
@@ -25,11 +26,19 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench-data"
 ZINTO = ROOT / "target/release/zinto"
-SHAPE = (100, 1000, 1000)
-CHUNKS = (10, 1000, 1000)
+# name: (shape, chunks, shards, codec); the seed case in both codecs, then the issue's two
+# others: 3,600 small chunks, and shards of 64 inner chunks a side.
+CASES = {
+    "seed raw": ((100, 1000, 1000), (10, 1000, 1000), None, "raw"),
+    "seed zstd3": ((100, 1000, 1000), (10, 1000, 1000), None, "zstd3"),
+    "small_chunks zstd3": ((6000, 6000), (100, 100), None, "zstd3"),
+    "sharded zstd3": ((8192, 8192), (128, 128), (1024, 1024), "zstd3"),
+}
 
 # One writer's program: loads the input, reports the RSS, writes, reports the time and peak.
 PEER = r"""
@@ -38,7 +47,8 @@ def rss(field):
     for line in open("/proc/self/status"):
         if line.startswith(field):
             return int(line.split()[1]) * 1024
-writer, codec, src, dst = sys.argv[1:5]
+writer, case, src, dst = sys.argv[1:5]
+shape, chunks, shards, codec = json.loads(case)
 a = np.load(src)
 import zarr
 if writer == "tensorstore":
@@ -49,9 +59,15 @@ if codec == "zstd3":
 before = rss("VmRSS:")
 t = time.perf_counter()
 if writer == "tensorstore":
+    grid = chunks
+    if shards:
+        codecs = [{"name": "sharding_indexed", "configuration": {"chunk_shape": chunks, "codecs": codecs,
+                   "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+                   "index_location": "end"}}]
+        grid = shards
     spec = {"driver": "zarr3", "kvstore": {"driver": "file", "path": dst},
             "metadata": {"shape": list(a.shape), "data_type": "float32",
-                         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(CHUNKS)}},
+                         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": grid}},
                          "codecs": codecs, "fill_value": 0.0}}
     t_arr = ts.open(spec, create=True, delete_existing=True).result()
     t_arr.write(a).result()
@@ -59,37 +75,41 @@ else:
     if writer == "zarrs":
         zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"})
     compressors = [zarr.codecs.ZstdCodec(level=3)] if codec == "zstd3" else None
-    z = zarr.create_array(dst, shape=a.shape, dtype="float32", chunks=CHUNKS, compressors=compressors, fill_value=0.0)
+    z = zarr.create_array(dst, shape=a.shape, dtype="float32", chunks=tuple(chunks),
+                          shards=tuple(shards) if shards else None, compressors=compressors, fill_value=0.0)
     z[...] = a
 seconds = time.perf_counter() - t
 print(json.dumps({"seconds": seconds, "peak": rss("VmHWM:"), "before": before, "bytes": a.nbytes}))
-""".replace("CHUNKS", repr(CHUNKS))
+"""
 
 
-def seed():
+def seed(shape):
     import numpy as np
 
-    path = DATA / "seed.npy"
+    path = DATA / ("seed.npy" if len(shape) == 3 else f"seed_{shape[0]}x{shape[1]}.npy")
     if path.exists():
         return path
     DATA.mkdir(exist_ok=True)
     rng = np.random.default_rng(7)
-    rows = np.arange(SHAPE[0], dtype="float32").reshape(-1, 1, 1)
-    a = (np.sin(rows / 7.0) + np.cos(np.arange(SHAPE[2], dtype="float32") / 11.0)).astype("float32")
-    a = np.broadcast_to(a, SHAPE).copy()
-    a += rng.standard_normal(SHAPE, dtype="float32") * 0.01
+    rows = np.arange(shape[0], dtype="float32").reshape((-1,) + (1,) * (len(shape) - 1))
+    a = (np.sin(rows / 7.0) + np.cos(np.arange(shape[-1], dtype="float32") / 11.0)).astype("float32")
+    a = np.broadcast_to(a, shape).copy()
+    a += rng.standard_normal(shape, dtype="float32") * 0.01
     np.save(path, a)
     return path
 
 
-def run(writer, codec, src, dst):
+def run(writer, case, src, dst):
+    shape, chunks, shards, codec = case
     if writer == "zinto":
-        args = [str(ZINTO), "create", dst, "--from", str(src), "--chunks", ",".join(map(str, CHUNKS)), "--json"]
+        args = [str(ZINTO), "create", dst, "--from", str(src), "--chunks", ",".join(map(str, chunks)), "--json"]
+        if shards:
+            args += ["--shards", ",".join(map(str, shards))]
         if codec == "zstd3":
             args += ["--codec", "zstd:3"]
         out = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
         return out["seconds"], out["extra_over_input"]
-    out = json.loads(subprocess.run([sys.executable, "-c", PEER, writer, codec, str(src), dst],
+    out = json.loads(subprocess.run([sys.executable, "-c", PEER, writer, json.dumps(case), str(src), dst],
                                     check=True, capture_output=True, text=True).stdout)
     return out["seconds"], (out["peak"] - out["before"]) / out["bytes"]
 
@@ -105,28 +125,31 @@ def check(dst, src):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--cases", default=",".join(CASES))
     args = p.parse_args()
-    src = seed()
     writers = ["zinto", "zarr-python", "zarrs", "tensorstore"]
     rows = []
-    for codec in ["raw", "zstd3"]:
+    for name in args.cases.split(","):
+        case = CASES[name]
+        src = seed(case[0])
+        mb = np.load(src, mmap_mode="r").nbytes / 1e6
         results = {w: [] for w in writers}
         for _ in range(args.runs):
             for w in writers:  # interleaved
                 tmp = tempfile.mkdtemp(dir=DATA)
                 dst = str(Path(tmp) / "out.zarr")
-                results[w].append(run(w, codec, src, dst))
+                results[w].append(run(w, case, src, dst))
                 check(dst, src)
                 shutil.rmtree(tmp)
         for w in writers:
             secs = [s for s, _ in results[w]]
             extras = [e for _, e in results[w]]
             best = min(secs)
-            rows.append((codec, w, best, statistics.median(secs), 400 / best, max(extras)))
+            rows.append((name, w, best, statistics.median(secs), mb / best, max(extras)))
     print("| case | writer | best s | median s | MB/s (best) | extra memory (worst) |")
     print("|---|---|---:|---:|---:|---:|")
-    for codec, w, best, med, mbs, extra in rows:
-        print(f"| {codec} | {w} | {best:.3f} | {med:.3f} | {mbs:.0f} | {extra * 100:.1f}% |")
+    for name, w, best, med, mbs, extra in rows:
+        print(f"| {name} | {w} | {best:.3f} | {med:.3f} | {mbs:.0f} | {extra * 100:.1f}% |")
 
 
 if __name__ == "__main__":
