@@ -3,7 +3,8 @@
 The source is bench/peers.py's `blosc_lz4_v2` case (the seed array, float32 (100, 1000, 1000)
 in ten (10, 1000, 1000) chunks, Zarr v2, Blosc LZ4 level 5 with byte shuffle; run peers.py once
 to write it). Each converts it to Zarr v3 with zstd level 3, same chunks: zinto with
-`--memory` 1 GiB (default) and 100 MB (slabs of two chunks); zarr-python reads the whole array
+`--memory` 1 GiB (default) and 100 MB (slabs of two chunks), and into shards of two chunks
+(`--shards 20,1000,1000`); zarr-python reads the whole array
 and writes it (`zarr.create_array` then `z[...] = src[...]`, what a copy script does). Printed:
 seconds and peak RSS of the process; each result is read back by zarr-python and compared.
 
@@ -58,12 +59,13 @@ def main():
     want = zarr.open_array(SRC, mode="r")[...]
     results = {}
     for _ in range(runs):
-        for name in ["zinto (--memory 1 GiB)", "zinto (--memory 100 MB)", "zarr-python"]:
+        for name in ["zinto (--memory 1 GiB)", "zinto (--memory 100 MB)", "zinto (sharded, --memory 100 MB)", "zarr-python"]:
             tmp = Path(tempfile.mkdtemp(dir=ROOT / "bench-data"))
             dst = str(tmp / "v3.zarr")
             if name.startswith("zinto"):
                 memory = "1073741824" if "1 GiB" in name else "100000000"
-                r = timed([str(ZINTO), "convert", str(SRC), dst, "--codec", "zstd:3", "--memory", memory])
+                shards = ["--shards", "20,1000,1000"] if "sharded" in name else []
+                r = timed([str(ZINTO), "convert", str(SRC), dst, "--codec", "zstd:3", "--memory", memory] + shards)
             else:
                 t = time.perf_counter()
                 out = json.loads(subprocess.run([sys.executable, "-c", COPY, str(SRC), dst],

@@ -14,7 +14,7 @@ then written from that buffer). The Rust API's numbers are the same path.
 Run from the repository root:
     pip install zarr==3.1.6 numcodecs tensorstore zarrs
     cargo build --release --bin zinto
-    python3 bench/write.py [--runs 3] [--cases "seed raw,sharded zstd3"]
+    python3 bench/write.py [--runs 3] [--cases "seed raw,sharded zstd3"] [--out-dir /dev/shm]
 """
 
 import argparse
@@ -126,6 +126,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--cases", default=",".join(CASES))
+    # Where the arrays are written: bench-data/ (the disk) by default; /dev/shm takes the
+    # file system's cost of creating thousands of files out of the comparison.
+    p.add_argument("--out-dir", default=str(DATA))
     args = p.parse_args()
     writers = ["zinto", "zarr-python", "zarrs", "tensorstore"]
     rows = []
@@ -136,7 +139,7 @@ def main():
         results = {w: [] for w in writers}
         for _ in range(args.runs):
             for w in writers:  # interleaved
-                tmp = tempfile.mkdtemp(dir=DATA)
+                tmp = tempfile.mkdtemp(dir=args.out_dir)
                 dst = str(Path(tmp) / "out.zarr")
                 results[w].append(run(w, case, src, dst))
                 check(dst, src)

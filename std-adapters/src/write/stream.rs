@@ -4,7 +4,11 @@
 
 use zinto_core::codec::{CRC32C, Crc32, Status};
 
+use super::WRITE_WINDOW;
 use super::encoders::{Encode, EncodeError};
+
+/// Parts shorter than this gather in a window before they are fed to the compressor.
+pub(crate) const GATHER_BELOW: usize = 64 << 10;
 use crate::store::{ObjectWriter, StoreError};
 
 /// Why a chunk's stream failed.
@@ -28,7 +32,8 @@ impl From<EncodeError> for StreamError {
     }
 }
 
-/// A worker's buffers for streaming chunks: the output window and the byte-swap window.
+/// A worker's buffers for streaming chunks: the output window, and the second window that
+/// byte-swaps and gathers short parts (made on first use).
 #[derive(Debug, Default)]
 pub(crate) struct Windows {
     pub(crate) out: Vec<u8>,
@@ -41,6 +46,8 @@ pub(crate) struct ChunkStream<'a> {
     windows: &'a mut Windows,
     /// Bytes of the output window in use.
     filled: usize,
+    /// Bytes gathered in the second window, not yet fed on.
+    gathered: usize,
     /// Element size to byte-swap by (0: no swap).
     swap: usize,
     /// One running CRC-32C per `crc32c` codec, innermost first.
@@ -67,6 +74,7 @@ impl<'a> ChunkStream<'a> {
             encoder,
             windows,
             filled: 0,
+            gathered: 0,
             swap,
             sums: (0..crc32c).map(|_| Crc32::new(&CRC32C)).collect(),
             writer,
@@ -74,8 +82,14 @@ impl<'a> ChunkStream<'a> {
         })
     }
 
-    /// The next bytes of the chunk, in order.
+    /// The next bytes of the chunk, in order. Parts shorter than [`GATHER_BELOW`] (the rows
+    /// of a chunk that is not contiguous in the input) gather in the worker's second window
+    /// and go to the compressor a window at a time: one call per window, not per row.
     pub(crate) fn push(&mut self, part: &[u8]) -> Result<(), StreamError> {
+        if part.len() < GATHER_BELOW && (self.encoder.is_some() || self.swap > 1) {
+            return self.gather(part);
+        }
+        self.flush_gathered()?;
         if self.swap > 1 {
             let mut swap = std::mem::take(&mut self.windows.swap);
             let result = self.push_swapped(part, &mut swap);
@@ -83,6 +97,45 @@ impl<'a> ChunkStream<'a> {
             return result;
         }
         self.feed(part, false)
+    }
+
+    /// `part` into the gathering window, which is fed on when full.
+    fn gather(&mut self, part: &[u8]) -> Result<(), StreamError> {
+        if self.windows.swap.len() < WRITE_WINDOW {
+            self.windows.swap = vec![0u8; WRITE_WINDOW];
+        }
+        if self.gathered + part.len() > self.windows.swap.len() {
+            self.flush_gathered()?;
+        }
+        let end = self.gathered + part.len();
+        let dst = self
+            .windows
+            .swap
+            .get_mut(self.gathered..end)
+            .ok_or(StoreError::Internal {
+                what: "a part longer than the gathering window",
+            })?;
+        dst.copy_from_slice(part);
+        self.gathered = end;
+        Ok(())
+    }
+
+    /// Feeds the gathered bytes on (byte-swapped in place first, where the array says).
+    fn flush_gathered(&mut self) -> Result<(), StreamError> {
+        if self.gathered == 0 {
+            return Ok(());
+        }
+        let mut window = std::mem::take(&mut self.windows.swap);
+        let bytes = &mut window[..self.gathered];
+        if self.swap > 1 {
+            for e in bytes.chunks_exact_mut(self.swap) {
+                e.reverse();
+            }
+        }
+        let result = self.feed(bytes, false);
+        self.windows.swap = window;
+        self.gathered = 0;
+        result
     }
 
     /// `part` byte-swapped element by element, through the swap window.
@@ -104,6 +157,7 @@ impl<'a> ChunkStream<'a> {
     /// Ends the chunk: the compressor's last bytes, then the checksums. Returns the stored
     /// bytes written; the caller commits the object (a shard holds many chunks).
     pub(crate) fn finish(mut self) -> Result<u64, StreamError> {
+        self.flush_gathered()?;
         self.feed(&[], true)?;
         self.flush()?;
         for i in 0..self.sums.len() {
