@@ -114,3 +114,29 @@ def test_convert_v2_blosc_to_v3_zstd_reads_back_equal(tmp_path, name):
     assert after.fill_value == before.fill_value or (np.isnan(after.fill_value) and np.isnan(before.fill_value))
     assert dict(after.attrs) == dict(before.attrs)
     np.testing.assert_array_equal(after[...], before[...])
+
+
+@pytest.mark.parametrize("fmt", ["2", "3"])
+def test_convert_keeps_consolidated_metadata_that_zarr_python_reads(tmp_path, fmt):
+    src = tmp_path / "src.zarr"
+    root = zarr.open_group(src, mode="w", zarr_format=2, attributes={"title": "two"})
+    root.create_array("a", shape=(5,), dtype="int16", chunks=(2,))[:] = np.arange(5)
+    inner = root.create_group("inner")
+    inner.attrs["depth"] = 1
+    inner.create_array("b", shape=(3, 4), dtype="float32", chunks=(2, 2))[:] = np.ones((3, 4))
+    zarr.consolidate_metadata(src)
+    dst = tmp_path / "dst.zarr"
+    args = [sys.executable, "-m", "zinto", "convert", str(src), str(dst), "--zarr-format", fmt]
+    if fmt == "2":
+        args += ["--codec", "zlib:1"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        group = zarr.open_consolidated(dst, zarr_format=int(fmt))
+    assert [str(w.message) for w in caught if "consolidated" in str(w.message).lower()] == []
+    assert group.attrs["title"] == "two"
+    assert sorted(group.group_keys()) == ["inner"] and sorted(group.array_keys()) == ["a"]
+    assert group["inner"].attrs["depth"] == 1
+    np.testing.assert_array_equal(group["a"][...], np.arange(5))
+    np.testing.assert_array_equal(group["inner/b"][...], np.ones((3, 4)))

@@ -154,6 +154,11 @@ impl<S: Store> Array<S> {
         &self.meta
     }
 
+    /// The validated metadata, for the write path's updates of it.
+    pub(crate) fn metadata_mut(&mut self) -> &mut ArrayMetadata {
+        &mut self.meta
+    }
+
     /// The array's shape.
     pub fn shape(&self) -> &[u64] {
         self.meta.grid.array_shape()

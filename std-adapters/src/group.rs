@@ -138,6 +138,11 @@ impl<S: Store> Group<S> {
         Group::open(store, path)
     }
 
+    /// Sets the attributes kept here (after they were written to the store).
+    pub(crate) fn set_cached_attributes(&mut self, attributes: Map<String, Value>) {
+        self.meta.attributes = Ok(attributes);
+    }
+
     /// The group's path in the store.
     pub fn path(&self) -> &str {
         &self.path

@@ -34,6 +34,7 @@ mod builder;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod concat;
+mod consolidate;
 mod disjoint;
 mod doc;
 mod element;
@@ -57,6 +58,7 @@ pub use builder::ArrayBuilder;
 pub use concat::{
     ConcatPiece, ConcatPlan, SegmentFormat, SegmentsHeld, concat_into, concat_to_vec,
 };
+pub use consolidate::MAX_CONSOLIDATE_DEPTH;
 pub use element::Element;
 pub use error::{Error, ErrorKind, MetadataError};
 pub use group::{Group, Member};

@@ -409,3 +409,76 @@ fn a_memory_store_is_written_as_a_file_store_is() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// Attributes are updated in place (the store and the open node), and a group's consolidated
+/// metadata lists what is below it, in both formats; zinto then lists members from it.
+#[test]
+fn attributes_update_and_consolidated_metadata_lists_the_hierarchy() {
+    use zinto::{Group, Node};
+    for format in [ZarrFormat::V3, ZarrFormat::V2] {
+        let dir = temp_dir(&format!("consolidate-{format:?}"));
+        let store = FileStore::new(&dir);
+        let mut root = Group::create(store.clone(), "", format, serde_json::Map::new()).unwrap();
+        Group::create(store.clone(), "inner", format, serde_json::Map::new()).unwrap();
+        let b =
+            |shape: &[u64]| ArrayBuilder::new(shape, DataType::Int16, shape).zarr_format(format);
+        let mut a = b(&[3]).create(store.clone(), "a").unwrap();
+        b(&[2, 2])
+            .dimension_names(vec![Some("y".into()), Some("x".into())])
+            .create(store.clone(), "inner/b")
+            .unwrap();
+        let mut attrs = serde_json::Map::new();
+        attrs.insert("units".into(), "m".into());
+        a.set_attributes(attrs.clone()).unwrap();
+        assert_eq!(a.attributes().unwrap()["units"], "m");
+        let reopened = zinto::Array::open(store.clone(), "a").unwrap();
+        assert_eq!(reopened.attributes().unwrap()["units"], "m", "{format:?}");
+        // v2 keeps the dimension names, which live among its attributes.
+        let mut inner_b = zinto::Array::open(store.clone(), "inner/b").unwrap();
+        inner_b.set_attributes(attrs.clone()).unwrap();
+        let names = zinto::Array::open(store.clone(), "inner/b")
+            .unwrap()
+            .dimension_names()
+            .map(<[_]>::to_vec);
+        assert_eq!(
+            names,
+            Some(vec![Some("y".to_owned()), Some("x".to_owned())]),
+            "{format:?}"
+        );
+        let mut title = serde_json::Map::new();
+        title.insert("title".into(), "root".into());
+        root.set_attributes(title).unwrap();
+
+        root.consolidate().unwrap();
+        let root = Group::open(store.clone(), "").unwrap();
+        assert!(root.is_consolidated(), "{format:?}");
+        assert_eq!(root.attributes().unwrap()["title"], "root");
+        let members: Vec<String> = root
+            .members()
+            .unwrap()
+            .into_iter()
+            .map(|m| m.name)
+            .collect();
+        assert_eq!(members, ["a", "inner"], "{format:?}");
+        // The listing comes from the consolidated metadata: a member removed from the store
+        // behind its back is still listed.
+        std::fs::remove_dir_all(dir.join("a")).unwrap();
+        let members: Vec<String> = Group::open(store.clone(), "")
+            .unwrap()
+            .members()
+            .unwrap()
+            .into_iter()
+            .map(|m| m.name)
+            .collect();
+        assert_eq!(
+            members,
+            ["a", "inner"],
+            "{format:?}: not listed from the consolidated metadata"
+        );
+        let Node::Group(inner) = Node::open(store.clone(), "inner").unwrap() else {
+            panic!("inner is a group")
+        };
+        assert_eq!(inner.members().unwrap().len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -136,7 +136,7 @@ fn convert_group(
         n => return Err(Failure::Usage(format!("--zarr-format {n}: 2 or 3"))),
     };
     let attributes = src.attributes().map_err(failed)?.clone();
-    Group::create(store_to_write(dst, remote)?, "", format, attributes)
+    let created = Group::create(store_to_write(dst, remote)?, "", format, attributes)
         .map_err(|e| Failure::Other(format!("{}: {e}", dst.display())))?;
     for member in src.members().map_err(failed)? {
         let to = dst.join(&member.name);
@@ -153,6 +153,12 @@ fn convert_group(
                 depth + 1,
             )?,
         }
+    }
+    // A source read through consolidated metadata is written with it, listing the new tree.
+    if depth == 0 && src.is_consolidated() {
+        created
+            .consolidate()
+            .map_err(|e| Failure::Other(format!("{}: {e}", dst.display())))?;
     }
     Ok(())
 }

@@ -134,6 +134,14 @@ impl ArrayMetadata {
         self.attributes.as_ref().map_err(|e| &**e)
     }
 
+    /// Sets the attributes (after they were written to the store).
+    pub(crate) fn set_attributes(
+        &mut self,
+        attributes: serde_json::Map<String, serde_json::Value>,
+    ) {
+        self.attributes = Ok(attributes);
+    }
+
     /// Records why the attributes could not be read (see [`Self::attributes`]).
     pub(crate) fn set_attributes_error(&mut self, e: MetadataError) {
         self.attributes = Err(Arc::new(e));
