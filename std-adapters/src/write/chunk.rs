@@ -229,8 +229,11 @@ fn read_old<S: Store>(
             .read_into_with(in_array, scratch, &one)
             .map_err(Error::into_kind);
     }
-    // An edge chunk, or a transposed one: its part inside the array in C order, then laid
-    // into the padded chunk in the chunk's order.
+    if job.plan.order.is_c() {
+        return read_old_edge(job, in_array, scratch);
+    }
+    // A transposed chunk: its part inside the array in C order, then laid into the chunk in
+    // the chunk's order.
     let len = job
         .array
         .selection_len(in_array)
@@ -260,5 +263,69 @@ fn read_old<S: Store>(
             .ok_or(internal("a run outside the chunk"))?
             .copy_from_slice(src);
     }
+    Ok(())
+}
+
+/// An edge chunk in C order: its part inside the array read into the front of `scratch`, then
+/// moved out to where it lies in the padded chunk, last run first (each run moves to an offset
+/// at or past its own, so none overwrites one not yet moved), and the gaps laid with the fill
+/// value. No second buffer.
+fn read_old_edge<S: Store>(
+    job: &WriteJob<'_, S>,
+    in_array: &Region,
+    scratch: &mut [u8],
+) -> Result<(), ErrorKind> {
+    let one = ReadOptions {
+        threads: Some(std::num::NonZeroUsize::MIN),
+        ..ReadOptions::default()
+    };
+    let len = job
+        .array
+        .selection_len(in_array)
+        .map_err(Error::into_kind)?;
+    let front = scratch
+        .get_mut(..len)
+        .ok_or(internal("an edge larger than its chunk"))?;
+    job.array
+        .read_into_with(in_array, front, &one)
+        .map_err(Error::into_kind)?;
+    let zero =
+        Region::new(&vec![0; in_array.ndim()], in_array.shape()).map_err(ErrorKind::Layout)?;
+    let chunk = job.array.metadata().grid.chunk_shape();
+    let runs: Vec<zinto_core::Run> = Runs::new(
+        job.plan.elem,
+        chunk,
+        &job.plan.order,
+        &zero,
+        in_array.shape(),
+        &zero,
+    )
+    .map_err(ErrorKind::Layout)?
+    .collect();
+    for r in runs.iter().rev() {
+        if r.src < r.dst || r.src + r.len > scratch.len() {
+            return Err(internal("an edge run moving backwards"));
+        }
+        scratch.copy_within(r.dst..r.dst + r.len, r.src);
+    }
+    let fill = |gap: &mut [u8]| {
+        for e in gap.chunks_exact_mut(job.plan.elem) {
+            e.copy_from_slice(&job.plan.fill);
+        }
+    };
+    let mut end = 0;
+    for r in &runs {
+        fill(
+            scratch
+                .get_mut(end..r.src)
+                .ok_or(internal("edge runs out of order"))?,
+        );
+        end = r.src + r.len;
+    }
+    fill(
+        scratch
+            .get_mut(end..)
+            .ok_or(internal("an edge run past the chunk"))?,
+    );
     Ok(())
 }
