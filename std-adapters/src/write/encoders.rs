@@ -5,7 +5,7 @@
 //! zstd comes from C zstd (the `zstd-c` feature) and gzip and zlib from zlib-rs (the
 //! `zlib-rs` feature): both compress as fast as anything zinto could write, and both write
 //! their output straight into the window. Without the feature, the compressor is refused by
-//! name when the array is opened for writing.
+//! name when a write begins (there is no pure-Rust encoder yet).
 
 use zinto_core::codec::{Compressor, Progress};
 

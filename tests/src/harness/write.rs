@@ -32,12 +32,14 @@ fn builder(input: &mut Input<'_>) -> (Vec<u64>, ArrayBuilder) {
     let dtype = TYPES[usize::from(chain % 6)];
     let mut b = ArrayBuilder::new(&shape, dtype, &chunks);
     let v2 = chain & 0x80 != 0 && shard_factor & 1 == 0;
+    // Compressors this build does not write (`--no-default-features`) are stored raw.
+    let (zstd, deflate) = (crate::build_writes("zstd"), crate::build_writes("gzip"));
     b = match (chain >> 3) % 4 {
-        0 => b,
-        1 => b.zstd(1),
-        2 => b.gzip(1),
-        _ if v2 => b.zlib(1),
-        _ => b.zstd(3),
+        1 if zstd => b.zstd(1),
+        2 if deflate => b.gzip(1),
+        3 if v2 && deflate => b.zlib(1),
+        3 if !v2 && zstd => b.zstd(3),
+        _ => b,
     };
     if chain & 0x20 != 0 {
         b = b.endian(Endian::Big);
