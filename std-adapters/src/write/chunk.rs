@@ -43,6 +43,49 @@ pub(super) fn is_fill(bytes: &[u8], fill: &[u8]) -> bool {
         && bytes.chunks_exact(fill.len()).all(|e| e == fill)
 }
 
+/// Read options for reading one chunk's old values on a worker: one thread, no pool of its own.
+pub(super) fn one_worker() -> ReadOptions<'static> {
+    ReadOptions {
+        threads: Some(std::num::NonZeroUsize::MIN),
+        ..ReadOptions::default()
+    }
+}
+
+/// `scratch` made `len` bytes long (kept when it already is), every element the fill value.
+pub(super) fn lay_fill(
+    scratch: &mut Vec<u8>,
+    len: usize,
+    plan: &WritePlan,
+) -> Result<(), ErrorKind> {
+    if scratch.len() != len {
+        *scratch =
+            buffer::zeroed_buffer(len).ok_or(ErrorKind::OutOfMemory { bytes: len as u64 })?;
+    }
+    fill_elements(scratch, &plan.fill);
+    Ok(())
+}
+
+/// Every element of `bytes` set to `fill`.
+fn fill_elements(bytes: &mut [u8], fill: &[u8]) {
+    for e in bytes.chunks_exact_mut(fill.len().max(1)) {
+        e.copy_from_slice(fill);
+    }
+}
+
+/// Copies each run's bytes of `from` (at the run's `dst`) into `to` (at its `src`): a region's
+/// values laid into a chunk or shard buffer.
+pub(super) fn overlay(runs: Runs, from: &[u8], to: &mut [u8]) -> Result<(), ErrorKind> {
+    for r in runs {
+        let src = from
+            .get(r.dst..r.dst + r.len)
+            .ok_or(internal("a run outside its source"))?;
+        to.get_mut(r.src..r.src + r.len)
+            .ok_or(internal("a run outside its buffer"))?
+            .copy_from_slice(src);
+    }
+    Ok(())
+}
+
 impl Worker {
     /// A worker for `plan`: its compressor made now, so that one this build cannot write is
     /// refused before any chunk is.
@@ -144,14 +187,7 @@ impl Worker {
         scratch: &mut Vec<u8>,
     ) -> Result<(), ErrorKind> {
         let plan = job.plan;
-        if scratch.len() != plan.chunk_len {
-            *scratch = buffer::zeroed_buffer(plan.chunk_len).ok_or(ErrorKind::OutOfMemory {
-                bytes: plan.chunk_len as u64,
-            })?;
-        }
-        for e in scratch.chunks_exact_mut(plan.elem) {
-            e.copy_from_slice(&plan.fill);
-        }
+        lay_fill(scratch, plan.chunk_len, plan)?;
         let in_array = job
             .array
             .metadata()
@@ -161,16 +197,7 @@ impl Worker {
         if piece.in_chunk.shape() != in_array.shape() {
             read_old(job, &in_array, scratch)?;
         }
-        for r in runs {
-            let src = job
-                .input
-                .get(r.dst..r.dst + r.len)
-                .ok_or(internal("a run outside the input"))?;
-            scratch
-                .get_mut(r.src..r.src + r.len)
-                .ok_or(internal("a run outside the chunk"))?
-                .copy_from_slice(src);
-        }
+        overlay(runs, job.input, scratch)?;
         if !job.options.write_empty_chunks && is_fill(scratch, &plan.fill) {
             return job.array.store().delete(key).map_err(ErrorKind::Store);
         }
@@ -218,10 +245,7 @@ fn read_old<S: Store>(
     in_array: &Region,
     scratch: &mut [u8],
 ) -> Result<(), ErrorKind> {
-    let one = ReadOptions {
-        threads: Some(std::num::NonZeroUsize::MIN),
-        ..ReadOptions::default()
-    };
+    let one = one_worker();
     let grid = &job.array.metadata().grid;
     if in_array.shape() == grid.chunk_shape() && job.plan.order.is_c() {
         return job
@@ -254,16 +278,7 @@ fn read_old<S: Store>(
         &zero,
     )
     .map_err(ErrorKind::Layout)?;
-    for r in runs {
-        let src = part
-            .get(r.dst..r.dst + r.len)
-            .ok_or(internal("a run outside the old part"))?;
-        scratch
-            .get_mut(r.src..r.src + r.len)
-            .ok_or(internal("a run outside the chunk"))?
-            .copy_from_slice(src);
-    }
-    Ok(())
+    overlay(runs, &part, scratch)
 }
 
 /// An edge chunk in C order: its part inside the array read into the front of `scratch`, then
@@ -275,10 +290,7 @@ fn read_old_edge<S: Store>(
     in_array: &Region,
     scratch: &mut [u8],
 ) -> Result<(), ErrorKind> {
-    let one = ReadOptions {
-        threads: Some(std::num::NonZeroUsize::MIN),
-        ..ReadOptions::default()
-    };
+    let one = one_worker();
     let len = job
         .array
         .selection_len(in_array)
@@ -308,11 +320,7 @@ fn read_old_edge<S: Store>(
         }
         scratch.copy_within(r.dst..r.dst + r.len, r.src);
     }
-    let fill = |gap: &mut [u8]| {
-        for e in gap.chunks_exact_mut(job.plan.elem) {
-            e.copy_from_slice(&job.plan.fill);
-        }
-    };
+    let fill = |gap: &mut [u8]| fill_elements(gap, &job.plan.fill);
     let mut end = 0;
     for r in &runs {
         fill(

@@ -11,11 +11,11 @@
 use zinto_core::codec::{CRC32C, ShardLayout, checksum};
 use zinto_core::{Piece, Region, Runs};
 
-use super::chunk::{Worker, is_fill, stream_kind};
+use super::chunk::{Worker, is_fill, lay_fill, one_worker, overlay, stream_kind};
 use super::{WriteJob, WritePlan};
+use crate::buffer;
 use crate::error::{Error, ErrorKind};
 use crate::store::{ObjectWriter, Store};
-use crate::{ReadOptions, buffer};
 
 /// Where a shard's values are: a C-order buffer of `shape`, the shard's first element at
 /// `origin` in it.
@@ -73,12 +73,8 @@ impl Worker {
             *scratch =
                 buffer::zeroed_buffer(len).ok_or(ErrorKind::OutOfMemory { bytes: len as u64 })?;
         }
-        let one = ReadOptions {
-            threads: Some(std::num::NonZeroUsize::MIN),
-            ..ReadOptions::default()
-        };
         job.array
-            .read_into_with(in_array, scratch, &one)
+            .read_into_with(in_array, scratch, &one_worker())
             .map_err(Error::into_kind)?;
         let order = zinto_core::MemoryOrder::c(in_array.ndim()).map_err(ErrorKind::Layout)?;
         let runs = Runs::new(
@@ -90,16 +86,7 @@ impl Worker {
             &piece.in_output,
         )
         .map_err(ErrorKind::Layout)?;
-        for r in runs {
-            let src = job
-                .input
-                .get(r.dst..r.dst + r.len)
-                .ok_or(internal("a run outside the input"))?;
-            scratch
-                .get_mut(r.src..r.src + r.len)
-                .ok_or(internal("a run outside the shard"))?
-                .copy_from_slice(src);
-        }
+        overlay(runs, job.input, scratch)?;
         let source = Source {
             bytes: scratch,
             shape: in_array.shape(),
@@ -263,14 +250,7 @@ fn lay_out<'s>(
     run_bytes: &dyn Fn(&zinto_core::Run) -> Result<&'s [u8], ErrorKind>,
     scratch: &mut Vec<u8>,
 ) -> Result<(), ErrorKind> {
-    if scratch.len() != plan.chunk_len {
-        *scratch = buffer::zeroed_buffer(plan.chunk_len).ok_or(ErrorKind::OutOfMemory {
-            bytes: plan.chunk_len as u64,
-        })?;
-    }
-    for e in scratch.chunks_exact_mut(plan.elem) {
-        e.copy_from_slice(&plan.fill);
-    }
+    lay_fill(scratch, plan.chunk_len, plan)?;
     for r in runs {
         scratch
             .get_mut(r.src..r.src + r.len)
