@@ -1,8 +1,6 @@
 //! `RsArray`: an opened array, its metadata, and reads into a NumPy array the caller allocated.
 
-use std::num::NonZeroUsize;
-
-use numpy::{PyArray1, PyReadwriteArray1};
+use numpy::{PyArray1, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use std::sync::Arc;
@@ -167,10 +165,7 @@ impl RsArray {
         let out = out
             .as_slice_mut()
             .map_err(|_| pyo3::exceptions::PyValueError::new_err("out must be C-contiguous"))?;
-        let threads = threads.map(NonZeroUsize::new).map(|t| {
-            t.ok_or_else(|| pyo3::exceptions::PyValueError::new_err("threads must be at least 1"))
-        });
-        let threads = threads.transpose()?;
+        let threads = crate::write::threads(threads)?;
         let array = &self.inner;
         interruptible::run(py, |cancel| {
             let options = ReadOptions {
@@ -211,5 +206,35 @@ impl RsArray {
     #[getter]
     fn path(&self) -> String {
         self.inner.path().to_owned()
+    }
+
+    /// Why zinto does not write this array (a codec, filter or type it does not write yet),
+    /// or `None` if it does.
+    fn write_refusal(&self) -> Option<String> {
+        self.inner.check_writable().err().map(|e| e.to_string())
+    }
+
+    /// Writes `input` (the region's elements in C order and the array's type in native byte
+    /// order, viewed as a flat `uint8` array) into the region `start`/`shape`: each chunk
+    /// encoded once and written whole (a temporary name, renamed), with the GIL released and
+    /// Ctrl-C honoured between chunks. Chunks left all fill value are removed unless
+    /// `write_empty_chunks`.
+    #[pyo3(signature = (start, shape, input, threads=None, write_empty_chunks=false))]
+    fn write_from(
+        &self,
+        py: Python<'_>,
+        start: Vec<u64>,
+        shape: Vec<u64>,
+        input: PyReadonlyArray1<'_, u8>,
+        threads: Option<usize>,
+        write_empty_chunks: bool,
+    ) -> PyResult<()> {
+        let w = crate::write::Write {
+            region: region(&start, &shape)?,
+            input: crate::write::input(&input)?,
+            threads: crate::write::threads(threads)?,
+            write_empty_chunks,
+        };
+        crate::write::write(py, &self.inner, &w)
     }
 }

@@ -10,7 +10,7 @@ create_exception!(
     zinto,
     ZintoError,
     pyo3::exceptions::PyException,
-    "Any error zinto raises about data it reads."
+    "Any error zinto raises about data it reads or writes."
 );
 create_exception!(
     zinto,
@@ -32,9 +32,15 @@ create_exception!(
 );
 create_exception!(
     zinto,
+    EncodeError,
+    ZintoError,
+    "A chunk could not be encoded for writing."
+);
+create_exception!(
+    zinto,
     Cancelled,
     ZintoError,
-    "A read stopped early, for a signal."
+    "A read or write stopped early, for a signal."
 );
 
 /// Adds the exception types to the module.
@@ -44,6 +50,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MetadataError", py.get_type::<MetadataError>())?;
     m.add("StoreError", py.get_type::<StoreError>())?;
     m.add("DecodeError", py.get_type::<DecodeError>())?;
+    m.add("EncodeError", py.get_type::<EncodeError>())?;
     m.add("Cancelled", py.get_type::<Cancelled>())?;
     Ok(())
 }
@@ -81,6 +88,7 @@ fn of_kind(kind: &ErrorKind, msg: String) -> PyErr {
         ErrorKind::WrongType { .. } => pyo3::exceptions::PyTypeError::new_err(msg),
         ErrorKind::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(msg),
         ErrorKind::Cancelled => Cancelled::new_err(msg),
+        ErrorKind::Encode(_) => EncodeError::new_err(msg),
         _ => DecodeError::new_err(msg),
     }
 }

@@ -8,6 +8,7 @@ mod errors;
 mod group;
 mod interruptible;
 mod merge;
+mod write;
 
 use pyo3::prelude::*;
 
@@ -88,6 +89,7 @@ fn _zinto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add_function(wrap_pyfunction!(merge::merge_segments, m)?)?;
     m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
+    m.add_function(wrap_pyfunction!(write::create, m)?)?;
     m.add_class::<array::RsArray>()?;
     m.add_class::<group::RsGroup>()?;
     errors::register(m)?;

@@ -72,16 +72,6 @@ def test_chunks_from_a_memory_store_are_decoded_by_zinto():
     assert zinto.pipeline.reads_by_zinto - before == 3
 
 
-def test_writes_go_to_the_default_pipeline(tmp_path):
-    with zarr.config.set({"codec_pipeline.path": ZINTO}):
-        z = zarr.create_array(str(tmp_path / "w.zarr"), shape=(10, 10), chunks=(4, 4),
-                              dtype="int16")
-        z[...] = np.arange(100, dtype="int16").reshape(10, 10)
-        assert np.array_equal(z[...], np.arange(100, dtype="int16").reshape(10, 10))
-    assert np.array_equal(read(tmp_path / "w.zarr", Ellipsis, DEFAULT),
-                          np.arange(100, dtype="int16").reshape(10, 10))
-
-
 def test_xarray_open_zarr_gives_the_same_dataset():
     import xarray as xr
 
@@ -153,3 +143,29 @@ def test_nan_fill_payloads_and_nat_fills_match_the_default(tmp_path):
         z[:2] = np.array([1, 1], dtype=kind)
         assert equal(read(p, Ellipsis, ZINTO), read(p, Ellipsis, DEFAULT)), kind
         assert equal(zinto.open(p)[...], read(p, Ellipsis, DEFAULT)), kind
+
+
+def test_strings_and_bytes_are_read_by_zinto(tmp_path):
+    """Variable-length strings (v3 `string`, v2 vlen-utf8) into StringDType or object outputs,
+    bytes (v3 `bytes`, v2 vlen-bytes) into object outputs, and fixed-width `<U`/`|S`: read by
+    zinto, equal to the default pipeline's."""
+    words = np.array(["", "a", "zinto", "ü€𝄞", "x" * 300] * 7, dtype=object).reshape(5, 7)
+    cases = [
+        (3, words.astype(str).astype(np.dtypes.StringDType())),
+        (2, words.astype(str).astype(np.dtypes.StringDType())),
+        (3, np.array([w.encode() for w in words.ravel()], dtype=object).reshape(5, 7)),
+        (2, words.astype("U300")),
+        (3, np.array([w.encode()[:4] for w in words.ravel()], dtype="S4").reshape(5, 7)),
+    ]
+    for i, (fmt, value) in enumerate(cases):
+        path = tmp_path / f"s{i}.zarr"
+        with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+            z = zarr.create_array(str(path), shape=value.shape, chunks=(2, 3),
+                                  dtype=value.dtype if value.dtype.kind != "O" else "bytes",
+                                  zarr_format=fmt)
+            z[...] = value
+        for key in [Ellipsis, (slice(1, 4), 2), (-1,)]:
+            before = zinto.pipeline.reads_by_zinto
+            got = read(path, key, ZINTO)
+            assert zinto.pipeline.reads_by_zinto == before + 1, (i, key, zinto.pipeline.reads_handed_on)
+            assert equal(got, read(path, key, DEFAULT)), (i, key)

@@ -17,8 +17,9 @@ import os
 
 import numpy as np
 
-from . import _zinto
-from ._zinto import Cancelled, DecodeError, MetadataError, StoreError, ZintoError
+from . import _vlen, _write, _zinto
+from ._write import create, save
+from ._zinto import Cancelled, DecodeError, EncodeError, MetadataError, StoreError, ZintoError
 from ._zinto import __version__
 
 __all__ = [
@@ -26,13 +27,16 @@ __all__ = [
     "ZintoCodecPipeline",
     "Cancelled",
     "DecodeError",
+    "EncodeError",
     "Group",
     "MetadataError",
     "SelectionError",
     "StoreError",
     "ZintoError",
+    "create",
     "merge",
     "open",
+    "save",
 ]
 
 
@@ -64,14 +68,6 @@ def _wrap(node):
     if isinstance(node, _zinto.RsArray):
         return Array(node)
     return Group(node)
-
-
-def _string_dtype():
-    """NumPy's variable-width string dtype (NumPy 2), else object."""
-    try:
-        return np.dtypes.StringDType()
-    except AttributeError:
-        return np.dtype(object)
 
 
 def _normalize(key, shape):
@@ -137,7 +133,7 @@ class Array:
         kind = rs.dtype
         self._vlen = kind in ("string", "bytes")
         if kind == "string":
-            self._dtype = _string_dtype()
+            self._dtype = _vlen.string_dtype()
         elif kind == "bytes":
             self._dtype = np.dtype(object)
         else:
@@ -220,6 +216,29 @@ class Array:
     def __getitem__(self, key):
         return self.read(key)
 
+    def __setitem__(self, key, value):
+        self.write(key, value)
+
+    def write(self, key, value, threads=None, write_empty_chunks=False):
+        """Writes `value` into `self[key]` (NumPy basic indexing; `value` broadcast to the
+        selection and cast to the array's type as NumPy's assignment does).
+
+        Each chunk the selection touches is encoded once, straight from `value` when it is a
+        C-contiguous array of the array's dtype (else `value` is converted once), and written
+        whole: chunks the selection only cuts are read, merged and written back. Chunks left
+        all fill value are removed instead, unless `write_empty_chunks`. `threads` sets the
+        worker count (default: one per core). Runs without the GIL; Ctrl-C stops it between
+        chunks, each chunk written whole or not at all.
+        """
+        start, extent, kept = _normalize(key, self.shape)
+        shape = tuple(n for n, k in zip(extent, kept) if k)
+        if self._vlen:
+            raise TypeError("zinto does not write variable-length strings or bytes yet")
+        data = _write.prepare(value, self.dtype, shape)
+        if data.size:
+            flat = data.reshape(-1).view(np.uint8)
+            self._rs.write_from(start, extent, flat, threads, write_empty_chunks)
+
     def read(self, key=Ellipsis, out=None, threads=None):
         """Reads `self[key]` into `out` (allocated once if not given) and returns it.
 
@@ -268,15 +287,9 @@ class Array:
 
     def _read_vlen(self, start, extent, shape):
         offsets, values = self._rs.read_vlen(start, extent)
-        if self.dtype.kind == "O":
-            items = [values[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
-        else:
-            text = values
-            items = [text[a:b].decode("utf-8") for a, b in
-                     zip(offsets[:-1].tolist(), offsets[1:].tolist())]
-        out = np.empty(len(items), dtype=self.dtype)
-        out[:] = items
-        return out.reshape(shape)
+        out = np.empty(shape, dtype=self.dtype)
+        _vlen.fill(out, offsets, values, text=self._rs.dtype == "string")
+        return out
 
 
 _CODECS_BY_SUFFIX = {".zst": "zstd", ".zstd": "zstd", ".gz": "gzip", ".npy": "npy",

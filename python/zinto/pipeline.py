@@ -16,11 +16,12 @@ pipeline, as do all writes, so nothing that works without zinto stops working.
 
 import asyncio
 import json
+import os
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 from zarr.abc.codec import CodecPipeline
-from zarr.core.buffer import default_buffer_prototype
 from zarr.core.codec_pipeline import BatchedCodecPipeline
 from zarr.storage import FsspecStore, LocalStore
 
@@ -29,13 +30,39 @@ try:
 except ImportError:  # zarr-python without obstore support
     ObjectStore = None
 
-from . import _zinto
+from . import _vlen, _zinto
 
 __all__ = ["ZintoCodecPipeline"]
 
 # Reads done by zinto rather than the default pipeline, in this process (for tests and
-# curiosity: `zinto.pipeline.reads_by_zinto`).
+# curiosity: `zinto.pipeline.reads_by_zinto`), and the reads handed on to the default pipeline
+# by why (`zinto.pipeline.reads_handed_on`, a Counter of the reasons below).
 reads_by_zinto = 0
+reads_handed_on = Counter()
+# The same for writes (`zinto.pipeline.writes_by_zinto`, `writes_handed_on`).
+writes_by_zinto = 0
+writes_handed_on = Counter()
+
+# Why a read went to the default pipeline.
+NO_METADATA = "inner pipeline of a shard (no array metadata)"
+METADATA_NOT_TAKEN = "metadata zinto does not take"
+OUTPUT_NOT_C_ORDER = "output not C-contiguous"
+OUTPUT_READ_ONLY = "output read-only"
+OUTPUT_BIG_ENDIAN = "big-endian output"
+OUTPUT_OBJECTS = "strings, bytes or objects"
+OUTPUT_NOT_NUMPY = "output not a NumPy array"
+SHARDS_FROM_BYTES = "sharded array on a store zinto cannot address"
+NOT_ONE_RECTANGLE = "selection not one rectangle"
+DTYPE_DIFFERS = "data type differs from the output's"
+RESIZED = "array resized since the pipeline was made"
+REMOTE_FAILED = "store zinto could not reach"
+STORE_NOT_WRITTEN = "store zinto does not write to yet (not a LocalStore)"
+STORE_READ_ONLY = "read-only store"
+NOT_WRITTEN_BY_ZINTO = "codec, filter or type zinto does not write yet"
+
+# A scalar written over a region is laid into one buffer of at most this many bytes (whole
+# chunk rows along the first dimension), reused slab by slab, not one of the region's size.
+SCALAR_SLAB_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -163,6 +190,17 @@ class ZintoCodecPipeline(CodecPipeline):
         # see, a region redirect): from then on zinto decodes the bytes zarr-python fetches.
         self._remote_failed = False
 
+    def __eq__(self, other):
+        # zarr-python's arrays are frozen dataclasses that compare their pipelines: an array
+        # equals itself opened again or after a pickle round trip.
+        if not isinstance(other, ZintoCodecPipeline):
+            return NotImplemented
+        return (self._default, self._meta, self._store) == \
+            (other._default, other._meta, other._store)
+
+    def __hash__(self):
+        return hash((self._default, self._meta))
+
     def __getstate__(self):
         # Dask sends arrays (and their pipelines) to worker processes: the opened zinto arrays
         # stay behind and are opened again where they are used.
@@ -208,12 +246,28 @@ class ZintoCodecPipeline(CodecPipeline):
         return await self._default.encode(chunk_arrays_and_specs)
 
     async def write(self, batch_info, value, drop_axes=()):
-        await self._default.write(batch_info, value, drop_axes)
+        global writes_by_zinto
+        batch = list(batch_info)
+        if not batch:
+            return
+        handed_on = self._write_with_zinto(batch, value, tuple(drop_axes))
+        if handed_on is None:
+            writes_by_zinto += 1
+            return
+        writes_handed_on[handed_on] += 1
+        await self._default.write(batch, value, drop_axes)
 
     async def read(self, batch_info, out, drop_axes=()):
+        global reads_by_zinto
         batch = list(batch_info)
-        if not await self._read_with_zinto(batch, out, drop_axes):
-            await self._default.read(batch, out, drop_axes)
+        if not batch:
+            return
+        handed_on = await self._read_with_zinto(batch, out, drop_axes)
+        if handed_on is None:
+            reads_by_zinto += 1
+            return
+        reads_handed_on[handed_on] += 1
+        await self._default.read(batch, out, drop_axes)
 
     # -- the zinto path ------------------------------------------------------------------
 
@@ -317,48 +371,62 @@ class ZintoCodecPipeline(CodecPipeline):
                 self._arrays[key] = await asyncio.to_thread(
                     _zinto.array_at_url, url, array_path, m.zarr_format, m.document, settings)
             return self._arrays[key]
-        prototype = default_buffer_prototype()
-        fetched = await asyncio.gather(*(bg.get(prototype=prototype) for bg, *_ in batch))
+        # Each chunk is fetched with the buffer prototype its spec carries, as the default
+        # pipeline fetches it (a caller's prototype decides where the bytes go).
+        fetched = await asyncio.gather(
+            *(bg.get(prototype=spec.prototype) for bg, spec, *_ in batch))
         chunks = {}
         for (bg, *_), buf in zip(batch, fetched):
             if buf is not None:
                 chunks[bg.path[len(array_path):].lstrip("/")] = buf.to_bytes()
         return _zinto.array_of_chunks(m.zarr_format, m.document, chunks)
 
+    def _refuse_output(self, target):
+        """Why zinto cannot write into `target`, or None."""
+        if not isinstance(target, np.ndarray):
+            return OUTPUT_NOT_NUMPY
+        if target.dtype.kind == "V":
+            return OUTPUT_OBJECTS
+        if not target.flags.c_contiguous:
+            return OUTPUT_NOT_C_ORDER
+        if not target.flags.writeable:
+            return OUTPUT_READ_ONLY
+        if not target.dtype.isnative:
+            return OUTPUT_BIG_ENDIAN
+        return None
+
     async def _read_with_zinto(self, batch, out, drop_axes):
-        if self._meta is None or not batch:
-            return False
+        """Reads the batch into `out` with zinto and returns None, or returns why it did not
+        (then nothing was written and the default pipeline reads it)."""
+        if self._meta is None:
+            return NO_METADATA
         target = out.as_ndarray_like() if hasattr(out, "as_ndarray_like") else out
-        if not isinstance(target, np.ndarray) or not target.flags.c_contiguous \
-                or not target.flags.writeable or not target.dtype.isnative \
-                or target.dtype.kind in "OTUSV":
-            return False
+        refused = self._refuse_output(target)
+        if refused is not None:
+            return refused
         if self._meta.sharded and not isinstance(self._store, LocalStore) \
                 and (self._remote_failed or _remote(self._store) is None):
             # From the bytes zarr-python fetches zinto would need whole shards; zarr-python
             # fetches only the index and the inner chunks it needs.
-            return False
+            return SHARDS_FROM_BYTES
         region = self._region(batch, target.shape, tuple(drop_axes))
         if region is None:
-            return False
+            return NOT_ONE_RECTANGLE
         array_path, start, extent = region
         try:
             rs = await self._array(batch, array_path)
         except _zinto.ZintoError:
-            return False  # metadata zinto does not take: the default pipeline reads it
-        try:
-            if np.dtype(rs.dtype) != target.dtype:
-                return False
-        except TypeError:  # "string", "bytes": no fixed NumPy type
-            return False
-        flat = target.reshape(-1).view(np.uint8)
+            return METADATA_NOT_TAKEN  # the default pipeline reads it
+        read = _reader(rs, start, extent, target)
+        if read is None:
+            return DTYPE_DIFFERS
         remote = not isinstance(self._store, LocalStore) and ("url", array_path) in self._arrays
         try:
             if remote:
                 # A network read: off zarr-python's event loop, which other reads share.
-                await asyncio.to_thread(rs.read_into, start, extent, flat, None)
+                await asyncio.to_thread(read)
             else:
-                rs.read_into(start, extent, flat, None)
+                read()
         except _zinto.StoreError:
             if not remote:
                 raise
@@ -366,15 +434,121 @@ class ZintoCodecPipeline(CodecPipeline):
             # does not see): zarr-python fetches from now on; the output is written again.
             self._remote_failed = True
             self._arrays.pop(("url", array_path), None)
-            return False
+            return REMOTE_FAILED
         except ValueError:
             # The region is outside the shape zinto knows: the array was resized or appended
             # to since this pipeline was made (zarr-python keeps the pipeline, with the old
             # metadata). Nothing was written: the layout is checked before any chunk is read.
+            # From a LocalStore zinto takes the metadata the store holds now and reads again.
+            if not isinstance(self._store, LocalStore) or not await self._reopen(array_path):
+                return RESIZED
+            return await self._read_with_zinto(batch, out, drop_axes)
+        return None
+
+    async def _reopen(self, array_path):
+        """Opens the array again from the metadata the LocalStore holds now; whether that
+        changed anything."""
+        try:
+            rs = _zinto.open(os.path.join(str(self._store.root), array_path))
+        except (_zinto.ZintoError, OSError):
             return False
-        global reads_by_zinto
-        reads_by_zinto += 1
+        old = self._arrays.get(("dir", array_path))
+        if not isinstance(rs, _zinto.RsArray) or (old is not None and old.shape == rs.shape):
+            return False
+        self._arrays[("dir", array_path)] = rs
         return True
+
+
+    # -- writes --------------------------------------------------------------------------
+
+    def _write_with_zinto(self, batch, value, drop_axes):
+        """Writes `value` through the batch's chunks with zinto and returns None, or returns
+        why not (then nothing was written and the default pipeline writes it)."""
+        if self._meta is None:
+            return NO_METADATA
+        if not isinstance(self._store, LocalStore):
+            return STORE_NOT_WRITTEN
+        if self._store.read_only:
+            return STORE_READ_ONLY  # the default pipeline raises zarr-python's own error
+        data = value.as_ndarray_like() if hasattr(value, "as_ndarray_like") else value
+        if not isinstance(data, np.ndarray):
+            return OUTPUT_NOT_NUMPY
+        if data.dtype.kind in "OTUSV":
+            return OUTPUT_OBJECTS
+        if not data.dtype.isnative:
+            return OUTPUT_BIG_ENDIAN
+        shape = data.shape if data.ndim else _selection_shape(batch)
+        region = None if shape is None else self._region(batch, shape, drop_axes)
+        if region is None:
+            return NOT_ONE_RECTANGLE
+        array_path, start, extent = region
+        try:
+            # The metadata as the store holds it now: zarr-python keeps a pipeline when it
+            # resizes an array, and an edge chunk written with the old shape would be wrong.
+            rs = _zinto.open(os.path.join(str(self._store.root), array_path))
+            if not isinstance(rs, _zinto.RsArray):
+                return METADATA_NOT_TAKEN
+            if np.dtype(rs.dtype) != data.dtype:
+                return DTYPE_DIFFERS
+        except (_zinto.ZintoError, OSError, TypeError):
+            return METADATA_NOT_TAKEN
+        if rs.write_refusal() is not None:
+            return NOT_WRITTEN_BY_ZINTO
+        empty = bool(batch[0][1].config.write_empty_chunks)
+        if data.ndim == 0 and extent:
+            _write_scalar(rs, start, extent, data, self._meta.chunk_shape, empty)
+        else:
+            flat = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+            rs.write_from(start, extent, flat, None, empty)
+        return None
+
+
+def _reader(rs, start, extent, target):
+    """The call that reads the region into `target`, or None if zinto's type and the output's
+    differ: fixed-width types straight into the output's bytes, variable-length strings
+    (into StringDType or object outputs) and bytes (object) element by element."""
+    kind = rs.dtype
+    if kind in ("string", "bytes"):
+        if target.dtype.kind not in ("O" if kind == "bytes" else "OT"):
+            return None
+
+        def read_vlen():
+            offsets, values = rs.read_vlen(start, extent)
+            _vlen.fill(target, offsets, values, text=kind == "string")
+
+        return read_vlen
+    if target.dtype.kind in "OT" or np.dtype(kind) != target.dtype:
+        return None
+    flat = target.reshape(-1).view(np.uint8)
+    return lambda: rs.read_into(start, extent, flat, None)
+
+
+def _selection_shape(batch):
+    """The shape of the selection a scalar is written to: the end of every output slice,
+    per output dimension (the region check then confirms the pieces tile it)."""
+    ends = None
+    for _bg, _spec, _chunk_sel, out_sel, _complete in batch:
+        if not isinstance(out_sel, tuple) or not all(isinstance(o, slice) for o in out_sel):
+            return None
+        here = [o.stop for o in out_sel]
+        ends = here if ends is None else [max(a, b) for a, b in zip(ends, here)]
+    return None if ends is None else tuple(ends)
+
+
+def _write_scalar(rs, start, extent, scalar, chunk_shape, write_empty_chunks):
+    """Writes `scalar` over the region in slabs of whole chunk rows along the first dimension,
+    each from one buffer of at most `SCALAR_SLAB_BYTES` (or one chunk row) laid once."""
+    row = scalar.dtype.itemsize * int(np.prod(extent[1:], dtype=np.int64))
+    step = chunk_shape[0]
+    rows = max(step, (SCALAR_SLAB_BYTES // max(row, 1)) // step * step)
+    buffer = np.full((min(rows, extent[0]), *extent[1:]), scalar, dtype=scalar.dtype)
+    at, end = start[0], start[0] + extent[0]
+    while at < end:
+        until = min(end, at // step * step + rows)
+        part = buffer[:until - at].reshape(-1).view(np.uint8)
+        rs.write_from([at, *start[1:]], [until - at, *extent[1:]], part, None,
+                      write_empty_chunks)
+        at = until
 
 
 # zarr-python finds pipelines by the name `config.codec_pipeline.path` gives, which it compares

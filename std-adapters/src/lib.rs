@@ -33,6 +33,7 @@ mod builder;
 /// The `zinto` command: [`cli::run`] takes its arguments and returns its exit code.
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod codec_spec;
 mod concat;
 mod consolidate;
 mod disjoint;

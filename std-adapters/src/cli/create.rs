@@ -4,7 +4,6 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use crate::core::codec::{Compressor, Gzip, Zlib, Zstd};
 use crate::core::formats::npy;
 use crate::{ArrayBuilder, DataType, Region, WriteOptions, ZarrFormat};
 
@@ -51,62 +50,10 @@ pub struct CreateArgs {
     pub json: bool,
 }
 
-/// The codec chain `--codec` specs make: a compressor (at most one) and `crc32c`s.
-pub fn codecs(specs: &[String], mut b: ArrayBuilder) -> Result<ArrayBuilder, Failure> {
-    let mut compressed = false;
-    for spec in specs {
-        let (name, arg) = spec
-            .split_once(':')
-            .map_or((spec.as_str(), None), |(n, a)| (n, Some(a)));
-        let level = |max: i64| -> Result<Option<i64>, Failure> {
-            arg.map(|a| match a.parse::<i64>() {
-                Ok(l) if (0..=max).contains(&l) => Ok(l),
-                _ => Err(Failure::Usage(format!(
-                    "--codec {spec}: LEVEL is 0 to {max}"
-                ))),
-            })
-            .transpose()
-        };
-        let compressor = match name {
-            "raw" => None,
-            "crc32c" => {
-                b = b.crc32c();
-                None
-            }
-            // The levels are in range of their types.
-            #[allow(clippy::cast_possible_truncation)]
-            "zstd" => Some(Compressor::Zstd(Zstd {
-                level: Some(level(22)?.unwrap_or(3) as i32),
-                checksum: false,
-            })),
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            "gzip" => Some(Compressor::Gzip(Gzip {
-                level: Some(level(9)?.unwrap_or(5) as u8),
-            })),
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            "zlib" => Some(Compressor::Zlib(Zlib {
-                level: Some(level(9)?.unwrap_or(5) as u8),
-            })),
-            "blosc" => {
-                return Err(Failure::Usage(format!(
-                    "--codec {spec}: zinto does not write Blosc yet (raw, zstd, gzip, zlib, crc32c)"
-                )));
-            }
-            _ => {
-                return Err(Failure::Usage(format!(
-                    "--codec {spec}: not a codec zinto writes (raw, zstd[:LEVEL], gzip[:LEVEL], zlib[:LEVEL], crc32c)"
-                )));
-            }
-        };
-        if let Some(c) = compressor {
-            if compressed {
-                return Err(Failure::Usage("--codec: one compressor at most".into()));
-            }
-            compressed = true;
-            b = b.compressor(c);
-        }
-    }
-    Ok(b)
+/// The codec chain `--codec` specs make (see [`crate::codec_spec`]).
+pub fn codecs(specs: &[String], b: ArrayBuilder) -> Result<ArrayBuilder, Failure> {
+    b.codec_specs(specs)
+        .map_err(|e| Failure::Usage(format!("--codec {}: {}", e.spec, e.why)))
 }
 
 /// `--chunks 10,1000,1000` for an array of `shape`.

@@ -109,6 +109,18 @@ impl<S: Store> Array<S> {
         self.write_from_with(region, input, &WriteOptions::default())
     }
 
+    /// Whether zinto writes this array, answered before anything is written: `Err` names what
+    /// it does not write yet (a codec, a filter, a data type; [`ErrorKind::Metadata`]) or what
+    /// this build cannot encode ([`ErrorKind::Encode`]).
+    ///
+    /// # Errors
+    /// As said.
+    pub fn check_writable(&self) -> Result<(), Error> {
+        WritePlan::of(self.metadata())
+            .map(|_| ())
+            .map_err(|kind| Error::new(self.path(), None, kind))
+    }
+
     /// [`Self::write_from`] with explicit options (threads, progress, cancel, empty chunks).
     ///
     /// # Errors

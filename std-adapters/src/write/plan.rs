@@ -91,6 +91,10 @@ impl WritePlan {
             .and_then(|n| usize::try_from(n).ok())
             .and_then(|n| n.checked_mul(elem))
             .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+        if let Some(c) = &level.bytes_codecs.compressor {
+            // Refused before any chunk is written (or removed), not at the first chunk.
+            super::encoders::encoder(c).map_err(|e| ErrorKind::Encode(e.to_string()))?;
+        }
         Ok(Self {
             compressor: level.bytes_codecs.compressor,
             crc32c,

@@ -1,0 +1,166 @@
+//! Creating arrays (`zinto.create`) and writing into them from NumPy arrays
+//! (`Array.write`), with the GIL released and Ctrl-C honoured between chunks.
+
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use numpy::PyReadonlyArray1;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use zinto::{ArrayBuilder, DataType, Store, WriteOptions, ZarrFormat};
+
+use crate::array::{AnyStore, RsArray};
+use crate::{errors, interruptible};
+
+/// A new array, as `zinto.create` states it (a dict; the Python side fills every key).
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+pub struct NewArray {
+    shape: Vec<u64>,
+    /// NumPy's name of the type (`"float32"`, `"bool"`).
+    dtype: String,
+    big_endian: bool,
+    chunks: Vec<u64>,
+    shards: Option<Vec<u64>>,
+    /// Specs as `zinto create --codec` takes them (`"zstd:3"`, `"crc32c"`).
+    codecs: Vec<String>,
+    /// JSON text, as the metadata will state it.
+    fill_value: Option<String>,
+    zarr_format: u8,
+    /// A JSON object's text.
+    attributes: Option<String>,
+    dimension_names: Option<Vec<Option<String>>>,
+    /// `"C"` or `"F"`: each chunk's memory order.
+    order: String,
+    overwrite: bool,
+}
+
+/// Creates the array `spec` states at `path` (a directory, or an `s3://`, `gs://`, `az://`
+/// URL; `anonymous` sends unsigned requests) and opens it.
+#[pyfunction]
+#[pyo3(signature = (path, spec, anonymous = false))]
+pub fn create(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+    spec: NewArray,
+    anonymous: bool,
+) -> PyResult<RsArray> {
+    let builder = spec.builder()?;
+    let (store, shown) = store_at(&path, anonymous)?;
+    py.detach(|| builder.create(store, ""))
+        .map(RsArray::new)
+        .map_err(|e| errors::to_py_at(&shown, &e))
+}
+
+/// The store to create an array in, and how to name it in messages.
+fn store_at(path: &std::path::Path, anonymous: bool) -> PyResult<(AnyStore, String)> {
+    if let Some(url) = path.to_str().filter(|p| p.contains("://")) {
+        let shown = zinto::redact::printable_url(url);
+        if !zinto::store::is_remote_url(url) {
+            return Err(PyValueError::new_err(format!(
+                "{shown}: not a store zinto writes (s3://, gs://, az://, or a directory)"
+            )));
+        }
+        let mut options = zinto::store::RemoteOptions::default();
+        options.anonymous = anonymous;
+        let store = zinto::store::RemoteStore::from_url_with(url, options).map_err(|e| {
+            PyValueError::new_err(zinto::redact::scrub(&e.to_string()).into_owned())
+        })?;
+        return Ok((Arc::new(store), shown));
+    }
+    let store: AnyStore = Arc::new(zinto::FileStore::new(path));
+    Ok((store, path.display().to_string()))
+}
+
+impl NewArray {
+    fn builder(&self) -> PyResult<ArrayBuilder> {
+        let number = zinto::core::dtype::Number::from_name(&self.dtype).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "dtype {}: zinto creates arrays of numbers and bool (not yet strings, dates or structured types)",
+                self.dtype
+            ))
+        })?;
+        let mut b = ArrayBuilder::new(&self.shape, DataType::from(number), &self.chunks)
+            .overwrite(self.overwrite);
+        b = match self.zarr_format {
+            3 => b,
+            2 => b.zarr_format(ZarrFormat::V2),
+            n => return Err(PyValueError::new_err(format!("zarr_format {n}: 2 or 3"))),
+        };
+        if self.big_endian {
+            b = b.endian(zinto::core::codec::Endian::Big);
+        }
+        b = match self.order.as_str() {
+            "C" => b,
+            "F" => b.order(
+                zinto::core::MemoryOrder::f(self.shape.len())
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            ),
+            other => return Err(PyValueError::new_err(format!("order {other:?}: C or F"))),
+        };
+        if let Some(shards) = &self.shards {
+            b = b.shards(shards);
+        }
+        b = b
+            .codec_specs(&self.codecs)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        if let Some(fill) = &self.fill_value {
+            b = b.fill_value(json(fill, "fill_value")?);
+        }
+        if let Some(attributes) = &self.attributes {
+            match json(attributes, "attributes")? {
+                serde_json::Value::Object(map) => b = b.attributes(map),
+                _ => return Err(PyValueError::new_err("attributes: a dict")),
+            }
+        }
+        if let Some(names) = &self.dimension_names {
+            b = b.dimension_names(names.clone());
+        }
+        Ok(b)
+    }
+}
+
+fn json(text: &str, what: &str) -> PyResult<serde_json::Value> {
+    serde_json::from_str(text).map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
+}
+
+/// `threads` as the Rust options take it: at least 1, or `None` for one per core.
+pub fn threads(threads: Option<usize>) -> PyResult<Option<NonZeroUsize>> {
+    threads
+        .map(|t| {
+            NonZeroUsize::new(t).ok_or_else(|| PyValueError::new_err("threads must be at least 1"))
+        })
+        .transpose()
+}
+
+/// How `RsArray.write_from` writes.
+pub struct Write<'a> {
+    pub region: zinto::Region,
+    pub input: &'a [u8],
+    pub threads: Option<NonZeroUsize>,
+    pub write_empty_chunks: bool,
+}
+
+/// Writes `w.input` (the region's elements in C order, in the array's native-order type)
+/// into `array`'s region, off the GIL, cancelled by Ctrl-C between chunks.
+pub fn write<S: Store>(py: Python<'_>, array: &zinto::Array<S>, w: &Write<'_>) -> PyResult<()> {
+    interruptible::run(py, |cancel| {
+        let options = WriteOptions {
+            threads: w.threads,
+            cancel: Some(cancel),
+            write_empty_chunks: w.write_empty_chunks,
+            ..WriteOptions::default()
+        };
+        array
+            .write_from_with(&w.region, w.input, &options)
+            .map_err(errors::to_py)
+    })
+}
+
+/// The input's bytes, if C-contiguous.
+pub fn input<'a>(input: &'a PyReadonlyArray1<'_, u8>) -> PyResult<&'a [u8]> {
+    input
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("the value must be C-contiguous"))
+}

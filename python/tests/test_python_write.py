@@ -1,0 +1,213 @@
+"""Python writes: `zinto.create`, `zinto.save`, `Array.write` and `arr[key] = value`.
+
+Every array written here is read back by zarr-python (without zinto's pipeline) and compared
+with a NumPy model of the same writes; the memory test checks with tracemalloc that a
+C-contiguous value of the array's type is handed to Rust as it is, never copied in Python.
+"""
+
+import json
+import os
+import signal
+import threading
+import time
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import zinto
+
+zarr = pytest.importorskip("zarr")
+
+
+def zarr_reads(path):
+    """What zarr-python, with its default pipeline, reads at `path`."""
+    with zarr.config.set({"codec_pipeline.path": "zarr.core.codec_pipeline.BatchedCodecPipeline"}):
+        return zarr.open_array(str(path), mode="r")[...]
+
+
+CHAINS = [
+    (3, "raw"), (3, "zstd"), (3, ["zstd:1", "crc32c"]), (3, "gzip:1"),
+    (2, "raw"), (2, "zstd:5"), (2, "zlib"),
+]
+DTYPES = ["float32", "int16", "uint8", "bool", "complex64", ">f8", "float16"]
+
+
+def sample(dtype, shape, seed=0):
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(bool)
+    if dtype.kind == "c":
+        return (rng.normal(size=shape) + 1j * rng.normal(size=shape)).astype(dtype)
+    if dtype.kind in "iu":
+        return rng.integers(0, 100, shape).astype(dtype)
+    return rng.normal(size=shape).astype(dtype)
+
+
+@pytest.mark.parametrize("zarr_format,codecs", CHAINS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_save_is_read_back_by_zarr_python(tmp_path, zarr_format, codecs, dtype):
+    value = sample(dtype, (11, 7, 3))
+    path = tmp_path / "a.zarr"
+    arr = zinto.save(path, value, chunks=(4, 3, 3), codecs=codecs, zarr_format=zarr_format)
+    assert arr.shape == value.shape and arr.dtype == value.dtype.newbyteorder("=")
+    np.testing.assert_array_equal(zarr_reads(path), value)
+    np.testing.assert_array_equal(arr[...], value)
+    # A big-endian type is stored big-endian (v3: the bytes codec's endian; v2: the dtype).
+    big = np.dtype(dtype).byteorder == ">"
+    if zarr_format == 3:
+        doc = json.loads((path / "zarr.json").read_text())
+        endian = [c for c in doc["codecs"] if c["name"] == "bytes"][0]["configuration"]
+        assert endian.get("endian") == ("big" if big else "little") or not np.dtype(dtype).itemsize > 1
+    else:
+        stated = json.loads((path / ".zarray").read_text())["dtype"]
+        assert stated[0] == (">" if big else "<" if np.dtype(dtype).itemsize > 1 else "|")
+
+
+def test_writes_match_a_numpy_model(tmp_path):
+    """Basic-indexing writes of every kind (ints, negative ints, slices cutting chunks, a
+    scalar broadcast, Ellipsis) into a sharded array, each checked against NumPy's."""
+    shape = (20, 13, 6)
+    path = tmp_path / "m.zarr"
+    arr = zinto.create(path, shape, "float32", (4, 5, 3), shards=(8, 10, 6), codecs="zstd:1",
+                       fill_value=-1.0)
+    model = np.full(shape, -1.0, dtype=np.float32)
+    rng = np.random.default_rng(3)
+    keys = [np.s_[...], np.s_[3:17, 2:11, 1:5], np.s_[5], np.s_[-1, :, -2], np.s_[0:1, 12],
+            np.s_[..., 4], np.s_[7:8, 3:4, 2:3], np.s_[2:19:1, -13:, :]]
+    for i, key in enumerate(keys):
+        shape_here = model[key].shape
+        value = rng.normal(size=shape_here).astype(np.float32) if i % 3 else np.float32(i)
+        model[key] = value
+        arr[key] = value
+        np.testing.assert_array_equal(zarr_reads(path), model, err_msg=f"after writing {key}")
+    np.testing.assert_array_equal(zinto.open(path)[...], model)
+
+
+def test_a_chunk_written_as_fill_is_removed(tmp_path):
+    path = tmp_path / "f.zarr"
+    arr = zinto.create(path, (8, 8), "int32", (4, 4), codecs="raw", fill_value=7)
+    arr[...] = np.arange(64, dtype=np.int32).reshape(8, 8)
+    chunk = path / "c" / "1" / "1"
+    assert chunk.is_file()
+    arr[4:, 4:] = 7
+    assert not chunk.exists(), "a chunk all fill value is not stored"
+    arr.write(np.s_[4:, 4:], 7, write_empty_chunks=True)
+    assert chunk.is_file(), "write_empty_chunks stores it"
+    want = np.arange(64, dtype=np.int32).reshape(8, 8)
+    want[4:, 4:] = 7
+    np.testing.assert_array_equal(zarr_reads(path), want)
+
+
+def test_values_are_cast_and_broadcast_as_numpy_assigns(tmp_path):
+    arr = zinto.create(tmp_path / "c.zarr", (4, 6), "int16", (2, 3))
+    arr[...] = np.arange(6, dtype=np.float64) + 0.75  # a row broadcast, floats truncated
+    want = np.zeros((4, 6), np.int16)
+    want[...] = np.arange(6, dtype=np.float64) + 0.75
+    np.testing.assert_array_equal(arr[...], want)
+    arr[:, 1] = [9, 8, 7, 6]  # a list into a column
+    want[:, 1] = [9, 8, 7, 6]
+    np.testing.assert_array_equal(arr[...], want)
+    arr[1:3, 2:5] = np.asfortranarray(np.ones((2, 3), np.int16) * 5)  # not C-contiguous
+    want[1:3, 2:5] = 5
+    np.testing.assert_array_equal(arr[...], want)
+
+
+def test_a_c_contiguous_value_is_not_copied(tmp_path):
+    """tracemalloc sees NumPy's allocations: a 16 MB value of the array's type must not be
+    copied on its way to Rust; the same value in F order must be (the mutation check that
+    the measurement sees a copy)."""
+    shape = (64, 256, 256)
+    value = sample("float32", shape)
+    arr = zinto.create(tmp_path / "n.zarr", shape, "float32", (16, 256, 256), codecs="raw")
+
+    def python_peak(v):
+        tracemalloc.start()
+        try:
+            arr.write(Ellipsis, v, threads=2)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    assert python_peak(value) < 1 << 20
+    assert python_peak(np.asfortranarray(value)) >= value.nbytes
+    np.testing.assert_array_equal(arr[...], value)
+
+
+def test_ctrl_c_stops_a_write_between_chunks(tmp_path):
+    """SIGINT during a long write (one thread, zstd at level 19): KeyboardInterrupt, and every
+    chunk is either written whole or not there: zarr-python reads each as the data or the
+    fill value, and no temporary file is left."""
+    shape = (48, 512, 512)
+    value = sample("float32", shape)
+    path = tmp_path / "i.zarr"
+    arr = zinto.create(path, shape, "float32", (1, 512, 512), codecs="zstd:19", fill_value=0.0)
+
+    def interrupt():
+        deadline = time.perf_counter() + 30
+        chunks = path / "c"
+        while time.perf_counter() < deadline:
+            if chunks.is_dir() and any(p.is_dir() for p in chunks.iterdir()):
+                break
+            time.sleep(0.001)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    watcher = threading.Thread(target=interrupt)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        watcher.start()
+        with pytest.raises(KeyboardInterrupt):
+            arr.write(Ellipsis, value, threads=1)
+        watcher.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    read = zarr_reads(path)
+    written = [bool(np.array_equal(read[i], value[i])) for i in range(shape[0])]
+    assert any(written) and not all(written), written
+    for i, done in enumerate(written):
+        if not done:
+            assert not read[i].any(), f"chunk {i} is neither the data nor the fill value"
+    left = [p for p in path.rglob("*") if "zinto-partial" in p.name]
+    assert not left, left
+
+
+def test_refusals_are_clear(tmp_path):
+    with pytest.raises(ValueError, match="not a codec zinto writes"):
+        zinto.create(tmp_path / "a", (4,), "f4", (2,), codecs="lzma")
+    with pytest.raises(ValueError, match="LEVEL is 0 to 22"):
+        zinto.create(tmp_path / "b", (4,), "f4", (2,), codecs="zstd:30")
+    with pytest.raises(ValueError, match="one compressor at most"):
+        zinto.create(tmp_path / "c", (4,), "f4", (2,), codecs=["zstd", "gzip"])
+    with pytest.raises(ValueError, match="numbers and bool"):
+        zinto.create(tmp_path / "d", (4,), "U3", (2,))
+    arr = zinto.create(tmp_path / "e", (4, 4), "f4", (2, 2))
+    with pytest.raises(ValueError, match="broadcast"):
+        arr[0:2, 0:2] = np.ones((3, 3))
+    with pytest.raises(zinto.SelectionError):
+        arr[4, 0] = 1.0
+    with pytest.raises(zinto.SelectionError, match="step"):
+        arr[::2] = 1.0
+    with pytest.raises(zinto.MetadataError, match="overwrite"):
+        zinto.create(tmp_path / "e", (4, 4), "f4", (2, 2))
+    again = zinto.create(tmp_path / "e", (3,), "i8", (3,), overwrite=True)
+    assert again.shape == (3,)
+
+
+def test_create_states_what_was_asked(tmp_path):
+    path = tmp_path / "s.zarr"
+    arr = zinto.create(path, (6, 4), "uint16", (3, 2), attributes={"units": "K"},
+                       dimension_names=["y", "x"], fill_value=5, order="F")
+    stored = zarr.open_array(str(path), mode="r")
+    assert stored.attrs["units"] == "K" and stored.metadata.dimension_names == ("y", "x")
+    assert stored.fill_value == 5 and arr.attrs == {"units": "K"}
+    assert int(zarr_reads(path)[0, 0]) == 5
+    arr[...] = np.arange(24, dtype=np.uint16).reshape(6, 4)
+    np.testing.assert_array_equal(zarr_reads(path), np.arange(24).reshape(6, 4))
+
+
+def test_auto_chunks():
+    assert zinto._write.auto_chunks((100, 1000, 1000), 4) == [4, 1000, 1000]
+    assert zinto._write.auto_chunks((10,), 8) == [10]
+    assert zinto._write.auto_chunks((3, 0, 5), 4) == [3, 1, 5]
+    assert zinto._write.auto_chunks((), 4) == []

@@ -1,0 +1,142 @@
+"""Creating arrays and writing into them: `zinto.create`, `zinto.save` and `Array.write`.
+
+A write hands the caller's NumPy array to Rust workers as it is (when it is C-contiguous and
+of the array's type; otherwise it is converted once, as NumPy's assignment would), and each
+chunk it covers is encoded straight from it into the store: written whole under a temporary
+name and renamed, so Ctrl-C (honoured between chunks) never leaves a torn chunk.
+"""
+
+import json
+import math
+import numbers
+import operator
+import os
+import sys
+
+import numpy as np
+
+from . import _zinto
+
+# `zinto.save` without `chunks=`: chunks of at most this many bytes, split along the first
+# dimensions (the last ones kept whole as long as they fit).
+AUTO_CHUNK_BYTES = 16 << 20
+
+DEFAULT_CODECS = ("zstd",)
+
+
+def _dims(value, what):
+    """An int or a sequence of ints as a list of ints."""
+    if isinstance(value, numbers.Integral):
+        return [int(value)]
+    try:
+        return [operator.index(v) for v in value]
+    except TypeError as e:
+        raise TypeError(f"{what}: an int or a sequence of ints, not {value!r}") from e
+
+
+def _fill_json(fill_value, dtype):
+    """The fill value as the metadata states it (JSON text), or None for the type's zero."""
+    if fill_value is None:
+        return None
+
+    def one(x):
+        x = float(x)
+        if math.isnan(x):
+            return "NaN"
+        if math.isinf(x):
+            return "Infinity" if x > 0 else "-Infinity"
+        return x
+
+    value = np.asarray(fill_value, dtype=dtype).item()
+    if dtype.kind == "c":
+        return json.dumps([one(value.real), one(value.imag)])
+    if dtype.kind == "f":
+        return json.dumps(one(value))
+    return json.dumps(value)
+
+
+def _big_endian(dtype):
+    order = dtype.byteorder
+    return order == ">" or (order == "=" and sys.byteorder == "big")
+
+
+def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fill_value=None,
+           zarr_format=3, attributes=None, dimension_names=None, order="C", overwrite=False,
+           anonymous=False):
+    """Creates an array at `path` (a directory, or an ``s3://``, ``gs://``, ``az://`` URL) and
+    returns it, open for reading and writing (`Array.write`, ``arr[...] = value``).
+
+    - `dtype`: a NumPy number or bool type; a big-endian one (``">f4"``) is stored big-endian.
+    - `chunks`: the chunk shape; `shards`: store the chunks in shards of this shape (v3), each
+      dimension a multiple of the chunk's.
+    - `codecs`: the chain, as ``zinto create --codec`` takes it: ``"raw"``, ``"zstd[:LEVEL]"``
+      (level 3 by default), ``"gzip[:LEVEL]"``, ``"zlib[:LEVEL]"`` (v2), ``"crc32c"`` (v3); a
+      string or a sequence, at most one compressor. Default: zstd at level 3.
+    - `fill_value`: what unwritten elements read as (default 0, ``False``); chunks all of it are
+      not stored.
+    - `zarr_format`: 3 (``zarr.json``) or 2 (``.zarray``, ``.zattrs``); `order`: each chunk's
+      memory order, ``"C"`` or ``"F"``.
+    - `attributes`: a dict stored with the array; `dimension_names`: one name (or None) per
+      dimension (v2: xarray's ``_ARRAY_DIMENSIONS``).
+    - `overwrite`: replace metadata already at `path` (chunks there stay until written).
+    """
+    from . import Array
+
+    dtype = np.dtype(dtype)
+    shape = _dims(shape, "shape")
+    spec = {
+        "shape": shape,
+        "dtype": dtype.name,
+        "big_endian": _big_endian(dtype),
+        "chunks": _dims(chunks, "chunks"),
+        "shards": None if shards is None else _dims(shards, "shards"),
+        "codecs": [codecs] if isinstance(codecs, str) else list(codecs or ()),
+        "fill_value": _fill_json(fill_value, dtype),
+        "zarr_format": int(zarr_format),
+        "attributes": None if attributes is None else json.dumps(attributes),
+        "dimension_names": None if dimension_names is None else list(dimension_names),
+        "order": order,
+        "overwrite": bool(overwrite),
+    }
+    if not (isinstance(path, str) and "://" in path):
+        path = os.fspath(path)
+    return Array(_zinto.create(path, spec, anonymous))
+
+
+def auto_chunks(shape, itemsize, target=AUTO_CHUNK_BYTES):
+    """A chunk shape for `zinto.save`: the last dimensions whole while a chunk stays within
+    `target` bytes, the first ones split (each chunk at least one element per dimension)."""
+    chunks = [max(1, n) for n in shape]
+    budget = max(1, target // max(1, itemsize))
+    for d in range(len(chunks)):
+        rest = math.prod(chunks[d + 1:])
+        chunks[d] = max(1, min(chunks[d], budget // rest))
+    return chunks
+
+
+def save(path, value, *, chunks=None, threads=None, **create_args):
+    """Writes the NumPy array `value` to a new array at `path` and returns it: `create` with
+    `value`'s shape and type (its other arguments pass through), then one `write` of it all.
+    Without `chunks`, chunks of at most 16 MiB are split along the first dimensions."""
+    value = np.asarray(value)
+    if chunks is None:
+        chunks = auto_chunks(value.shape, value.dtype.itemsize)
+    array = create(path, value.shape, value.dtype, chunks, **create_args)
+    array.write(Ellipsis, value, threads=threads)
+    return array
+
+
+def prepare(value, dtype, shape):
+    """`value` as a C-contiguous array of `dtype` and `shape` (the selection's, dropped
+    dimensions left out): itself if it already is one, else converted once."""
+    value = np.asarray(value)
+    if value.dtype != dtype:
+        value = value.astype(dtype)  # as NumPy's assignment casts
+    if value.shape != shape:
+        try:
+            value = np.broadcast_to(value, shape)
+        except ValueError as e:
+            raise ValueError(
+                f"could not broadcast a value of shape {value.shape} into the selection's "
+                f"shape {shape}") from e
+    return np.ascontiguousarray(value)

@@ -1,0 +1,105 @@
+//! Codec chains written as text, as `zinto create --codec SPEC` and Python's
+//! `zinto.create(codecs=[...])` take them: `raw`, `zstd[:LEVEL]` (default 3), `gzip[:LEVEL]`,
+//! `zlib[:LEVEL]` (default 5), `crc32c`; at most one compressor.
+
+use zinto_core::codec::{Compressor, Gzip, Zlib, Zstd};
+
+use crate::ArrayBuilder;
+
+/// The codecs zinto writes, as their specs are written (for messages).
+pub const WRITTEN: &str = "raw, zstd[:LEVEL], gzip[:LEVEL], zlib[:LEVEL], crc32c";
+
+/// A codec spec that is not one zinto writes, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CodecSpecError {
+    /// The spec as given.
+    pub spec: String,
+    /// What is wrong with it.
+    pub why: String,
+}
+
+impl std::fmt::Display for CodecSpecError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "codec {:?}: {}", self.spec, self.why)
+    }
+}
+
+impl std::error::Error for CodecSpecError {}
+
+impl ArrayBuilder {
+    /// The codec chain `specs` states, in order (see the module's documentation).
+    ///
+    /// ```
+    /// let b = zinto::ArrayBuilder::new(&[100], zinto::DataType::Float32, &[10]);
+    /// assert!(b.clone().codec_specs(&["zstd:5", "crc32c"]).is_ok());
+    /// let err = b.codec_specs(&["zstd:99"]).unwrap_err();
+    /// assert_eq!(err.to_string(), "codec \"zstd:99\": LEVEL is 0 to 22");
+    /// ```
+    ///
+    /// # Errors
+    /// [`CodecSpecError`] for a codec zinto does not write, a level out of range, or a second
+    /// compressor.
+    pub fn codec_specs<S: AsRef<str>>(mut self, specs: &[S]) -> Result<Self, CodecSpecError> {
+        let mut compressed = false;
+        for spec in specs {
+            let spec = spec.as_ref();
+            let fail = |why: String| CodecSpecError {
+                spec: spec.to_owned(),
+                why,
+            };
+            let compressor = match parse(spec).map_err(fail)? {
+                Parsed::Raw => continue,
+                Parsed::Crc32c => {
+                    self = self.crc32c();
+                    continue;
+                }
+                Parsed::Compressor(c) => c,
+            };
+            if compressed {
+                return Err(fail("one compressor at most".into()));
+            }
+            compressed = true;
+            self = self.compressor(compressor);
+        }
+        Ok(self)
+    }
+}
+
+enum Parsed {
+    Raw,
+    Crc32c,
+    Compressor(Compressor),
+}
+
+/// One spec's codec, or why it is not one zinto writes.
+fn parse(spec: &str) -> Result<Parsed, String> {
+    let (name, arg) = spec
+        .split_once(':')
+        .map_or((spec, None), |(n, a)| (n, Some(a)));
+    let level = |max: u8, default: u8| -> Result<u8, String> {
+        arg.map_or(Ok(default), |a| match a.parse::<u8>() {
+            Ok(l) if l <= max => Ok(l),
+            _ => Err(format!("LEVEL is 0 to {max}")),
+        })
+    };
+    let no_level = |p: Parsed| match arg {
+        None => Ok(p),
+        Some(_) => Err(format!("{name} takes no LEVEL")),
+    };
+    match name {
+        "raw" => no_level(Parsed::Raw),
+        "crc32c" => no_level(Parsed::Crc32c),
+        "zstd" => Ok(Parsed::Compressor(Compressor::Zstd(Zstd {
+            level: Some(i32::from(level(22, 3)?)),
+            checksum: false,
+        }))),
+        "gzip" => Ok(Parsed::Compressor(Compressor::Gzip(Gzip {
+            level: Some(level(9, 5)?),
+        }))),
+        "zlib" => Ok(Parsed::Compressor(Compressor::Zlib(Zlib {
+            level: Some(level(9, 5)?),
+        }))),
+        "blosc" => Err(format!("zinto does not write Blosc yet ({WRITTEN})")),
+        _ => Err(format!("not a codec zinto writes ({WRITTEN})")),
+    }
+}
