@@ -9,10 +9,12 @@ write's seconds and MB/s, and its extra memory: peak RSS minus the RSS just befo
 zarr-python and compared with the input before its numbers count.
 
 zinto is `zinto create --from seed.npy` (the release binary: the file is read into memory,
-then written from that buffer). The Rust API's numbers are the same path.
+then written from that buffer). The Rust API's numbers are the same path. `zinto.save` is the
+Python package's one-liner on the loaded array; `zarr+zinto` is zarr-python's own
+`create_array` and `z[...] = a` with `ZintoCodecPipeline` in force (writes go through zinto).
 
 Run from the repository root:
-    pip install zarr==3.1.6 numcodecs tensorstore zarrs
+    pip install zarr==3.1.6 numcodecs tensorstore zarrs ./python
     cargo build --release --bin zinto
     python3 bench/write.py [--runs 3] [--cases "seed raw,sharded zstd3"] [--out-dir /dev/shm]
 """
@@ -71,9 +73,15 @@ if writer == "tensorstore":
                          "codecs": codecs, "fill_value": 0.0}}
     t_arr = ts.open(spec, create=True, delete_existing=True).result()
     t_arr.write(a).result()
+elif writer == "zinto.save":
+    import zinto
+    zinto.save(dst, a, chunks=chunks, shards=shards, codecs="zstd:3" if codec == "zstd3" else "raw",
+               fill_value=0.0)
 else:
     if writer == "zarrs":
         zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"})
+    if writer == "zarr+zinto":
+        zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"})
     compressors = [zarr.codecs.ZstdCodec(level=3)] if codec == "zstd3" else None
     z = zarr.create_array(dst, shape=a.shape, dtype="float32", chunks=tuple(chunks),
                           shards=tuple(shards) if shards else None, compressors=compressors, fill_value=0.0)
@@ -130,7 +138,7 @@ def main():
     # file system's cost of creating thousands of files out of the comparison.
     p.add_argument("--out-dir", default=str(DATA))
     args = p.parse_args()
-    writers = ["zinto", "zarr-python", "zarrs", "tensorstore"]
+    writers = ["zinto", "zinto.save", "zarr+zinto", "zarr-python", "zarrs", "tensorstore"]
     rows = []
     for name in args.cases.split(","):
         case = CASES[name]

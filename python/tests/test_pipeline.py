@@ -169,3 +169,97 @@ def test_strings_and_bytes_are_read_by_zinto(tmp_path):
             got = read(path, key, ZINTO)
             assert zinto.pipeline.reads_by_zinto == before + 1, (i, key, zinto.pipeline.reads_handed_on)
             assert equal(got, read(path, key, DEFAULT)), (i, key)
+
+
+class _CountingStore(zarr.storage.MemoryStore):
+    """A MemoryStore that records every get (key and byte range), in one list for all its
+    copies (zarr-python opens a read-only copy of the store it is given)."""
+
+    gets = []
+
+    async def get(self, key, prototype, byte_range=None):
+        self.gets.append((key, byte_range))
+        return await super().get(key, prototype, byte_range)
+
+
+@pytest.mark.parametrize("location", ["end", "start"])
+def test_sharded_arrays_from_any_store_are_read_by_zinto(tmp_path, location):
+    """Shards in a MemoryStore and a ZipStore (which zinto cannot address): zinto fetches each
+    shard's index and then only the inner chunks the read touches, through zarr-python's store,
+    and decodes them into the output."""
+    from zarr.codecs import ShardingCodec
+
+    value = np.arange(24 * 30, dtype="f4").reshape(24, 30)
+    value[16:, 20:] = 0  # one shard all fill: not stored
+    memory = _CountingStore()
+    zip_path = str(tmp_path / "s.zip")
+    for store in [memory, zarr.storage.ZipStore(zip_path, mode="w")]:
+        with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+            inner = [zarr.codecs.BytesCodec(), zarr.codecs.ZstdCodec(level=1)]
+            z = zarr.create_array(store, shape=value.shape, dtype="f4", chunks=(8, 10),
+                                  serializer=ShardingCodec(chunk_shape=(4, 5), codecs=inner,
+                                                           index_location=location),
+                                  compressors=None)
+            z[...] = value
+        if store is not memory:
+            store.close()
+            store = zarr.storage.ZipStore(zip_path, mode="r")
+        for key in [Ellipsis, (slice(3, 9), slice(7, 23)), (5,), (slice(16, 24), slice(20, 30))]:
+            if store is memory:
+                memory.gets.clear()
+            before = zinto.pipeline.reads_by_zinto
+            with zarr.config.set({"codec_pipeline.path": ZINTO}):
+                got = zarr.open_array(store, mode="r")[key]
+            assert zinto.pipeline.reads_by_zinto == before + 1, zinto.pipeline.reads_handed_on
+            assert np.array_equal(got, value[key]), key
+            if store is memory and key == (5,):
+                # Row 5: shards (0, 0..2), each its index and the two inner chunks of its
+                # rows 4:8, nothing more.
+                chunk_gets = [g for g in memory.gets if g[0].startswith("c/")]
+                assert len(chunk_gets) == 3 + 3 * 2, chunk_gets
+                assert all(r is not None for _, r in chunk_gets), "a whole shard was fetched"
+
+
+@pytest.mark.parametrize("where", ["local", "memory-sharded"])
+def test_any_selection_and_output_layout_is_read_by_zinto(tmp_path, where):
+    """Selections whose pieces do not tile one rectangle (steps, integer arrays, oindex,
+    vindex, boolean masks) and outputs zinto cannot fill as one region (F order, big-endian)
+    are read piece by piece by zinto: each piece decoded into a scratch of its box and put
+    through zarr-python's selections. Equal to the default pipeline's result."""
+    value = np.arange(20 * 18, dtype="i4").reshape(20, 18)
+    if where == "local":
+        store = str(tmp_path / "p.zarr")
+        kwargs = dict(chunks=(4, 5))
+    else:
+        store = zarr.storage.MemoryStore()
+        kwargs = dict(chunks=(2, 3), shards=(4, 6))
+    with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        z = zarr.create_array(store, shape=value.shape, dtype="i4", **kwargs)
+        z[...] = value
+    rows = np.array([0, 3, 3, 17, 9])
+    mask = np.zeros(18, bool)
+    mask[[1, 2, 11, 17]] = True
+    cols = [2, 7, 16]
+    selections = [
+        ("step", lambda a: a[1:19:3, ::4], value[1:19:3, ::4]),
+        ("int array", lambda a: a[rows], value[rows]),
+        ("oindex", lambda a: a.oindex[rows, cols], value[np.ix_(rows, cols)]),
+        ("oindex mask", lambda a: a.oindex[2:15, mask], value[2:15][:, mask]),
+        ("vindex", lambda a: a.vindex[rows, [0, 5, 6, 17, 1]], value[rows, [0, 5, 6, 17, 1]]),
+        ("int and array", lambda a: a.oindex[7, [3, 4, 15]], value[7, [3, 4, 15]]),
+    ]
+    for name, select, want in selections:
+        before = (zinto.pipeline.reads_by_zinto, zinto.pipeline.reads_in_pieces)
+        with zarr.config.set({"codec_pipeline.path": ZINTO}):
+            got = select(zarr.open_array(store, mode="r"))
+        assert (zinto.pipeline.reads_by_zinto, zinto.pipeline.reads_in_pieces) == \
+            (before[0] + 1, before[1] + 1), (name, zinto.pipeline.reads_handed_on)
+        assert np.array_equal(got, want), name
+    for order, dtype in [("F", "i4"), ("C", ">i4")]:
+        out = np.empty((6, 7), dtype=dtype, order=order)
+        before = zinto.pipeline.reads_in_pieces
+        with zarr.config.set({"codec_pipeline.path": ZINTO}):
+            a = zarr.open_array(store, mode="r")
+            a.get_basic_selection((slice(3, 9), slice(10, 17)), out=zarr.core.buffer.cpu.NDBuffer.from_numpy_array(out))
+        assert zinto.pipeline.reads_in_pieces == before + 1, zinto.pipeline.reads_handed_on
+        assert np.array_equal(out, value[3:9, 10:17]), (order, dtype)

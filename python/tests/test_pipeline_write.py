@@ -165,3 +165,30 @@ def test_xarray_to_zarr_through_zinto(tmp_path, zarr_format):
         got = xr.open_zarr(path, consolidated=True).load()
     xr.testing.assert_equal(got, want)
     assert pipeline.writes_by_zinto - before >= 6, pipeline.writes_handed_on
+
+
+def _zinto_writes():
+    import zinto.pipeline
+
+    return zinto.pipeline.writes_by_zinto
+
+
+def test_dask_workers_in_other_processes_write_through_zinto(tmp_path, monkeypatch):
+    """xarray + Dask on a LocalCluster of 2 worker processes writes a chunked dataset with
+    `to_zarr`: the workers write through zinto (the pipeline chosen by the environment, as a
+    user configures workers), and zarr-python's default pipeline reads back the same data."""
+    import dask.array as da
+    import xarray as xr
+    from distributed import Client, LocalCluster
+
+    data = np.random.default_rng(5).normal(size=(24, 30, 20)).astype("f4")
+    path = tmp_path / "dask.zarr"
+    monkeypatch.setenv("ZARR_CODEC_PIPELINE__PATH", ZINTO)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client, \
+            zarr.config.set({"codec_pipeline.path": ZINTO}):
+        ds = xr.Dataset({"v": (("t", "y", "x"), da.from_array(data, chunks=(6, 30, 20)))})
+        ds.to_zarr(path, zarr_format=3, encoding={"v": {"chunks": (6, 30, 20)}})
+        writes = client.run(_zinto_writes)
+    assert len(writes) == 2 and sum(writes.values()) >= 4, writes
+    np.testing.assert_array_equal(default_reads(path / "v"), data)

@@ -15,13 +15,16 @@ pipeline, as do all writes, so nothing that works without zinto stops working.
 """
 
 import asyncio
+import itertools
 import json
+import math
 import os
 from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 from zarr.abc.codec import CodecPipeline
+from zarr.abc.store import RangeByteRequest
 from zarr.core.codec_pipeline import BatchedCodecPipeline
 from zarr.storage import FsspecStore, LocalStore
 
@@ -39,6 +42,8 @@ __all__ = ["ZintoCodecPipeline"]
 # by why (`zinto.pipeline.reads_handed_on`, a Counter of the reasons below).
 reads_by_zinto = 0
 reads_handed_on = Counter()
+# Of those, the reads done piece by piece (`_read_pieces`: a scratch per piece).
+reads_in_pieces = 0
 # The same for writes (`zinto.pipeline.writes_by_zinto`, `writes_handed_on`).
 writes_by_zinto = 0
 writes_handed_on = Counter()
@@ -51,11 +56,16 @@ OUTPUT_READ_ONLY = "output read-only"
 OUTPUT_BIG_ENDIAN = "big-endian output"
 OUTPUT_OBJECTS = "strings, bytes or objects"
 OUTPUT_NOT_NUMPY = "output not a NumPy array"
-SHARDS_FROM_BYTES = "sharded array on a store zinto cannot address"
 NOT_ONE_RECTANGLE = "selection not one rectangle"
 DTYPE_DIFFERS = "data type differs from the output's"
 RESIZED = "array resized since the pipeline was made"
 REMOTE_FAILED = "store zinto could not reach"
+SHARDS_WRAPPED = "sharding inside other codecs, from a store zinto does not address"
+KEY_NOT_PARSED = "chunk key zinto does not parse"
+SELECTION_KIND = "selection of a kind zinto does not take"
+
+# Reads zinto does piece by piece when it cannot write the whole region into the output.
+BY_PIECES = (NOT_ONE_RECTANGLE, OUTPUT_NOT_C_ORDER, OUTPUT_BIG_ENDIAN)
 STORE_NOT_WRITTEN = "store zinto does not write to yet (not a LocalStore)"
 STORE_READ_ONLY = "read-only store"
 NOT_WRITTEN_BY_ZINTO = "codec, filter or type zinto does not write yet"
@@ -263,6 +273,11 @@ class ZintoCodecPipeline(CodecPipeline):
         if not batch:
             return
         handed_on = await self._read_with_zinto(batch, out, drop_axes)
+        if handed_on in BY_PIECES:
+            handed_on = await self._read_pieces(batch, out, tuple(drop_axes))
+            if handed_on is None:
+                global reads_in_pieces
+                reads_in_pieces += 1
         if handed_on is None:
             reads_by_zinto += 1
             return
@@ -371,6 +386,9 @@ class ZintoCodecPipeline(CodecPipeline):
                 self._arrays[key] = await asyncio.to_thread(
                     _zinto.array_at_url, url, array_path, m.zarr_format, m.document, settings)
             return self._arrays[key]
+        if m.sharded:
+            document, chunks = await self._inner_chunks(batch)
+            return _zinto.array_of_chunks(m.zarr_format, document, chunks)
         # Each chunk is fetched with the buffer prototype its spec carries, as the default
         # pipeline fetches it (a caller's prototype decides where the bytes go).
         fetched = await asyncio.gather(
@@ -380,6 +398,113 @@ class ZintoCodecPipeline(CodecPipeline):
             if buf is not None:
                 chunks[bg.path[len(array_path):].lstrip("/")] = buf.to_bytes()
         return _zinto.array_of_chunks(m.zarr_format, m.document, chunks)
+
+    def _addresses_store(self):
+        """Whether zinto reads the store's objects itself (files, or an object store's URL)."""
+        return isinstance(self._store, LocalStore) or (
+            not self._remote_failed and _remote(self._store) is not None)
+
+    async def _inner_chunks(self, batch):
+        """For a sharded array on a store zinto cannot address: the metadata document of the
+        array seen as its inner chunks (the shard's inner codecs and chunk grid) and those
+        chunks, fetched from zarr-python's store as zarr-python fetches them (with each chunk
+        spec's prototype): a shard read whole in one get, else its index and then only the
+        inner chunks the piece touches."""
+        m = self._meta
+        sharding = self._default.array_bytes_codec
+        inner = tuple(sharding.chunk_shape)
+        per_shard = tuple(s // i for s, i in zip(m.chunk_shape, inner))
+        wanted, chunks = [], {}
+        for bg, spec, chunk_sel, _out_sel, _complete in batch:
+            _path, coords = self._split_key(bg.path)
+            boxes = [_box(sel, n) for sel, n in zip(chunk_sel, m.chunk_shape)]
+            if None in boxes:
+                continue  # the piece selects nothing
+            spans = [range(lo // size, -(-hi // size)) for (lo, hi, _), size in zip(boxes, inner)]
+
+            def key(local, coords=coords):
+                grid = (c * n + i for c, n, i in zip(coords, per_shard, local))
+                return "/".join(["c", *map(str, grid)])
+
+            if math.prod(map(len, spans)) == math.prod(per_shard):
+                # The whole shard: one get of it all, as zarr-python reads a whole shard.
+                shard = await sharding._load_full_shard_maybe(bg, spec.prototype, per_shard)
+                for local in itertools.product(*spans) if shard is not None else ():
+                    where = shard.index.get_chunk_slice(local)
+                    if where is not None:
+                        chunks[key(local)] = shard.buf[where[0]:where[1]].to_bytes()
+                continue
+            index = await sharding._load_shard_index_maybe(bg, per_shard)
+            for local in itertools.product(*spans) if index is not None else ():
+                where = index.get_chunk_slice(local)
+                if where is not None:
+                    wanted.append((key(local), bg, spec, where))
+        fetched = await asyncio.gather(
+            *(bg.get(prototype=spec.prototype, byte_range=RangeByteRequest(*where))
+              for _key, bg, spec, where in wanted))
+        chunks.update((k, buf.to_bytes()) for (k, *_), buf in zip(wanted, fetched)
+                      if buf is not None)
+        doc = json.loads(m.document)
+        doc["codecs"] = [c.to_dict() for c in sharding.codecs]
+        doc["chunk_grid"] = {"name": "regular", "configuration": {"chunk_shape": list(inner)}}
+        doc["chunk_key_encoding"] = {"name": "default", "configuration": {"separator": "/"}}
+        return json.dumps(doc).encode(), chunks
+
+    async def _read_pieces(self, batch, out, drop_axes):
+        """Reads the batch piece by piece: each piece's chunk decoded by zinto into a scratch
+        of the box its selection touches, then put into `out` through zarr-python's own
+        selections (as the default pipeline puts a decoded chunk), so any selection zarr-python
+        hands over, and outputs in any order or byte order, are read by zinto; the pieces run
+        in parallel, each with one scratch. Returns None, or why not (nothing left usable)."""
+        target = out.as_ndarray_like() if hasattr(out, "as_ndarray_like") else out
+        if not isinstance(target, np.ndarray) or target.dtype.kind == "V":
+            return OUTPUT_NOT_NUMPY
+        pieces, array_path = [], None
+        for bg, _spec, chunk_sel, out_sel, _complete in batch:
+            split = self._split_key(bg.path)
+            if split is None or array_path not in (None, split[0]):
+                return KEY_NOT_PARSED
+            array_path = split[0]
+            if not isinstance(chunk_sel, tuple) or len(chunk_sel) != self._meta.ndim:
+                return SELECTION_KIND
+            try:
+                boxes = [_box(sel, n) for sel, n in zip(chunk_sel, self._meta.chunk_shape)]
+            except _Unhandled:
+                return SELECTION_KIND
+            if None not in boxes:
+                pieces.append((split[1], boxes, out_sel))
+        try:
+            rs = await self._array(batch, array_path)
+        except _zinto.ZintoError:
+            return METADATA_NOT_TAKEN
+        scratch_dtype = _scratch_dtype(rs, target)
+        if scratch_dtype is None:
+            return DTYPE_DIFFERS
+
+        def read_piece(piece):
+            coords, boxes, out_sel = piece
+            start = [c * n + lo for c, n, (lo, _, _) in zip(coords, self._meta.chunk_shape, boxes)]
+            extent = [hi - lo for lo, hi, _ in boxes]
+            scratch = np.empty(extent, dtype=scratch_dtype)
+            if rs.dtype in ("string", "bytes"):
+                offsets, values = rs.read_vlen(start, extent)
+                _vlen.fill(scratch, offsets, values, text=rs.dtype == "string")
+            elif scratch.size:
+                rs.read_into(start, extent, scratch.reshape(-1).view(np.uint8), 1)
+            try:
+                part = scratch[tuple(rel for _, _, rel in boxes)]
+                target[out_sel] = part.squeeze(axis=drop_axes) if drop_axes else part
+            except (IndexError, ValueError) as e:
+                raise _Unhandled from e
+
+        # Whatever fails here, the default pipeline then writes all of `out` again.
+        try:
+            await asyncio.gather(*(asyncio.to_thread(read_piece, p) for p in pieces))
+        except _Unhandled:
+            return SELECTION_KIND
+        except ValueError:
+            return RESIZED  # a piece outside the shape zinto knows
+        return None
 
     def _refuse_output(self, target):
         """Why zinto cannot write into `target`, or None."""
@@ -404,11 +529,9 @@ class ZintoCodecPipeline(CodecPipeline):
         refused = self._refuse_output(target)
         if refused is not None:
             return refused
-        if self._meta.sharded and not isinstance(self._store, LocalStore) \
-                and (self._remote_failed or _remote(self._store) is None):
-            # From the bytes zarr-python fetches zinto would need whole shards; zarr-python
-            # fetches only the index and the inner chunks it needs.
-            return SHARDS_FROM_BYTES
+        if self._meta.sharded and not self._addresses_store() and (
+                self._default.array_array_codecs or self._default.bytes_bytes_codecs):
+            return SHARDS_WRAPPED  # the inner chunks are not an array of their own
         region = self._region(batch, target.shape, tuple(drop_axes))
         if region is None:
             return NOT_ONE_RECTANGLE
@@ -521,6 +644,50 @@ def _reader(rs, start, extent, target):
         return None
     flat = target.reshape(-1).view(np.uint8)
     return lambda: rs.read_into(start, extent, flat, None)
+
+
+class _Unhandled(Exception):
+    """A chunk selection of a kind `_box` does not take."""
+
+
+def _box(sel, extent):
+    """One dimension of a chunk selection (within a chunk of `extent`): `(lo, hi, rel)`, the
+    bounds of what it touches and the selection relative to `lo`, or None if it selects
+    nothing. Ints, slices with positive steps, integer arrays (any shape, as `np.ix_` gives
+    them) and 1-D boolean masks; anything else raises `_Unhandled`."""
+    if isinstance(sel, (int, np.integer)):
+        return int(sel), int(sel) + 1, 0
+    if isinstance(sel, slice):
+        start, stop, step = sel.indices(extent)
+        n = len(range(start, stop, step)) if step > 0 else -1
+        if n < 0:
+            raise _Unhandled
+        return None if n == 0 else (start, start + (n - 1) * step + 1, slice(0, None, step))
+    if isinstance(sel, np.ndarray) and sel.dtype.kind in "iu":
+        if not sel.size:
+            return None
+        lo = int(sel.min())
+        return lo, int(sel.max()) + 1, sel - lo
+    if isinstance(sel, np.ndarray) and sel.dtype == bool and sel.ndim == 1:
+        where = np.flatnonzero(sel)
+        if not where.size:
+            return None
+        lo, hi = int(where[0]), int(where[-1]) + 1
+        return lo, hi, sel[lo:hi]
+    raise _Unhandled
+
+
+def _scratch_dtype(rs, target):
+    """The type a piece is decoded into before it goes into `target`: zinto's (native order;
+    NumPy converts into a big-endian output), the output's own for strings and bytes; None
+    if zinto's type and the output's differ."""
+    kind = rs.dtype
+    if kind in ("string", "bytes"):
+        return target.dtype if target.dtype.kind in ("O" if kind == "bytes" else "OT") else None
+    if target.dtype.kind in "OT":
+        return None
+    native = np.dtype(kind)
+    return native if native == target.dtype.newbyteorder("=") else None
 
 
 def _selection_shape(batch):

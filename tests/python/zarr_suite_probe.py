@@ -49,6 +49,7 @@ def pytest_sessionfinish(session):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     counts = {"reads_by_zinto": pipeline.reads_by_zinto,
               "reads_handed_on": dict(pipeline.reads_handed_on),
+              "reads_in_pieces": pipeline.reads_in_pieces,
               "writes_by_zinto": pipeline.writes_by_zinto,
               "writes_handed_on": dict(pipeline.writes_handed_on)}
     with open(os.path.join(folder, f"{worker}.json"), "w") as f:
