@@ -55,6 +55,7 @@ OUTPUT_NOT_C_ORDER = "output not C-contiguous"
 OUTPUT_READ_ONLY = "output read-only"
 OUTPUT_BIG_ENDIAN = "big-endian output"
 OUTPUT_OBJECTS = "strings, bytes or objects"
+STRUCTURED = "structured type"
 OUTPUT_NOT_NUMPY = "output not a NumPy array"
 NOT_ONE_RECTANGLE = "selection not one rectangle"
 DTYPE_DIFFERS = "data type differs from the output's"
@@ -457,8 +458,10 @@ class ZintoCodecPipeline(CodecPipeline):
         hands over, and outputs in any order or byte order, are read by zinto; the pieces run
         in parallel, each with one scratch. Returns None, or why not (nothing left usable)."""
         target = out.as_ndarray_like() if hasattr(out, "as_ndarray_like") else out
-        if not isinstance(target, np.ndarray) or target.dtype.kind == "V":
+        if not isinstance(target, np.ndarray):
             return OUTPUT_NOT_NUMPY
+        if target.dtype.kind == "V":
+            return STRUCTURED
         pieces, array_path = [], None
         for bg, _spec, chunk_sel, out_sel, _complete in batch:
             split = self._split_key(bg.path)
@@ -511,7 +514,7 @@ class ZintoCodecPipeline(CodecPipeline):
         if not isinstance(target, np.ndarray):
             return OUTPUT_NOT_NUMPY
         if target.dtype.kind == "V":
-            return OUTPUT_OBJECTS
+            return STRUCTURED
         if not target.flags.c_contiguous:
             return OUTPUT_NOT_C_ORDER
         if not target.flags.writeable:
