@@ -52,12 +52,32 @@ pub fn array_at_url(
     json: &[u8],
     config: Vec<(String, String)>,
 ) -> PyResult<RsArray> {
+    from_metadata(
+        Arc::new(remote_store(url, config)?),
+        path,
+        zarr_format,
+        json,
+    )
+}
+
+/// The array `path` below the object-store URL `url`, with `config` as for
+/// [`array_at_url`], its metadata read from the store as it is now (the pipeline writes with
+/// it: zarr-python may have resized the array since it made the pipeline).
+#[pyfunction]
+#[pyo3(signature = (url, path, config))]
+pub fn open_at_url(url: &str, path: &str, config: Vec<(String, String)>) -> PyResult<RsArray> {
+    let store: AnyStore = Arc::new(remote_store(url, config)?);
+    Array::open(store, path)
+        .map(RsArray::new)
+        .map_err(errors::to_py)
+}
+
+fn remote_store(url: &str, config: Vec<(String, String)>) -> PyResult<zinto::store::RemoteStore> {
     let mut options = zinto::store::RemoteOptions::default();
     options.config = config;
-    let store = zinto::store::RemoteStore::from_url_with(url, options).map_err(|e| {
+    zinto::store::RemoteStore::from_url_with(url, options).map_err(|e| {
         crate::errors::StoreError::new_err(zinto::redact::scrub(&e.to_string()).into_owned())
-    })?;
-    from_metadata(Arc::new(store), path, zarr_format, json)
+    })
 }
 
 /// The array described by `json` whose chunks are the given `{key: bytes}` (fetched by

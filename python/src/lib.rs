@@ -86,6 +86,7 @@ fn _zinto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(array::array_in_directory, m)?)?;
     m.add_function(wrap_pyfunction!(array::array_of_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(array::array_at_url, m)?)?;
+    m.add_function(wrap_pyfunction!(array::open_at_url, m)?)?;
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add_function(wrap_pyfunction!(merge::merge_segments, m)?)?;
     m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;

@@ -132,40 +132,56 @@ def _read_through_the_pipeline(store, pipeline):
             np.testing.assert_array_equal(got, zinto.open(DATA / name)[...])
 
 
-def test_the_pipeline_fetches_an_obstore_s3_stores_chunks_itself(s3_env, monkeypatch):
+def _obstore_s3(s3_env):
+    """obstore's S3 store on moto's bucket, its settings given to it (not the environment's)."""
     from obstore.store import S3Store
+
+    return S3Store("fixtures", config={
+        "endpoint": s3_env["AWS_ENDPOINT_URL"], "region": "us-east-1",
+        "access_key_id": "testing", "secret_access_key": "testing"},
+        client_options={"allow_http": True})
+
+
+def _s3fs(s3_env):
+    """An asynchronous s3fs filesystem on moto, its settings given to it."""
+    import s3fs
+
+    return s3fs.S3FileSystem(key="testing", secret="testing", asynchronous=True,
+                             client_kwargs={"endpoint_url": s3_env["AWS_ENDPOINT_URL"],
+                                            "region_name": "us-east-1"})
+
+
+def _close(fs):
+    """An asynchronous filesystem's aiohttp session is its user's to close (else "Unclosed
+    client session" at exit), on the loop zarr ran it on."""
+    from zarr.core.sync import sync
+
+    if getattr(fs, "_s3", None) is not None:
+        sync(fs._s3.close())
+
+
+def test_the_pipeline_fetches_an_obstore_s3_stores_chunks_itself(s3_env, monkeypatch):
     from zarr.storage import ObjectStore
 
     pipeline = _no_fetched_bytes(monkeypatch)
     # The settings come from the store, not the environment: zinto must take them from it.
     for k in s3_env:
         monkeypatch.delenv(k)
-    inner = S3Store("fixtures", config={
-        "endpoint": s3_env["AWS_ENDPOINT_URL"], "region": "us-east-1",
-        "access_key_id": "testing", "secret_access_key": "testing"},
-        client_options={"allow_http": True})
+    inner = _obstore_s3(s3_env)
     _read_through_the_pipeline(ObjectStore(inner, read_only=True), pipeline)
 
 
 def test_the_pipeline_fetches_an_s3fs_stores_chunks_itself(s3_env, monkeypatch):
-    import s3fs
     from zarr.storage import FsspecStore
 
     pipeline = _no_fetched_bytes(monkeypatch)
     for k in s3_env:
         monkeypatch.delenv(k)
-    fs = s3fs.S3FileSystem(key="testing", secret="testing", asynchronous=True,
-                           client_kwargs={"endpoint_url": s3_env["AWS_ENDPOINT_URL"],
-                                          "region_name": "us-east-1"})
+    fs = _s3fs(s3_env)
     try:
         _read_through_the_pipeline(FsspecStore(fs, path="fixtures", read_only=True), pipeline)
     finally:
-        # An asynchronous filesystem's aiohttp session is its user's to close (else "Unclosed
-        # client session" at exit), on the loop zarr ran it on.
-        from zarr.core.sync import sync
-
-        if getattr(fs, "_s3", None) is not None:
-            sync(fs._s3.close())
+        _close(fs)
 
 
 def test_merge_takes_segment_urls_and_patterns(s3_env):
@@ -182,3 +198,58 @@ def test_merge_takes_segment_urls_and_patterns(s3_env):
     np.testing.assert_array_equal(got, expected)
     with pytest.raises(ValueError, match="matches no object"):
         zinto.merge(["s3://fixtures/segments/*.msgpack"], key="col=1")
+
+
+def _write_through_the_pipeline(store, pipeline, prefix):
+    """zarr-python creates arrays on `store` and writes them (whole, cut chunks, a scalar, a
+    resize) with zinto's pipeline; zinto writes every chunk, and zarr-python's default pipeline
+    reads back the NumPy model."""
+    import zarr
+
+    value = np.arange(12 * 10, dtype="f4").reshape(12, 10)
+    for fmt, kwargs in [(3, {"compressors": [zarr.codecs.ZstdCodec(level=1)]}),
+                        (3, {"shards": (8, 10)}), (2, {})]:
+        name = f"{prefix}/w{fmt}{'s' if kwargs.get('shards') else ''}"
+        before = dict(pipeline.writes_handed_on), pipeline.writes_by_zinto
+        with zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"}):
+            z = zarr.create_array(store, name=name, shape=value.shape, chunks=(4, 5),
+                                  dtype="f4", zarr_format=fmt, **kwargs)
+            z[...] = value
+            z[2:7, 3:9] = -value[2:7, 3:9]
+            z[11] = 5.0
+            z.resize((16, 10))
+            z[12:] = 1.5
+        want = np.concatenate([value, np.full((4, 10), 1.5, "f4")])
+        want[2:7, 3:9] *= -1
+        want[11] = 5.0
+        assert pipeline.writes_by_zinto - before[1] == 4, (name, pipeline.writes_handed_on)
+        assert dict(pipeline.writes_handed_on) == before[0], name
+        with zarr.config.set({"codec_pipeline.path": "zarr.core.codec_pipeline.BatchedCodecPipeline"}):
+            got = zarr.open_array(store, path=name, mode="r")[...]
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_the_pipeline_writes_to_an_obstore_s3_store_itself(s3_env, monkeypatch):
+    from zarr.storage import ObjectStore
+
+    import zinto.pipeline as pipeline
+
+    for k in s3_env:
+        monkeypatch.delenv(k)
+    inner = _obstore_s3(s3_env)
+    _write_through_the_pipeline(ObjectStore(inner), pipeline, "obstore-writes")
+
+
+def test_the_pipeline_writes_to_an_s3fs_store_itself(s3_env, monkeypatch):
+    from zarr.storage import FsspecStore
+
+    import zinto.pipeline as pipeline
+
+    for k in s3_env:
+        monkeypatch.delenv(k)
+    fs = _s3fs(s3_env)
+    try:
+        _write_through_the_pipeline(FsspecStore(fs, path="fixtures/s3fs-writes"), pipeline,
+                                    "a")
+    finally:
+        _close(fs)

@@ -1,13 +1,16 @@
-"""zinto: read Zarr arrays (v3 and v2) straight into NumPy arrays you own.
+"""zinto: read Zarr arrays (v3 and v2) straight into NumPy arrays you own, and write them
+straight from yours.
 
     >>> import zinto
     >>> arr = zinto.open("examples/data/temperature.zarr")
     >>> part = arr[10:200, 5:90]              # allocated once, filled in place
     >>> arr.read((slice(0, 10), 3), out=buf)  # or into your own buffer
+    >>> new = zinto.save("/tmp/copy.zarr", part, codecs="zstd:3")
+    >>> new[0:5] = 0.0                        # partial writes read, merge and rewrite chunks
 
 The output of a read is allocated once (or given with `out=`) and every chunk is decoded
-straight into its part of it, by Rust workers that run without the GIL; Ctrl-C stops a read
-between chunks.
+straight into its part of it; a write encodes every chunk straight from the value. Both run on
+Rust workers without the GIL; Ctrl-C stops them between chunks (no chunk is left torn).
 """
 
 import json

@@ -1,17 +1,20 @@
-"""`ZintoCodecPipeline`: zarr-python 3 reads through zinto.
+"""`ZintoCodecPipeline`: zarr-python 3 reads and writes through zinto.
 
     import zarr
     zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"})
 
-A read whose chunks all land in a C-contiguous, native-byte-order NumPy output (what
-`zarr.open_array(...)[...]` and xarray allocate) is done by zinto: the output zarr-python
-allocated is handed to Rust workers that decode every chunk straight into its part of it. From
-a LocalStore zinto reads the chunk files itself; from an ObjectStore (obstore's S3, GCS, Azure
-or HTTP store) or an FsspecStore over s3fs it fetches the chunks itself from the same URL with
-the same settings (many requests in flight, each body streamed into its decoder); from any
-other store it decodes the bytes zarr-python fetched. Anything else (a data type or codec zinto does not read, variable-length
-strings, fancy indexing, F-ordered or big-endian outputs) goes to zarr-python's default
-pipeline, as do all writes, so nothing that works without zinto stops working.
+A read whose chunks tile one rectangle of a C-contiguous, native-byte-order NumPy output (what
+`zarr.open_array(...)[...]` and xarray allocate) is done by zinto straight into the output
+zarr-python allocated: Rust workers decode every chunk into its part of it. From a LocalStore
+zinto reads the chunk files itself; from an ObjectStore (obstore's S3, GCS, Azure or HTTP
+store) or an FsspecStore over s3fs it fetches the chunks itself from the same URL with the same
+settings; from any other store it decodes the bytes zarr-python fetched (for shards: the index,
+then only the inner chunks needed). Other selections and output layouts are read piece by
+piece (a scratch per piece, put through zarr-python's selections); strings and bytes element
+by element. Writes into a LocalStore or an object store zinto addresses are encoded by zinto
+straight from zarr-python's value. Anything else (a codec or data type zinto does not read or
+write, other stores for writes) goes to zarr-python's default pipeline, counted by reason, so
+nothing that works without zinto stops working.
 """
 
 import asyncio
@@ -67,7 +70,7 @@ SELECTION_KIND = "selection of a kind zinto does not take"
 
 # Reads zinto does piece by piece when it cannot write the whole region into the output.
 BY_PIECES = (NOT_ONE_RECTANGLE, OUTPUT_NOT_C_ORDER, OUTPUT_BIG_ENDIAN)
-STORE_NOT_WRITTEN = "store zinto does not write to yet (not a LocalStore)"
+STORE_NOT_WRITTEN = "store zinto does not write to yet (not a LocalStore or an object store it addresses)"
 STORE_READ_ONLY = "read-only store"
 NOT_WRITTEN_BY_ZINTO = "codec, filter or type zinto does not write yet"
 
@@ -261,7 +264,7 @@ class ZintoCodecPipeline(CodecPipeline):
         batch = list(batch_info)
         if not batch:
             return
-        handed_on = self._write_with_zinto(batch, value, tuple(drop_axes))
+        handed_on = await self._write_with_zinto(batch, value, tuple(drop_axes))
         if handed_on is None:
             writes_by_zinto += 1
             return
@@ -587,14 +590,16 @@ class ZintoCodecPipeline(CodecPipeline):
 
     # -- writes --------------------------------------------------------------------------
 
-    def _write_with_zinto(self, batch, value, drop_axes):
+    async def _write_with_zinto(self, batch, value, drop_axes):
         """Writes `value` through the batch's chunks with zinto and returns None, or returns
-        why not (then nothing was written and the default pipeline writes it)."""
+        why not (then the default pipeline writes all of it)."""
         if self._meta is None:
             return NO_METADATA
-        if not isinstance(self._store, LocalStore):
+        local = isinstance(self._store, LocalStore)
+        remote = None if local or self._remote_failed else _remote(self._store)
+        if not local and remote is None:
             return STORE_NOT_WRITTEN
-        if self._store.read_only:
+        if getattr(self._store, "read_only", False):
             return STORE_READ_ONLY  # the default pipeline raises zarr-python's own error
         data = value.as_ndarray_like() if hasattr(value, "as_ndarray_like") else value
         if not isinstance(data, np.ndarray):
@@ -611,21 +616,39 @@ class ZintoCodecPipeline(CodecPipeline):
         try:
             # The metadata as the store holds it now: zarr-python keeps a pipeline when it
             # resizes an array, and an edge chunk written with the old shape would be wrong.
-            rs = _zinto.open(os.path.join(str(self._store.root), array_path))
-            if not isinstance(rs, _zinto.RsArray):
-                return METADATA_NOT_TAKEN
-            if np.dtype(rs.dtype) != data.dtype:
+            if local:
+                rs = _zinto.open(os.path.join(str(self._store.root), array_path))
+            else:
+                url, settings = remote
+                rs = await asyncio.to_thread(_zinto.open_at_url, url, array_path, settings)
+            if not isinstance(rs, _zinto.RsArray) or np.dtype(rs.dtype) != data.dtype:
                 return DTYPE_DIFFERS
+        except _zinto.StoreError:
+            self._remote_failed = not local
+            return REMOTE_FAILED if not local else METADATA_NOT_TAKEN
         except (_zinto.ZintoError, OSError, TypeError):
             return METADATA_NOT_TAKEN
         if rs.write_refusal() is not None:
             return NOT_WRITTEN_BY_ZINTO
         empty = bool(batch[0][1].config.write_empty_chunks)
-        if data.ndim == 0 and extent:
-            _write_scalar(rs, start, extent, data, self._meta.chunk_shape, empty)
-        else:
-            flat = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
-            rs.write_from(start, extent, flat, None, empty)
+
+        def write():
+            if data.ndim == 0 and extent:
+                _write_scalar(rs, start, extent, data, self._meta.chunk_shape, empty)
+            else:
+                flat = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+                rs.write_from(start, extent, flat, None, empty)
+
+        if local:
+            write()
+            return None
+        try:
+            await asyncio.to_thread(write)  # network writes: off zarr-python's event loop
+        except _zinto.StoreError:
+            # zarr-python reaches this store and zinto does not (credentials, a region): the
+            # default pipeline writes all of it again, and every later write.
+            self._remote_failed = True
+            return REMOTE_FAILED
         return None
 
 
