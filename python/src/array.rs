@@ -65,9 +65,16 @@ pub fn array_at_url(
 /// it: zarr-python may have resized the array since it made the pipeline).
 #[pyfunction]
 #[pyo3(signature = (url, path, config))]
-pub fn open_at_url(url: &str, path: &str, config: Vec<(String, String)>) -> PyResult<RsArray> {
+pub fn open_at_url(
+    py: Python<'_>,
+    url: &str,
+    path: &str,
+    config: Vec<(String, String)>,
+) -> PyResult<RsArray> {
     let store: AnyStore = Arc::new(remote_store(url, config)?);
-    Array::open(store, path)
+    // Without the GIL: the server may be Python's own, in this process (moto's threaded
+    // server in zarr-python's tests), which needs the GIL to answer.
+    py.detach(|| Array::open(store, path))
         .map(RsArray::new)
         .map_err(errors::to_py)
 }
