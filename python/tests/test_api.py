@@ -1,8 +1,6 @@
 """The Python API: every conformance fixture reads as zarr-python reads it, NumPy indexing,
 `out=`, groups, errors, the GIL released during reads, and Ctrl-C stopping a long one."""
 
-import os
-import signal
 import threading
 import time
 import warnings
@@ -13,7 +11,7 @@ import zarr
 
 import zinto
 
-from fixtures import DATA, EXAMPLES, ROOT, fixture_arrays
+from fixtures import DATA, EXAMPLES, ROOT, fixture_arrays, interrupted
 
 warnings.simplefilter("ignore")
 
@@ -238,23 +236,7 @@ def test_ctrl_c_stops_a_long_read_between_chunks(tmp_path):
     # Ctrl-C once the first chunk (row) is in: the read is then under way, with 63 chunks to
     # go. (A timer fired after a fixed delay raced the read: on a fast, warm machine the read
     # can end first.)
-    def interrupt():
-        deadline = time.perf_counter() + 30
-        while np.isnan(out[0, -1]) and time.perf_counter() < deadline:
-            time.sleep(0.0001)
-        os.kill(os.getpid(), signal.SIGINT)
-
-    watcher = threading.Thread(target=interrupt)
-    # Python installs its Ctrl-C handler only if SIGINT was not ignored when it started, and a
-    # shell ignores SIGINT in the jobs it runs in the background (CI here): install it.
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        watcher.start()
-        with pytest.raises(KeyboardInterrupt):
-            a.read(out=out, threads=1)
-        watcher.join()
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    interrupted(lambda: not np.isnan(out[0, -1]), lambda: a.read(out=out, threads=1))
     # Stopped inside the read, at a chunk boundary: some rows (chunks) read, some never.
     read = [not np.isnan(row).any() for row in out]
     assert not all(read), "the read ran to the end: the signal was not seen during it"

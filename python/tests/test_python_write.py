@@ -6,16 +6,14 @@ C-contiguous value of the array's type is handed to Rust as it is, never copied 
 """
 
 import json
-import os
-import signal
-import threading
-import time
 import tracemalloc
 
 import numpy as np
 import pytest
 
 import zinto
+
+from fixtures import interrupted
 
 zarr = pytest.importorskip("zarr")
 
@@ -144,24 +142,11 @@ def test_ctrl_c_stops_a_write_between_chunks(tmp_path):
     path = tmp_path / "i.zarr"
     arr = zinto.create(path, shape, "float32", (1, 512, 512), codecs="zstd:19", fill_value=0.0)
 
-    def interrupt():
-        deadline = time.perf_counter() + 30
+    def started():
         chunks = path / "c"
-        while time.perf_counter() < deadline:
-            if chunks.is_dir() and any(p.is_dir() for p in chunks.iterdir()):
-                break
-            time.sleep(0.001)
-        os.kill(os.getpid(), signal.SIGINT)
+        return chunks.is_dir() and any(p.is_dir() for p in chunks.iterdir())
 
-    watcher = threading.Thread(target=interrupt)
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        watcher.start()
-        with pytest.raises(KeyboardInterrupt):
-            arr.write(Ellipsis, value, threads=1)
-        watcher.join()
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    interrupted(started, lambda: arr.write(Ellipsis, value, threads=1))
     read = zarr_reads(path)
     written = [bool(np.array_equal(read[i], value[i])) for i in range(shape[0])]
     assert any(written) and not all(written), written

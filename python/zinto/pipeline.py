@@ -624,8 +624,10 @@ class ZintoCodecPipeline(CodecPipeline):
             if not isinstance(rs, _zinto.RsArray) or np.dtype(rs.dtype) != data.dtype:
                 return DTYPE_DIFFERS
         except _zinto.StoreError:
-            self._remote_failed = not local
-            return REMOTE_FAILED if not local else METADATA_NOT_TAKEN
+            if local:
+                return METADATA_NOT_TAKEN
+            self._remote_failed = True
+            return REMOTE_FAILED
         except (_zinto.ZintoError, OSError, TypeError):
             return METADATA_NOT_TAKEN
         if rs.write_refusal() is not None:
