@@ -12,18 +12,39 @@ mod write;
 
 use pyo3::prelude::*;
 
+/// The settings of a remote store, as `open` takes them.
+fn remote_options(
+    anonymous: bool,
+    in_flight: Option<usize>,
+    read_ahead: Option<u64>,
+) -> PyResult<zinto::store::RemoteOptions> {
+    let mut options = zinto::store::RemoteOptions::default();
+    options.anonymous = anonymous;
+    if let Some(n) = in_flight {
+        options.in_flight = std::num::NonZeroUsize::new(n).ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err("in_flight must be at least 1")
+        })?;
+    }
+    if let Some(bytes) = read_ahead {
+        options.read_ahead = zinto::store::ReadAheadBudget::Bytes(bytes);
+    }
+    Ok(options)
+}
+
 /// Opens the array or group at `path` (a directory, or a URL: `s3://`, `gs://`, `az://`,
 /// `http(s)://`): returns `RsArray` or `RsGroup`. For URLs, `anonymous` sends requests
-/// unsigned and `in_flight` bounds the requests a read keeps in flight; for a directory,
-/// `follow_symlinks = false` refuses symbolic links inside it.
+/// unsigned, `in_flight` bounds the requests a read keeps in flight and `read_ahead` the bytes
+/// of bodies it holds ahead of its workers; for a directory, `follow_symlinks = false` refuses
+/// symbolic links inside it.
 #[pyfunction]
-#[pyo3(signature = (path, anonymous = false, in_flight = None, follow_symlinks = true))]
+#[pyo3(signature = (path, anonymous = false, in_flight = None, follow_symlinks = true, read_ahead = None))]
 fn open(
     py: Python<'_>,
     path: std::path::PathBuf,
     anonymous: bool,
     in_flight: Option<usize>,
     follow_symlinks: bool,
+    read_ahead: Option<u64>,
 ) -> PyResult<Py<PyAny>> {
     if let Some(url) = path.to_str().filter(|p| p.contains("://")) {
         if !zinto::store::is_remote_url(url) {
@@ -32,13 +53,7 @@ fn open(
                 zinto::redact::printable_url(url)
             )));
         }
-        let mut options = zinto::store::RemoteOptions::default();
-        options.anonymous = anonymous;
-        if let Some(n) = in_flight {
-            options.in_flight = std::num::NonZeroUsize::new(n).ok_or_else(|| {
-                pyo3::exceptions::PyValueError::new_err("in_flight must be at least 1")
-            })?;
-        }
+        let options = remote_options(anonymous, in_flight, read_ahead)?;
         let store = zinto::store::RemoteStore::from_url_with(url, options).map_err(|e| {
             pyo3::exceptions::PyValueError::new_err(
                 zinto::redact::scrub(&e.to_string()).into_owned(),

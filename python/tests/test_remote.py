@@ -88,6 +88,17 @@ def test_an_array_on_s3_reads_as_it_reads_from_disk(s3_env, name):
     np.testing.assert_array_equal(out, here[key])
 
 
+@pytest.mark.parametrize("read_ahead", [0, 1, 1 << 20])
+def test_any_read_ahead_budget_reads_the_same_values(s3_env, read_ahead):
+    # One request in flight per worker with no budget, and budgets smaller than a frame: the
+    # values are the same as from disk.
+    there = zinto.open("s3://fixtures/weather.zarr/temperature", read_ahead=read_ahead)
+    here = zinto.open(EXAMPLES / "weather.zarr/temperature")
+    np.testing.assert_array_equal(there[...], here[...])
+    with pytest.raises(OverflowError):
+        zinto.open("s3://fixtures/v3_gzip", read_ahead=-1)
+
+
 def test_a_group_on_s3_lists_and_reads_as_on_disk(s3_env):
     there = zinto.open("s3://fixtures/weather.zarr")
     here = zinto.open(EXAMPLES / "weather.zarr")

@@ -50,7 +50,7 @@ class SelectionError(IndexError, ValueError):
     """
 
 
-def open(path, *, anonymous=False, in_flight=None, follow_symlinks=True):  # noqa: A001
+def open(path, *, anonymous=False, in_flight=None, read_ahead=None, follow_symlinks=True):  # noqa: A001
     """Opens the array or group at `path`: an `Array` or a `Group`.
 
     `path` is a directory, or a URL: ``s3://bucket/prefix``, ``gs://``, ``az://``,
@@ -58,12 +58,15 @@ def open(path, *, anonymous=False, in_flight=None, follow_symlinks=True):  # noq
     (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_REGION``, ``AWS_ENDPOINT_URL``,
     ``AWS_ALLOW_HTTP=true`` for a plain-HTTP endpoint, ...). ``anonymous=True`` sends requests
     unsigned (public buckets); ``in_flight`` bounds the requests a read keeps in flight
-    (default 64). For a directory, ``follow_symlinks=False`` refuses every symbolic link inside
+    (default 64); ``read_ahead`` is the bytes of response bodies a read may hold ahead of its
+    workers, so that more bodies arrive than workers decode (default 2% of the read's output,
+    at least 8 MiB; 0 holds none ahead: docs/memory.md). For a directory,
+    ``follow_symlinks=False`` refuses every symbolic link inside
     it (a ``StoreError``), so that a dataset someone else wrote reads nothing outside itself
     through one (docs/security.md); by default links are followed.
     """
     if isinstance(path, str) and "://" in path:
-        return _wrap(_zinto.open(path, anonymous, in_flight))
+        return _wrap(_zinto.open(path, anonymous, in_flight, read_ahead=read_ahead))
     return _wrap(_zinto.open(os.fspath(path), follow_symlinks=follow_symlinks))
 
 

@@ -293,7 +293,7 @@ impl<S: Store> Array<S> {
         let fetches = match self.store.read_ahead() {
             Some(ahead) => Some(
                 ahead
-                    .begin(self.read_plan(&pieces, total)?)
+                    .begin(self.read_plan(&pieces, total, out.len() as u64)?)
                     .map_err(|e| Error::new(&self.path, None, ErrorKind::Store(e)))?,
             ),
             None => None,
@@ -320,7 +320,12 @@ impl<S: Store> Array<S> {
 
     /// Every key `pieces` read, in the order the workers take them, for a store that reads
     /// ahead.
-    fn read_plan(&self, pieces: &Pieces<'_>, total: u64) -> Result<ReadPlan, Error> {
+    fn read_plan(
+        &self,
+        pieces: &Pieces<'_>,
+        total: u64,
+        output_len: u64,
+    ) -> Result<ReadPlan, Error> {
         let first = match self.meta.chain.levels().first().map(|l| &l.array_to_bytes) {
             Some(ArrayToBytes::Sharding(layout)) => match layout.location() {
                 IndexLocation::End => FirstBytes::Suffix(layout.index_len()),
@@ -346,7 +351,11 @@ impl<S: Store> Array<S> {
             })?;
             keys.push(self.chunk_key(&piece.chunk));
         }
-        Ok(ReadPlan { keys, first })
+        Ok(ReadPlan {
+            keys,
+            first,
+            output_len,
+        })
     }
 
     /// Reads `selection` into `out`, a slice of `T` (`f32`, `i64`, ...) of exactly the
@@ -418,7 +427,8 @@ impl<S: Store> Array<S> {
     }
 
     /// The workers a read of this array with `options` asks for: `options.threads`, else one
-    /// per available core, or from a remote store [`REMOTE_WORKERS_PER_CORE`](crate::REMOTE_WORKERS_PER_CORE) per core, at
+    /// per available core, or from a remote store [`REMOTE_WORKERS_PER_CORE`](crate::REMOTE_WORKERS_PER_CORE) per core and at
+    /// least [`REMOTE_WORKERS_MIN`](crate::REMOTE_WORKERS_MIN), at
     /// most its requests in flight (its workers also wait for the network: more of them keep
     /// more responses streaming).
     pub fn workers(&self, options: &ReadOptions<'_>) -> NonZeroUsize {
@@ -450,7 +460,7 @@ impl<S: Store> Array<S> {
 #[derive(Default, Clone, Copy)]
 pub struct ReadOptions<'a> {
     /// Worker threads; `None` means one per available core ([`REMOTE_WORKERS_PER_CORE`](crate::REMOTE_WORKERS_PER_CORE) per
-    /// core for an array in a remote store). Never more than the chunks read.
+    /// core, at least [`REMOTE_WORKERS_MIN`](crate::REMOTE_WORKERS_MIN), for an array in a remote store). Never more than the chunks read.
     pub threads: Option<NonZeroUsize>,
     /// Called after each chunk with (chunks done, chunks in all), from the worker that did it.
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,

@@ -67,7 +67,10 @@ pub use metadata::{ArrayMetadata, DataType, FillValue, NodeKind, TimeUnit, Unit,
 pub use node::Node;
 pub use reader::{BLOCK_LEN, COALESCE_GAP, WINDOW_LEN};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
-pub use store::{FileStore, MemoryStore, ObjectWriter, REMOTE_WORKERS_PER_CORE, Store, StoreError};
+pub use store::{
+    FileStore, MemoryStore, ObjectWriter, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE, Store,
+    StoreError,
+};
 pub use vlen::VlenData;
 pub use write::{WRITE_WINDOW, WriteOptions};
 pub use zinto_core as core;

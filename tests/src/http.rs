@@ -109,8 +109,27 @@ impl FaultProxy {
     /// # Errors
     /// When the listener cannot be bound or its thread cannot be started.
     pub fn start(upstream: SocketAddr, faults: Vec<Fault>) -> io::Result<FaultProxy> {
-        let server =
-            Background::start(move |stream, log| proxy_connection(stream, upstream, &faults, log))?;
+        Self::start_then(upstream, faults, Fault::Pass)
+    }
+
+    /// Forwards to `upstream`, applying `fault` to every request: [`Fault::Delay`] stands for
+    /// a distant server (`tests/examples/fault_proxy.rs` runs it on its own).
+    ///
+    /// # Errors
+    /// As [`FaultProxy::start`].
+    pub fn start_every(upstream: SocketAddr, fault: Fault) -> io::Result<FaultProxy> {
+        Self::start_then(upstream, Vec::new(), fault)
+    }
+
+    /// `faults[i]` for the `i`-th request, `after` for every request after them.
+    fn start_then(
+        upstream: SocketAddr,
+        faults: Vec<Fault>,
+        after: Fault,
+    ) -> io::Result<FaultProxy> {
+        let server = Background::start(move |stream, log| {
+            proxy_connection(stream, upstream, (&faults, after), log)
+        })?;
         Ok(FaultProxy { server })
     }
 
@@ -601,16 +620,13 @@ fn parse_range(header: Option<&str>, total: u64) -> Span {
 fn proxy_connection(
     stream: TcpStream,
     upstream: SocketAddr,
-    faults: &[Fault],
+    (faults, after): (&[Fault], Fault),
     log: &Log,
 ) -> io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut writer = BufWriter::with_capacity(BUF_SIZE, stream);
     while let Some(req) = read_request(&mut reader)? {
-        let fault = faults
-            .get(record(log, &req))
-            .copied()
-            .unwrap_or(Fault::Pass);
+        let fault = faults.get(record(log, &req)).copied().unwrap_or(after);
         let close = req.wants_close();
         match fault {
             Fault::Drop => return Ok(()), // the caller closes the socket

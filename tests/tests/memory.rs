@@ -772,6 +772,8 @@ fn remote_reads_hold_a_few_frames_per_request_in_flight_not_a_chunk() {
         for in_flight in [1, 4] {
             let mut options = zinto::store::RemoteOptions::default();
             options.in_flight = NonZeroUsize::new(in_flight).unwrap();
+            // The requests' own frames; the read-ahead budget is bounded by the next test.
+            options.read_ahead = zinto::store::ReadAheadBudget::Bytes(0);
             let remote = zinto::store::RemoteStore::from_url_with(&server.url(), options).unwrap();
             for threads in [1, 2] {
                 let (extra, largest) = whole_read(&remote, threads);
@@ -792,4 +794,94 @@ fn remote_reads_hold_a_few_frames_per_request_in_flight_not_a_chunk() {
         drop(server);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// Chunks of the read-ahead array: 16 MiB each, four of them, uncompressed bytes. Large next
+/// to a request's few frames ([`PER_REQUEST`]), so one chunk held beyond the budget shows.
+#[cfg(feature = "remote")]
+const AHEAD_CHUNK: usize = 16 << 20;
+
+/// Writes the read-ahead array (v3, uint8, four chunks of [`AHEAD_CHUNK`]) below a new
+/// temporary directory: (the directory, the array's bytes).
+#[cfg(feature = "remote")]
+fn read_ahead_array() -> (std::path::PathBuf, Vec<u8>) {
+    let dir = std::env::temp_dir().join(format!("zinto-mem-ahead-{}", std::process::id()));
+    let len = 4 * AHEAD_CHUNK;
+    let meta = json!({
+        "zarr_format": 3, "node_type": "array", "shape": [len], "data_type": "uint8",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [AHEAD_CHUNK]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0, "codecs": [{"name": "bytes"}],
+    });
+    let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+    std::fs::create_dir_all(dir.join("a/c")).unwrap();
+    std::fs::write(dir.join("a/zarr.json"), serde_json::to_vec(&meta).unwrap()).unwrap();
+    for (i, chunk) in bytes.chunks(AHEAD_CHUNK).enumerate() {
+        std::fs::write(dir.join(format!("a/c/{i}")), chunk).unwrap();
+    }
+    (dir, bytes)
+}
+
+/// Reads the read-ahead array over HTTP on one worker with all four requests in flight and
+/// `budget` bytes of read-ahead, the worker pausing after its first chunk so that the other
+/// bodies arrive meanwhile: the extra live heap of the read.
+#[cfg(feature = "remote")]
+fn read_ahead_extra(url: &str, expected: &[u8], budget: u64) -> usize {
+    let mut options = zinto::store::RemoteOptions::default();
+    options.in_flight = NonZeroUsize::new(4).unwrap();
+    options.read_ahead = zinto::store::ReadAheadBudget::Bytes(budget);
+    let remote = zinto::store::RemoteStore::from_url_with(url, options).unwrap();
+    let array = Array::open(&remote, "a").unwrap();
+    let whole = Region::whole(array.shape()).unwrap();
+    let mut out = vec![0u8; expected.len()];
+    let pause = |done: u64, _: u64| {
+        if done == 1 {
+            std::thread::sleep(Duration::from_millis(700));
+        }
+    };
+    let read = ReadOptions {
+        threads: NonZeroUsize::new(1),
+        progress: Some(&pause),
+        ..ReadOptions::default()
+    };
+    let (result, _, extra) = measure(|| array.read_into_with(&whole, &mut out, &read));
+    result.unwrap();
+    assert!(out == expected, "wrong bytes with a budget of {budget}");
+    extra
+}
+
+#[cfg(feature = "remote")]
+#[test]
+fn remote_read_ahead_holds_bodies_within_its_budget_and_no_further() {
+    let _turn = one_at_a_time();
+    let (dir, bytes) = read_ahead_array();
+    let server = zinto_tests::http::FileServer::start(&dir).unwrap();
+    let none = read_ahead_extra(&server.url(), &bytes, 0);
+    let budget = 8 << 20;
+    let within = read_ahead_extra(&server.url(), &bytes, budget as u64);
+    // The mutation: a read-ahead that ignores its budget (three chunks held ahead).
+    let unbounded = read_ahead_extra(&server.url(), &bytes, 1 << 30);
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+    // docs/memory.md: the budget, and at most one frame beyond it (a frame waits for bytes
+    // whole), on top of the requests' own frames.
+    let base = BLOCK_LEN + BOOKKEEPING + 4 * PER_REQUEST + REMOTE_FIXED;
+    let bound = base + budget + HTTP_READ_BUFFER;
+    eprintln!(
+        "read-ahead: {none} B without (bound {base}), {within} B with {budget} B (bound {bound}), {unbounded} B unbounded"
+    );
+    assert!(none <= base, "{none} bytes without read-ahead > {base}");
+    assert!(
+        within <= bound,
+        "{within} bytes > {bound} with a budget of {budget}"
+    );
+    // The budget is really spent: the bodies arrived while the worker paused.
+    assert!(
+        within >= none + budget / 2,
+        "{within} bytes with a budget of {budget}, {none} without: nothing read ahead"
+    );
+    // The bound would catch a read-ahead holding a chunk beyond its budget.
+    assert!(
+        base + AHEAD_CHUNK > bound && unbounded > bound,
+        "{unbounded} <= {bound}"
+    );
 }

@@ -115,6 +115,18 @@ fn every_fixture_reads_over_http_as_it_reads_from_disk() {
     same_as_local(&store);
 }
 
+#[test]
+fn every_fixture_reads_the_same_with_no_read_ahead_and_with_one_byte_of_it() {
+    // 0: every body pauses at its channel; 1: every frame is larger than the whole budget, so
+    // bodies take it one frame at a time, oldest first.
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    for bytes in [0, 1] {
+        let mut options = quick();
+        options.read_ahead = zinto::store::ReadAheadBudget::Bytes(bytes);
+        same_as_local(&remote(&server.url(), options));
+    }
+}
+
 /// `v3_gzip` opened from the local metadata over `store` (no request for the metadata), and
 /// its local twin.
 fn gzip_array<S: Store>(store: S) -> (Array<S>, Vec<u8>) {

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::redact::{printable_url, scrub};
-use crate::store::{RemoteOptions, RemoteStore, is_remote_url};
+use crate::store::{ReadAheadBudget, RemoteOptions, RemoteStore, is_remote_url};
 use crate::{Array, DataType, FileStore, Node, ReadOptions, Region, Store, VlenData};
 use clap::{Parser, Subcommand};
 
@@ -63,6 +63,11 @@ struct Cli {
     /// default 64).
     #[arg(long, global = true, value_name = "N")]
     in_flight: Option<NonZeroUsize>,
+    /// For URLs: bytes of response bodies a read may hold ahead of its decoding threads, so
+    /// that more bodies arrive than threads decode (default: 2% of the output, at least
+    /// 8 MiB; 0 holds none ahead).
+    #[arg(long, global = true, value_name = "BYTES")]
+    read_ahead: Option<u64>,
     /// For directories (info, read): refuse symbolic links inside the array or group (each a
     /// store error), so that nothing outside it is read through one. By default they are
     /// followed. merge reads the segment files it is given, as named.
@@ -75,6 +80,7 @@ struct Cli {
 struct StoreArgs {
     anonymous: bool,
     in_flight: Option<NonZeroUsize>,
+    read_ahead: Option<u64>,
     /// Refuse symbolic links inside a directory store.
     no_symlinks: bool,
 }
@@ -259,6 +265,7 @@ where
     let remote = StoreArgs {
         anonymous: cli.anonymous,
         in_flight: cli.in_flight,
+        read_ahead: cli.read_ahead,
         no_symlinks: cli.no_symlinks,
     };
     let result = dispatch(cli.command, remote);
@@ -328,6 +335,9 @@ fn remote_options(remote: StoreArgs) -> RemoteOptions {
     };
     if let Some(n) = remote.in_flight {
         options.in_flight = n;
+    }
+    if let Some(bytes) = remote.read_ahead {
+        options.read_ahead = ReadAheadBudget::Bytes(bytes);
     }
     options
 }

@@ -5,9 +5,11 @@
 //! index order), at most `in_flight` at a time: a piece's permit is held from its GET until its
 //! worker is done with it. Since every piece before the one a worker waits for was taken by a
 //! worker that is reading it, the oldest permit is always released: no deadlock, whatever
-//! `in_flight` is. A response body waits in a channel of [`FRAMES_AHEAD`] frames; a full channel
-//! stops the body being read (the server's TCP window then fills), so the memory held is
-//! bounded by the requests in flight times a few frames, never by the size of a chunk.
+//! `in_flight` is. A response body waits in a channel of [`FRAMES_AHEAD`] frames; beyond them,
+//! a body no worker has taken yet may go on into the read's read-ahead budget (`budget.rs`,
+//! granted oldest piece first); then it stops being read (the server's TCP window fills), so
+//! the memory held is bounded by the requests in flight times a few frames plus the budget,
+//! never by the size of a chunk.
 //!
 //! What is fetched for a piece:
 //! - unsharded: the whole object, one GET, no HEAD first. A 404 is a missing chunk (the fill
@@ -26,13 +28,15 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use object_store::path::Path;
 use object_store::{GetOptions, GetRange, ObjectStore};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::JoinSet;
 
+use super::budget::{Budget, Lease};
 use super::remote::{Blocks, RemoteStore, error_for, filler};
 use super::{
-    FirstBytes, Halt, PieceSource, REMOTE_WORKERS_PER_CORE, ReadAhead, ReadPlan, Store, StoreError,
-    halt_on_break, settle,
+    FirstBytes, Halt, PieceSource, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE, ReadAhead,
+    ReadPlan, Store, StoreError, halt_on_break, settle,
 };
 use crate::redact::Secrets;
 use std::num::NonZeroUsize;
@@ -64,6 +68,76 @@ impl Want {
     }
 }
 
+/// What lets one body frame wait for its worker: one of the body's [`FRAMES_AHEAD`] places,
+/// or bytes of the read's [`Budget`] beyond them.
+enum Hold {
+    Place { _permit: OwnedSemaphorePermit },
+    Ahead { _lease: Lease },
+}
+
+/// Whether a worker has taken a piece: from then on its body waits in its own places only
+/// (the budget is for bodies no worker reads yet; buffering the one a worker reads gains
+/// nothing, and would hold back the pieces after it).
+#[derive(Default)]
+struct Taken {
+    flag: AtomicBool,
+    notify: Notify,
+}
+
+impl Taken {
+    fn set(&self) {
+        self.flag.store(true, Ordering::Release);
+        // Stored as a permit if the pump is not waiting now.
+        self.notify.notify_one();
+    }
+
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Acquire)
+    }
+}
+
+/// Where a body's frames may wait: its own places, then, until a worker takes it, the read's
+/// budget (if it has one) as `piece` of the read.
+struct Room {
+    places: Arc<Semaphore>,
+    ahead: Option<(Arc<Budget>, u64)>,
+    taken: Arc<Taken>,
+}
+
+impl Room {
+    fn new(ahead: Option<(Arc<Budget>, u64)>) -> Self {
+        Self {
+            places: Arc::new(Semaphore::new(FRAMES_AHEAD)),
+            ahead,
+            taken: Arc::default(),
+        }
+    }
+
+    /// Waits for room for a frame of `len` bytes: a place if one is free (preferred), else
+    /// whichever comes first of a place and `len` bytes of the budget, until a worker takes
+    /// the piece. `None` only if the places were closed, which they never are.
+    async fn wait(&self, len: usize) -> Option<Hold> {
+        let place = || Arc::clone(&self.places).acquire_owned();
+        let as_place = |_permit| Hold::Place { _permit };
+        if let Ok(p) = Arc::clone(&self.places).try_acquire_owned() {
+            return Some(as_place(p));
+        }
+        if let Some((budget, piece)) = &self.ahead
+            && !self.taken.is_set()
+        {
+            tokio::select! {
+                biased;
+                p = place() => return p.ok().map(as_place),
+                _lease = budget.acquire(*piece, len as u64) => {
+                    return Some(Hold::Ahead { _lease });
+                }
+                () = self.taken.notify.notified() => {}
+            }
+        }
+        place().await.ok().map(as_place)
+    }
+}
+
 /// What the fetch stage got for one piece.
 enum Fetched {
     /// A 404: the chunk is missing.
@@ -74,12 +148,16 @@ enum Fetched {
         len: u64,
         /// The end of the range (the first byte is where `at` started).
         end: u64,
-        /// Body frames, in order; an error ends them.
-        frames: mpsc::Receiver<Result<Bytes, StoreError>>,
+        /// Body frames, in order, each with what holds its place; an error ends them.
+        frames: mpsc::UnboundedReceiver<Result<(Bytes, Hold), StoreError>>,
         /// Offset in the object of the end of the frames taken from `frames` so far.
         at: u64,
         /// What is left of the last frame taken.
         pending: Bytes,
+        /// What holds `pending`'s place: given back once it is copied out.
+        pending_hold: Option<Hold>,
+        /// Set when a worker takes the piece.
+        taken: Arc<Taken>,
         /// Held until the worker is done: one request in flight. A shard's spans hold none
         /// (the shard's own permit counts them).
         _permit: Option<OwnedSemaphorePermit>,
@@ -122,8 +200,9 @@ impl FetchStage {
         self.driver.abort();
     }
 
-    /// Starts fetching `want` of each of `keys`, in order.
-    pub(crate) fn start(remote: &RemoteStore, keys: Vec<String>, want: Want) -> Self {
+    /// Starts fetching `want` of each of `keys`, in order; bodies may hold `ahead` bytes
+    /// beyond their channels ([`Budget`]).
+    pub(crate) fn start(remote: &RemoteStore, keys: Vec<String>, want: Want, ahead: u64) -> Self {
         let mut slots = Vec::with_capacity(keys.len());
         let mut jobs = Vec::with_capacity(keys.len());
         for key in keys {
@@ -132,6 +211,8 @@ impl FetchStage {
             jobs.push((key, tx));
         }
         let permits = Arc::new(Semaphore::new(remote.options.in_flight.get()));
+        // Only whole objects stream ahead of their workers: index ranges are small and whole.
+        let budget = Budget::new(ahead).filter(|_| want.streams());
         let store = Arc::clone(&remote.store);
         let locations: Vec<_> = jobs
             .into_iter()
@@ -143,20 +224,24 @@ impl FetchStage {
         };
         let driver = remote.runtime.spawn(async move {
             let mut fetches = JoinSet::new();
-            for (location, key, tx) in locations {
+            for (piece, (location, key, tx)) in (0u64..).zip(locations) {
                 let Ok(permit) = Arc::clone(&permits).acquire_owned().await else {
                     return;
                 };
-                let store = Arc::clone(&store);
+                let Some(location) = location else {
+                    let _ = tx.send(Ok(Fetched::Missing));
+                    continue;
+                };
+                let request = Request {
+                    store: Arc::clone(&store),
+                    location,
+                    key,
+                    want: want.clone(),
+                    permit: Some(permit),
+                    room: Room::new(budget.as_ref().map(|b| (Arc::clone(b), piece))),
+                };
                 let errors = errors.clone();
-                let want = want.clone();
-                fetches.spawn(async move {
-                    let Some(location) = location else {
-                        let _ = tx.send(Ok(Fetched::Missing));
-                        return;
-                    };
-                    fetch_one(store, location, &key, want, Some(permit), tx, &errors).await;
-                });
+                fetches.spawn(async move { request.run(tx, &errors).await });
                 // Reap finished fetches so the set stays as small as what is in flight.
                 while fetches.try_join_next().is_some() {}
             }
@@ -184,6 +269,9 @@ impl FetchStage {
         let fetched = taken.blocking_recv().map_err(|_| StoreError::Internal {
             what: "the fetch stage ended before answering",
         })??;
+        if let Fetched::Stream { taken, .. } = &fetched {
+            taken.set();
+        }
         Ok(PieceStore {
             remote,
             key: key.to_owned(),
@@ -194,10 +282,12 @@ impl FetchStage {
 }
 
 impl ReadAhead for RemoteStore {
-    /// [`REMOTE_WORKERS_PER_CORE`] per core, at most the requests in flight.
+    /// [`REMOTE_WORKERS_PER_CORE`] per core and at least [`REMOTE_WORKERS_MIN`], at most the
+    /// requests in flight.
     fn workers(&self, per_core: NonZeroUsize) -> NonZeroUsize {
         per_core
             .saturating_mul(REMOTE_WORKERS_PER_CORE)
+            .max(REMOTE_WORKERS_MIN)
             .min(self.options.in_flight)
     }
 
@@ -209,7 +299,12 @@ impl ReadAhead for RemoteStore {
         };
         Ok(Box::new(RemoteRead {
             remote: self,
-            stage: FetchStage::start(self, plan.keys, want),
+            stage: FetchStage::start(
+                self,
+                plan.keys,
+                want,
+                self.options.read_ahead.bytes_for(plan.output_len),
+            ),
         }))
     }
 }
@@ -247,72 +342,97 @@ impl ErrorNamer {
     }
 }
 
-/// GETs `want` of `location` and answers `tx`; for a whole object, then pumps its body into
-/// the channel the worker reads, until the body ends or the worker drops it.
-async fn fetch_one(
+/// One GET of the fetch stage: what of which object, and what it holds while in flight.
+struct Request {
     store: Arc<dyn ObjectStore>,
     location: Path,
-    key: &str,
+    key: String,
     want: Want,
+    /// One of the read's requests in flight, held until its worker is done (none for a
+    /// shard's spans: the shard's own permit counts them).
     permit: Option<OwnedSemaphorePermit>,
-    tx: oneshot::Sender<Result<Fetched, StoreError>>,
-    errors: &ErrorNamer,
-) {
-    let range = match &want {
-        Want::Whole => None,
-        Want::Suffix(n) => Some(GetRange::Suffix(*n)),
-        Want::Prefix(n) => Some(GetRange::Bounded(0..*n)),
-        Want::Span(r) => Some(GetRange::Bounded(r.clone())),
-    };
-    let options = GetOptions {
-        range,
-        ..GetOptions::default()
-    };
-    let result = match store.get_opts(&location, options).await {
-        Ok(r) => r,
-        Err(object_store::Error::NotFound { .. }) => {
-            let _ = tx.send(Ok(Fetched::Missing));
+    /// Where the body's frames may wait for the worker.
+    room: Room,
+}
+
+impl Request {
+    /// GETs the request and answers `tx`; for a streamed body, then pumps it into the channel
+    /// the worker reads, until the body ends or the worker drops it.
+    async fn run(self, tx: oneshot::Sender<Result<Fetched, StoreError>>, errors: &ErrorNamer) {
+        let Self {
+            store,
+            location,
+            key,
+            want,
+            permit,
+            room,
+        } = self;
+        let range = match &want {
+            Want::Whole => None,
+            Want::Suffix(n) => Some(GetRange::Suffix(*n)),
+            Want::Prefix(n) => Some(GetRange::Bounded(0..*n)),
+            Want::Span(r) => Some(GetRange::Bounded(r.clone())),
+        };
+        let options = GetOptions {
+            range,
+            ..GetOptions::default()
+        };
+        let result = match store.get_opts(&location, options).await {
+            Ok(r) => r,
+            Err(object_store::Error::NotFound { .. }) => {
+                let _ = tx.send(Ok(Fetched::Missing));
+                return;
+            }
+            Err(e) => {
+                let _ = tx.send(Err(errors.error(&key, e)));
+                return;
+            }
+        };
+        let len = result.meta.size;
+        if !want.streams() {
+            let start = result.range.start;
+            let answer = result
+                .bytes()
+                .await
+                .map(|bytes| Fetched::Range {
+                    len,
+                    start,
+                    bytes,
+                    _permit: permit,
+                })
+                .map_err(|e| errors.error(&key, e));
+            let _ = tx.send(answer);
             return;
         }
-        Err(e) => {
-            let _ = tx.send(Err(errors.error(key, e)));
+        let (frames_tx, frames) = mpsc::unbounded_channel();
+        let answer = Fetched::Stream {
+            len,
+            end: result.range.end,
+            frames,
+            at: result.range.start,
+            pending: Bytes::new(),
+            pending_hold: None,
+            taken: Arc::clone(&room.taken),
+            _permit: permit,
+        };
+        if tx.send(Ok(answer)).is_err() {
             return;
         }
-    };
-    let len = result.meta.size;
-    if !want.streams() {
-        let start = result.range.start;
-        let answer = result
-            .bytes()
-            .await
-            .map(|bytes| Fetched::Range {
-                len,
-                start,
-                bytes,
-                _permit: permit,
-            })
-            .map_err(|e| errors.error(key, e));
-        let _ = tx.send(answer);
-        return;
-    }
-    let (frames_tx, frames) = mpsc::channel(FRAMES_AHEAD);
-    let answer = Fetched::Stream {
-        len,
-        end: result.range.end,
-        frames,
-        at: result.range.start,
-        pending: Bytes::new(),
-        _permit: permit,
-    };
-    if tx.send(Ok(answer)).is_err() {
-        return;
-    }
-    let mut body = result.into_stream();
-    while let Some(frame) = body.next().await {
-        let frame = frame.map_err(|e| errors.error(key, e));
-        let failed = frame.is_err();
-        if frames_tx.send(frame).await.is_err() || failed {
-            return;
+        let mut body = result.into_stream();
+        while let Some(frame) = body.next().await {
+            let sent = match frame {
+                Ok(frame) => match room.wait(frame.len()).await {
+                    Some(hold) => frames_tx.send(Ok((frame, hold))).is_ok(),
+                    None => false,
+                },
+                Err(e) => {
+                    let _ = frames_tx.send(Err(errors.error(&key, e)));
+                    false
+                }
+            };
+            if !sent {
+                return;
+            }
         }
     }
 }
@@ -434,9 +554,17 @@ impl PieceStore<'_> {
             secrets: self.remote.secrets.clone(),
         };
         let key = key.to_owned();
-        self.remote.runtime.spawn(async move {
-            fetch_one(store, location, &key, Want::Span(span), None, tx, &errors).await;
-        });
+        let request = Request {
+            store,
+            location,
+            key,
+            want: Want::Span(span),
+            permit: None,
+            room: Room::new(None),
+        };
+        self.remote
+            .runtime
+            .spawn(async move { request.run(tx, &errors).await });
         match rx.blocking_recv() {
             // The shard was there a moment ago (its index was read): not a missing chunk.
             Ok(Ok(Fetched::Missing)) => Err(Halt::Store(StoreError::Remote {
@@ -468,6 +596,7 @@ impl Fetched {
             frames,
             at,
             pending,
+            pending_hold,
             ..
         } = self
         else {
@@ -494,26 +623,11 @@ impl Fetched {
         }
         while pos < end {
             if pending.is_empty() {
-                let frame = match frames.blocking_recv() {
-                    Some(Ok(frame)) => frame,
-                    Some(Err(e)) => return Err(Halt::Store(e)),
-                    None => {
-                        return Err(Halt::Store(StoreError::BodyLength {
-                            url: url(),
-                            expected: *stream_end,
-                            got: *at,
-                        }));
-                    }
-                };
-                *at = at.saturating_add(frame.len() as u64);
-                if *at > *stream_end {
-                    return Err(Halt::Store(StoreError::BodyLength {
-                        url: url(),
-                        expected: *stream_end,
-                        got: *at,
-                    }));
-                }
+                // The last frame is copied out: its place (or budget) goes back.
+                *pending_hold = None;
+                let (frame, hold) = next_frame(frames, at, *stream_end, url)?;
                 *pending = frame;
+                *pending_hold = Some(hold);
                 continue;
             }
             // Skip what lies before `offset`, hand on what lies before `end`.
@@ -533,6 +647,32 @@ impl Fetched {
         }
         Ok(true)
     }
+}
+
+/// The next frame of a body that ends at `end`, `at` moved past it.
+fn next_frame(
+    frames: &mut mpsc::UnboundedReceiver<Result<(Bytes, Hold), StoreError>>,
+    at: &mut u64,
+    end: u64,
+    url: &dyn Fn() -> String,
+) -> Result<(Bytes, Hold), Halt> {
+    let cut = |got| {
+        Halt::Store(StoreError::BodyLength {
+            url: url(),
+            expected: end,
+            got,
+        })
+    };
+    let (frame, hold) = match frames.blocking_recv() {
+        Some(Ok(frame)) => frame,
+        Some(Err(e)) => return Err(Halt::Store(e)),
+        None => return Err(cut(*at)),
+    };
+    *at = at.saturating_add(frame.len() as u64);
+    if *at > end {
+        return Err(cut(*at));
+    }
+    Ok((frame, hold))
 }
 
 impl Store for PieceStore<'_> {

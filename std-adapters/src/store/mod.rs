@@ -1,6 +1,8 @@
 //! Stores that read a key's bytes straight into the caller's slice.
 
 #[cfg(feature = "remote")]
+mod budget;
+#[cfg(feature = "remote")]
 mod fail_fast;
 #[cfg(feature = "remote")]
 pub(crate) mod fetch;
@@ -16,8 +18,10 @@ mod write;
 pub use fetch::{FRAMES_AHEAD, SPAN_GAP};
 pub use file::FileStore;
 pub use memory::MemoryStore;
-pub use read_ahead::REMOTE_WORKERS_PER_CORE;
-pub use read_ahead::{FirstBytes, PieceSource, ReadAhead, ReadPlan};
+pub use read_ahead::{
+    FirstBytes, PieceSource, READ_AHEAD_MIN, READ_AHEAD_SHARE, ReadAhead, ReadAheadBudget, ReadPlan,
+};
+pub use read_ahead::{REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE};
 #[cfg(feature = "remote")]
 pub use remote::{PART_LEN, RemoteOptions, RemoteStore, is_remote_url, objects};
 pub use write::ObjectWriter;

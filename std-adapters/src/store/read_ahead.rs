@@ -12,14 +12,23 @@ use std::num::NonZeroUsize;
 use super::{Store, StoreError};
 
 /// Workers per core of a read from a [`RemoteStore`](super::RemoteStore) (feature `remote`), unless
-/// [`ReadOptions::threads`](crate::ReadOptions::threads) says otherwise. A worker waits on the
-/// network as well as decoding: while it decodes one response the others wait in bounded
-/// channels, so one worker per core streams too few responses. Measured on 2 cores over S3 in
-/// six runs (docs/benchmarks.md), medians: ten 40 MB zstd chunks at 227 MB/s on 4 workers, 243
-/// on 8 (tensorstore 226); 3,600 small chunks at 107 and 99 (tensorstore 97); extra memory 2.0%
-/// and 3-5% on the former. Four workers (two per core): the same speed within the runs' spread,
-/// less memory.
+/// [`ReadOptions::threads`](crate::ReadOptions::threads) says otherwise, and at least
+/// [`REMOTE_WORKERS_MIN`]. A worker waits on the network as well as decoding: while it decodes
+/// one response the others wait in bounded channels, so one worker per core streams too few
+/// responses. Measured on 2 cores over S3 in six runs (docs/benchmarks.md), medians: ten 40 MB
+/// zstd chunks at 227 MB/s on 4 workers, 243 on 8 (tensorstore 226); 3,600 small chunks at 107
+/// and 99 (tensorstore 97); extra memory 2.0% and 3-5% on the former.
 pub const REMOTE_WORKERS_PER_CORE: NonZeroUsize = NonZeroUsize::MIN.saturating_add(1);
+
+/// The fewest workers a read from a [`RemoteStore`](super::RemoteStore) runs when the caller did
+/// not say (at most its requests in flight; never more than the pieces read, as every read).
+/// A worker reading a response streams it straight into the output for the cost of its input
+/// block, where a body no worker reads has to wait, or to be held in the read-ahead budget: so
+/// a read of a few large chunks reads each on its own worker. Measured on 2 cores against
+/// s3s-fs started plainly (docs/benchmarks.md), ten 40 MB zstd chunks: 195 MB/s on 4 workers,
+/// 313 on 10 (one a chunk), at 2.0% and 3.4% extra memory; 3,600 small chunks the same on 4,
+/// 8 and 16.
+pub const REMOTE_WORKERS_MIN: NonZeroUsize = NonZeroUsize::MIN.saturating_add(15);
 
 /// Which bytes of each key a read needs first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +49,51 @@ pub struct ReadPlan {
     pub keys: Vec<String>,
     /// What of each key comes first.
     pub first: FirstBytes,
+    /// The bytes the read writes into its output: what a store may size its read-ahead by
+    /// ([`ReadAheadBudget::Auto`]).
+    pub output_len: u64,
+}
+
+/// The smallest budget [`ReadAheadBudget::Auto`] gives a read: 8 MiB.
+pub const READ_AHEAD_MIN: u64 = 8 << 20;
+
+/// [`ReadAheadBudget::Auto`] gives a read one part in this many of its output (2%), if that
+/// is more than [`READ_AHEAD_MIN`]. Measured on ten 40 MB chunks on 4 workers (s3s-fs started
+/// plainly, docs/benchmarks.md): 195 MB/s without read-ahead, 218 with 8 MiB, 228 with 32 MiB
+/// at 14.5% extra memory. More workers ([`REMOTE_WORKERS_MIN`]) do better for less.
+pub const READ_AHEAD_SHARE: u64 = 50;
+
+/// The bytes of response bodies a remote read may hold ahead of its workers, beyond the few
+/// frames each body may always have waiting ([`FRAMES_AHEAD`](crate::store::FRAMES_AHEAD),
+/// feature `remote`): a body no worker has reached yet keeps arriving into this memory
+/// instead of pausing the server. Spent oldest request first, so the piece a worker takes next
+/// is never starved by later ones; given back as workers copy the bytes out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReadAheadBudget {
+    /// [`READ_AHEAD_SHARE`]: one part in 50 (2%) of the read's output, and at least
+    /// [`READ_AHEAD_MIN`] (8 MiB).
+    Auto,
+    /// This many bytes; 0 holds nothing ahead (a body pauses once its frames wait).
+    Bytes(u64),
+}
+
+impl ReadAheadBudget {
+    /// The bytes this budget gives a read whose output is `output_len` bytes.
+    ///
+    /// ```
+    /// use zinto::store::ReadAheadBudget;
+    ///
+    /// assert_eq!(ReadAheadBudget::Bytes(5).bytes_for(1 << 40), 5);
+    /// assert_eq!(ReadAheadBudget::Auto.bytes_for(1000), 8 << 20);
+    /// assert_eq!(ReadAheadBudget::Auto.bytes_for(4_000_000_000), 80_000_000);
+    /// ```
+    pub fn bytes_for(self, output_len: u64) -> u64 {
+        match self {
+            Self::Auto => (output_len / READ_AHEAD_SHARE).max(READ_AHEAD_MIN),
+            Self::Bytes(n) => n,
+        }
+    }
 }
 
 /// The read-ahead side of a store: implemented by [`RemoteStore`](super::RemoteStore) (feature

@@ -23,7 +23,7 @@ use object_store::{
     gcp, http,
 };
 
-use super::{Halt, Store, StoreError, halt_on_break, settle};
+use super::{Halt, ReadAheadBudget, Store, StoreError, halt_on_break, settle};
 use crate::redact::{HIDDEN, Scrubbed, Secrets, printable_url, scrub, secret_name};
 
 /// How a [`RemoteStore`] connects, retries and fetches. Its `Debug` shows the values of
@@ -35,8 +35,11 @@ pub struct RemoteOptions {
     pub anonymous: bool,
     /// Objects a read fetches ahead of its decoding workers, at most: requests in flight.
     /// Memory held by responses not yet decoded is bounded by this times about three response
-    /// frames (docs/memory.md).
+    /// frames (docs/memory.md), plus the read-ahead budget.
     pub in_flight: NonZeroUsize,
+    /// Bytes of response bodies a read may hold ahead of its workers, beyond each body's few
+    /// frames: what lets more bodies arrive than there are workers decoding them.
+    pub read_ahead: ReadAheadBudget,
     /// A request, body included, fails after this long (then is retried).
     pub timeout: Duration,
     /// Connecting fails after this long (then is retried).
@@ -71,6 +74,7 @@ impl fmt::Debug for RemoteOptions {
         f.debug_struct("RemoteOptions")
             .field("anonymous", &self.anonymous)
             .field("in_flight", &self.in_flight)
+            .field("read_ahead", &self.read_ahead)
             .field("timeout", &self.timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("retries", &self.retries)
@@ -85,6 +89,7 @@ impl Default for RemoteOptions {
         Self {
             anonymous: false,
             in_flight: NonZeroUsize::MIN.saturating_add(63),
+            read_ahead: ReadAheadBudget::Auto,
             timeout: Duration::from_secs(300),
             connect_timeout: Duration::from_secs(5),
             retries: 5,
