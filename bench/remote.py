@@ -40,11 +40,19 @@ reader with a leaner client than Python's asyncio over obstore can beat it on ma
 The server runs on the same machine as the readers and shares its cores with them; the files are
 in the page cache (read once before the runs).
 
+`--plain` starts s3s-fs as it is, with neither workaround (no TCP_NODELAY, an MD5 per GET): how a
+user's server (MinIO, Ceph, a proxy) may look. `--delay-ms N` puts the harness's fault proxy
+(tests/examples/fault_proxy.rs, built here with cargo) in front of the server, delaying every
+request by N ms: a distant endpoint. `--zinto-read-ahead 0,...` adds zinto rows with those
+`--read-ahead` budgets (0: no read-ahead); `--zinto-rows 4:0` a row with both set (four workers
+and none ahead is how zinto read on two cores before issue 31).
+
 Run from the repository root (the venv needs what peers.py needs, plus obstore and s3fs):
     pip install zarr==3.1.6 numcodecs tensorstore zarrs obstore s3fs   # keep zarr at 3.1.6
     nice -n 19 cargo install s3s-fs@0.14.1 --features binary --locked -j 1   # into ~/.cargo/bin
     cargo build --release --bin zinto
     python3 bench/remote.py [--runs 3] [--cases whole_zstd,small_chunks] [--timeout 600] [--nagle]
+                            [--plain] [--delay-ms 20] [--zinto-read-ahead 0] [--zinto-threads 8]
 The server binary is found on PATH or in ~/.cargo/bin, or named by the S3S_FS environment
 variable. Its log (RUST_LOG=info for more than errors) goes to s3s-fs.log in the temporary
 directory, which is kept if the script fails.
@@ -162,8 +170,9 @@ def b64(s):
     return base64.urlsafe_b64encode(s.encode()).rstrip(b"=").decode()
 
 
-def serve_dir(root, names):
-    """Fill root: the bucket folder with a link per array, and an ETag sidecar per object."""
+def serve_dir(root, names, sidecars=True):
+    """Fill root: the bucket folder with a link per array, and (with sidecars) an ETag sidecar
+    per object."""
     bucket = root / BUCKET
     bucket.mkdir()
     for name in names:
@@ -171,7 +180,7 @@ def serve_dir(root, names):
         link = bucket / data.name
         if not link.exists():
             link.symlink_to(data, target_is_directory=True)
-            for f in sorted(data.rglob("*")):
+            for f in sorted(data.rglob("*")) if sidecars else []:
                 if f.is_file():
                     key = f"{data.name}/{f.relative_to(data).as_posix()}"
                     md5 = hashlib.md5(f.read_bytes()).hexdigest()
@@ -244,6 +253,26 @@ def start_server(binary, root, port, preload):
                 server.kill()
                 sys.exit(f"s3s-fs did not listen on port {port} in 30 s")
             time.sleep(0.05)
+
+
+def start_delay_proxy(port, delay_ms):
+    """The harness's fault proxy (tests/examples/fault_proxy.rs) in front of 127.0.0.1:port,
+    delaying every request by delay_ms: (process, its port)."""
+    build = subprocess.run(["cargo", "build", "--release", "-q", "-p", "zinto-tests", "--example",
+                            "fault_proxy", "--message-format", "json"],
+                           cwd=ROOT, capture_output=True, text=True)
+    if build.returncode != 0:
+        sys.exit(f"cannot build the fault proxy:\n{build.stderr}")
+    exe = next(m["executable"] for m in map(json.loads, build.stdout.splitlines())
+               if m.get("reason") == "compiler-artifact" and m.get("executable")
+               and m["target"]["name"] == "fault_proxy")
+    proxy = subprocess.Popen([exe, f"127.0.0.1:{port}", str(delay_ms)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    url = proxy.stdout.readline().strip()
+    if not url.startswith("http://127.0.0.1:"):
+        proxy.kill()
+        sys.exit(f"the fault proxy did not start (said {url!r})")
+    return proxy, int(url.rsplit(":", 1)[1])
 
 
 def stop_server(server):
@@ -350,10 +379,12 @@ class Runner:
             args += ["--select", ",".join(f"{a}:{b}" for a, b in sel)]
         return args
 
-    def zinto(self, key, sel, threads=None):
+    def zinto(self, key, sel, threads=None, read_ahead=None):
         args = self.zinto_args(key, sel) + ["--json"]
         if threads:
             args += ["--threads", str(threads)]
+        if read_ahead is not None:
+            args += ["--read-ahead", str(read_ahead)]
         try:
             r = self.run(args)
         except subprocess.TimeoutExpired:
@@ -401,8 +432,19 @@ def main():
                    default=[], help="extra zinto rows with these --threads (e.g. 4,8)")
     p.add_argument("--cases", default=DEFAULT_CASES)
     p.add_argument("--timeout", type=float, default=600, help="seconds per reader process")
+    p.add_argument("--zinto-read-ahead", type=lambda v: [int(x) for x in v.split(",") if x],
+                   default=[], help="extra zinto rows with these --read-ahead bytes (e.g. 0,16777216)")
+    p.add_argument("--zinto-rows", type=lambda v: [tuple(x.split(":")) for x in v.split(",") if x],
+                   default=[], help="extra zinto rows THREADS:READ_AHEAD (e.g. 4:0, zinto before "
+                                    "issue 31: four workers on two cores, nothing read ahead)")
     p.add_argument("--nagle", action="store_true",
                    help="run s3s-fs as it is, without TCP_NODELAY (about 40 ms per response of over a few KiB)")
+    p.add_argument("--plain", action="store_true",
+                   help="run s3s-fs plainly: without TCP_NODELAY and without ETag sidecars (it hashes "
+                        "each object on every GET), as a user's server may behave")
+    p.add_argument("--delay-ms", type=int, default=0,
+                   help="put the harness's fault proxy in front of the server, delaying every request "
+                        "by this many ms (a distant endpoint)")
     args = p.parse_args()
     names = args.cases.split(",")
     unknown = [n for n in names if n not in peers.CASES]
@@ -412,13 +454,15 @@ def main():
     peers.write_arrays(names)
 
     root = Path(tempfile.mkdtemp(prefix="zinto-s3-"))
-    server = None
+    server = proxy = None
     ok = False
     try:
-        serve_dir(root, names)
-        preload = None if args.nagle else build_nodelay(root)
+        serve_dir(root, names, sidecars=not args.plain)
+        preload = None if args.nagle or args.plain else build_nodelay(root)
         port = free_port()
         server = start_server(binary, root, port, preload)
+        if args.delay_ms:
+            proxy, port = start_delay_proxy(port, args.delay_ms)
         env = reader_env(port)
         # The server check: one object of 64 KiB (several writes of a response, which is what
         # waits on the client's delayed ACK without TCP_NODELAY) whose sidecar says "sidecar-check".
@@ -431,6 +475,11 @@ def main():
             ("zinto (C zstd, default threads)", lambda key, fmt, sel: run.zinto(key, sel)),
             *[(f"zinto, {t} threads", lambda key, fmt, sel, t=t: run.zinto(key, sel, t))
               for t in args.zinto_threads],
+            *[(f"zinto, --read-ahead {b}", lambda key, fmt, sel, b=b: run.zinto(key, sel, None, b))
+              for b in args.zinto_read_ahead],
+            *[(f"zinto, {t} threads, --read-ahead {b}",
+               lambda key, fmt, sel, t=t, b=b: run.zinto(key, sel, int(t), int(b)))
+              for t, b in args.zinto_rows],
             ("zarr-python, obstore", lambda key, fmt, sel: run.peer("zarr-obstore", key, fmt, sel)),
             ("zarr-python, s3fs", lambda key, fmt, sel: run.peer("zarr-s3fs", key, fmt, sel)),
             ("zarrs pipeline, obstore", lambda key, fmt, sel: run.peer("zarrs", key, fmt, sel)),
@@ -438,8 +487,10 @@ def main():
              lambda key, fmt, sel: run.peer("zinto-pipeline", key, fmt, sel)),
             ("tensorstore, s3 driver", lambda key, fmt, sel: run.peer("tensorstore", key, fmt, sel)),
         ]
-        print(f"{os.cpu_count()} cores, shared by the readers and s3s-fs on 127.0.0.1:{port} ("
+        print(f"{os.cpu_count()} cores, shared by the readers and s3s-fs on 127.0.0.1 ("
               + ("with TCP_NODELAY" if preload else "without TCP_NODELAY")
+              + ("" if not args.plain else ", without ETag sidecars: MD5 of each object per GET")
+              + (f", behind a proxy delaying each request {args.delay_ms} ms" if args.delay_ms else "")
               + f"; a GET of 64 KiB on a kept-alive connection: {round_trip * 1e3:.1f} ms); median "
               f"of {args.runs} runs (readers interleaved), each in a fresh process, files in the "
               "page cache (read once before the runs).\n")
@@ -489,6 +540,9 @@ def main():
                   f"{alone[0][2] / secs:.0f} requests/s, {alone[0][1] / secs / 1e6:.0f} MB/s stored.\n", flush=True)
         ok = True
     finally:
+        if proxy is not None:
+            proxy.stdin.close()
+            proxy.wait(timeout=15)
         if server is not None:
             stop_server(server)
         if ok:
