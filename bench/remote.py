@@ -442,6 +442,9 @@ def main():
     p.add_argument("--plain", action="store_true",
                    help="run s3s-fs plainly: without TCP_NODELAY and without ETag sidecars (it hashes "
                         "each object on every GET), as a user's server may behave")
+    p.add_argument("--skip", default="",
+                   help="readers to leave out, by the start of their label, separated by ';' "
+                        "(e.g. 'zarrs;zarr-python, s3fs')")
     p.add_argument("--delay-ms", type=int, default=0,
                    help="put the harness's fault proxy in front of the server, delaying every request "
                         "by this many ms (a distant endpoint)")
@@ -487,6 +490,9 @@ def main():
              lambda key, fmt, sel: run.peer("zinto-pipeline", key, fmt, sel)),
             ("tensorstore, s3 driver", lambda key, fmt, sel: run.peer("tensorstore", key, fmt, sel)),
         ]
+        skip = [x.strip() for x in args.skip.split(";") if x.strip()]
+        left_out = [label for label, _ in readers if any(label.startswith(x) for x in skip)]
+        readers = [(label, fn) for label, fn in readers if label not in left_out]
         print(f"{os.cpu_count()} cores, shared by the readers and s3s-fs on 127.0.0.1 ("
               + ("with TCP_NODELAY" if preload else "without TCP_NODELAY")
               + ("" if not args.plain else ", without ETag sidecars: MD5 of each object per GET")
@@ -495,6 +501,8 @@ def main():
               f"of {args.runs} runs (readers interleaved), each in a fresh process, files in the "
               "page cache (read once before the runs).\n")
         print(f"Peers: {versions(binary)}.\n")
+        if left_out:
+            print(f"Left out (--skip): {', '.join(left_out)}.\n")
         for name in names:
             c = peers.CASES[name]
             shape, chunks, shards, sel, fmt = c["shape"], c["chunks"], c["shards"], c["sel"], c["zarr_format"]

@@ -531,10 +531,7 @@ impl<S: Store> PieceJob for PieceReads<'_, S> {
     ) -> Result<(), Error> {
         let path = &self.array.path;
         // A read that fails or is cancelled stops the other fetches.
-        let abort = || {
-            self.aborted.store(true, Ordering::Relaxed);
-            self.fetches.inspect(|f| f.abort());
-        };
+        let abort = || self.stop();
         if self
             .options
             .cancel
@@ -567,6 +564,11 @@ impl<S: Store> PieceJob for PieceReads<'_, S> {
             progress(n, self.total);
         }
         Ok(())
+    }
+
+    fn stop(&self) {
+        self.aborted.store(true, Ordering::Relaxed);
+        self.fetches.inspect(|f| f.abort());
     }
 }
 

@@ -74,6 +74,10 @@ pub(crate) trait PieceJob: Sync {
         piece: &Piece,
         target: &mut PieceOut<'_, '_>,
     ) -> Result<(), Error>;
+
+    /// The read failed outside [`PieceJob::run`] (a piece could not be handed out): stop what
+    /// the job started for pieces no worker will take (a remote read's fetches).
+    fn stop(&self);
 }
 
 /// How the output is shared out: in spans, in order, when every piece is one contiguous span
@@ -214,7 +218,10 @@ pub(crate) fn for_each_piece(
                     }
                 }
                 Next::Done => break,
-                Next::Failed(e) => first_error.record(e),
+                Next::Failed(e) => {
+                    job.stop();
+                    first_error.record(e);
+                }
             }
         }
         fanout.contexts.give(ctx);

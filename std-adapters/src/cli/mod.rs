@@ -63,8 +63,8 @@ struct Cli {
     /// default 64).
     #[arg(long, global = true, value_name = "N")]
     in_flight: Option<NonZeroUsize>,
-    /// For URLs: bytes of response bodies a read may hold ahead of its decoding threads, so
-    /// that more bodies arrive than threads decode (default: 2% of the output, at least
+    /// For URLs: bytes of response bodies a read of an unsharded array may hold ahead of its
+    /// decoding threads, so that more bodies arrive than threads decode (default: 2% of the output, at least
     /// 8 MiB; 0 holds none ahead).
     #[arg(long, global = true, value_name = "BYTES")]
     read_ahead: Option<u64>,

@@ -2,10 +2,11 @@
 //! channel of [`FRAMES_AHEAD`](super::FRAMES_AHEAD) frames, so that a body the workers have not
 //! reached yet keeps arriving instead of pausing the server.
 //!
-//! Bytes are granted oldest piece first: a body waits while an older piece's body waits, so the
-//! piece a worker takes next is never starved by pieces after it. A frame holds its bytes
-//! ([`Lease`]) until the worker has copied it out; dropping the lease gives them back and wakes
-//! the oldest waiting body that now fits.
+//! Bytes are granted while they last; once they run out, waiting bodies are served oldest piece
+//! first: a body waits while an older piece's body waits, so the bytes given back go to the
+//! piece a worker will take soonest. A frame holds its bytes ([`Lease`]) until the worker has
+//! copied it out; dropping the lease gives them back and wakes the oldest waiting body that now
+//! fits.
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -87,21 +88,28 @@ impl Budget {
                 piece,
                 need,
                 granted: None,
+                leased: false,
             };
         }
         let (grant, rx) = oneshot::channel();
-        state.waiting.insert(piece, Waiter { need, grant });
+        let replaced = state.waiting.insert(piece, Waiter { need, grant });
+        debug_assert!(replaced.is_none(), "two waits at once for piece {piece}");
         Acquire {
             budget: Arc::clone(self),
             piece,
             need,
             granted: Some(rx),
+            leased: false,
         }
     }
 
     /// Gives back `bytes`, then grants the oldest waiters that fit, in order.
     fn release(&self, bytes: u64) {
         let mut state = self.lock();
+        debug_assert!(
+            state.free + bytes <= self.capacity,
+            "bytes given back twice"
+        );
         state.free = state.free.saturating_add(bytes).min(self.capacity);
         Self::grant(&mut state);
     }
@@ -130,6 +138,8 @@ pub(crate) struct Acquire {
     need: u64,
     /// Where the grant comes; `None` once held (granted at once, or received).
     granted: Option<oneshot::Receiver<()>>,
+    /// The bytes went to a [`Lease`]: dropping this gives nothing back.
+    leased: bool,
 }
 
 impl Future for Acquire {
@@ -139,24 +149,24 @@ impl Future for Acquire {
         if let Some(rx) = &mut self.granted {
             // The sender lives in the budget's state until it grants: an error cannot come
             // while this waiter is listed, and a grant is the only way off the list.
-            if Pin::new(rx).poll(cx).is_pending() {
-                return Poll::Pending;
+            match Pin::new(rx).poll(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(granted) => debug_assert!(granted.is_ok(), "a wait dropped unheard"),
             }
             self.granted = None;
         }
-        let lease = Lease {
+        // The lease now holds the bytes: this future gives nothing back when dropped.
+        self.leased = true;
+        Poll::Ready(Lease {
             budget: Arc::clone(&self.budget),
             bytes: self.need,
-        };
-        // The lease now holds the bytes: this future gives nothing back when dropped.
-        self.need = 0;
-        Poll::Ready(lease)
+        })
     }
 }
 
 impl Drop for Acquire {
     fn drop(&mut self) {
-        if self.need == 0 {
+        if self.leased {
             return;
         }
         let Some(_rx) = self.granted.take() else {

@@ -421,6 +421,9 @@ impl Request {
         let mut body = result.into_stream();
         while let Some(frame) = body.next().await {
             let sent = match frame {
+                // An empty frame carries nothing: no place or budget is spent on it (a server
+                // sending empty frames would otherwise grow the channel without bound).
+                Ok(frame) if frame.is_empty() => true,
                 Ok(frame) => match room.wait(frame.len()).await {
                     Some(hold) => frames_tx.send(Ok((frame, hold))).is_ok(),
                     None => false,

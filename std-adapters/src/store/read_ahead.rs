@@ -65,9 +65,9 @@ pub const READ_AHEAD_SHARE: u64 = 50;
 
 /// The bytes of response bodies a remote read may hold ahead of its workers, beyond the few
 /// frames each body may always have waiting ([`FRAMES_AHEAD`](crate::store::FRAMES_AHEAD),
-/// feature `remote`): a body no worker has reached yet keeps arriving into this memory
-/// instead of pausing the server. Spent oldest request first, so the piece a worker takes next
-/// is never starved by later ones; given back as workers copy the bytes out.
+/// feature `remote`): a body of an unsharded array that no worker has reached yet keeps
+/// arriving into this memory instead of pausing the server. Granted while it lasts, then to
+/// waiting bodies oldest piece first; given back as workers copy the bytes out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ReadAheadBudget {
