@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import zarr
 import zarr.storage
-from zarr.codecs import BloscCodec, BytesCodec, Crc32cCodec, GzipCodec, ZstdCodec
+from zarr.codecs import BloscCodec, BytesCodec, Crc32cCodec, GzipCodec, ShardingCodec, ZstdCodec
 
 import zinto.pipeline as pipeline
 
@@ -30,6 +30,11 @@ CHAINS = {
     "v3 zstd": dict(zarr_format=3, compressors=[ZstdCodec(level=1)]),
     "v3 gzip + crc32c": dict(zarr_format=3, compressors=[GzipCodec(level=1), Crc32cCodec()]),
     "v3 sharded": dict(zarr_format=3, compressors=[ZstdCodec(level=1)], shards=(8, 10)),
+    # Shards of (4, 5) (the test's chunks) holding inner chunks of (2, 5).
+    "v3 sharded, index at the start": dict(
+        zarr_format=3, compressors=None,
+        serializer=ShardingCodec(chunk_shape=(2, 5), index_location="start",
+                                 codecs=[BytesCodec(), ZstdCodec(level=1)])),
     "v3 big-endian": dict(zarr_format=3, serializer=BytesCodec(endian="big"),
                           compressors=None),
     "v2 zstd": dict(zarr_format=2, compressors=None),

@@ -28,6 +28,7 @@ CHAINS = [
     ("3", ["zstd:1", "--order=F"]),
     ("3", ["zstd:3", "--shards=8,12,5"]),
     ("3", ["crc32c", "--shards=12,6,10"]),
+    ("3", ["zstd:3", "--shards=8,12,5", "--shard-index=start"]),
     ("2", ["gzip:1", "--order=F"]),
 ]
 # complex is written by the library (tests/tests/write.rs) but `.npy` import takes real numbers.

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 use zinto_core::MemoryOrder;
-use zinto_core::codec::{Compressor, Endian, Gzip, Zlib, Zstd};
+use zinto_core::codec::{Compressor, Endian, Gzip, IndexLocation, Zlib, Zstd};
 
 use crate::Array;
 use crate::error::{Error, ErrorKind};
@@ -30,6 +30,7 @@ pub struct ArrayBuilder {
     dimension_names: Option<Vec<Option<String>>>,
     order: Option<MemoryOrder>,
     shards: Option<Vec<u64>>,
+    shard_index: IndexLocation,
     overwrite: bool,
 }
 
@@ -53,6 +54,7 @@ impl ArrayBuilder {
             dimension_names: None,
             order: None,
             shards: None,
+            shard_index: IndexLocation::End,
             overwrite: false,
         }
     }
@@ -114,6 +116,15 @@ impl ArrayBuilder {
     #[must_use]
     pub fn shards(mut self, shape: &[u64]) -> Self {
         self.shards = Some(shape.to_vec());
+        self
+    }
+
+    /// Where each shard's index goes (with [`Self::shards`]): at the end (the default, as
+    /// zarr-python writes it) or at the start, where it is written last, in room left for it
+    /// (a file is rewritten in place; an object store holds the shard whole until it is sent).
+    #[must_use]
+    pub fn shard_index(mut self, location: IndexLocation) -> Self {
+        self.shard_index = location;
         self
     }
 
@@ -279,8 +290,11 @@ impl ArrayBuilder {
                     json!({"name": "crc32c"}),
                 ];
                 let sharding = json!({"name": "sharding_indexed", "configuration": {
-                    "chunk_shape": self.chunks, "codecs": codecs,
-                    "index_codecs": index, "index_location": "end"}});
+                "chunk_shape": self.chunks, "codecs": codecs,
+                "index_codecs": index, "index_location": match self.shard_index {
+                    IndexLocation::Start => "start",
+                    IndexLocation::End => "end",
+                }}});
                 (shards, vec![sharding])
             }
         };

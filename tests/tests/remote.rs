@@ -667,7 +667,7 @@ fn more_workers_than_requests_in_flight_read_the_right_bytes_and_cancel_without_
 // ---- Writing (issue 28) -----------------------------------------------------------------------
 
 /// Arrays written to moto's S3: a raw chunk larger than a part goes up as a multipart upload,
-/// small zstd chunks as single PUTs; both read back equal; a chunk of fill value is deleted; an
+/// small zstd chunks as single PUTs, a shard with its index at the start; all read back equal; a chunk of fill value is deleted; an
 /// upload that fails names the chunk's URL and leaves no object.
 #[test]
 fn arrays_write_to_s3_and_read_back() {
@@ -694,6 +694,23 @@ fn arrays_write_to_s3_and_read_back() {
         store.size("big/c/0/0/0").unwrap(),
         Some(values.len() as u64)
     );
+
+    // The same values in one shard of three 4 MiB inner chunks, its index at the start: held
+    // whole, then one PUT (an object store writes forward only).
+    let sharded = ArrayBuilder::new(&shape, DataType::Float32, &[1, 1024, 1024])
+        .shards(&shape)
+        .shard_index(zinto::core::codec::IndexLocation::Start)
+        .create(&store, "sharded")
+        .unwrap();
+    sharded.write_from(&whole, &values).unwrap();
+    assert!(
+        sharded.read_to_vec(&whole).unwrap() == values,
+        "the shard with its index at the start differs"
+    );
+    let mut first = [0u8; 8];
+    store.read_into("sharded/c/0/0/0", 0, &mut first).unwrap();
+    // The first inner chunk starts right after the index: 3 entries of 16 bytes and a CRC.
+    assert_eq!(u64::from_le_bytes(first), 3 * 16 + 4);
 
     let small = ArrayBuilder::new(&[40, 30], DataType::UInt16, &[16, 16])
         .zstd(3)

@@ -98,6 +98,13 @@ fn chains() -> Vec<(&'static str, ArrayBuilder)> {
             b(DataType::UInt8).shards(&[4, 18, 10]).crc32c(),
         ),
         (
+            "v3 sharded index at start f32 zstd",
+            b(DataType::Float32)
+                .shards(&[8, 12, 5])
+                .shard_index(zinto::core::codec::IndexLocation::Start)
+                .zstd(1),
+        ),
+        (
             "v3 sharded transposed i16 gzip",
             b(DataType::Int16)
                 .shards(&[8, 6, 5])
@@ -300,6 +307,12 @@ impl ObjectWriter for FailingWriter<'_> {
         }
         self.left -= bytes.len();
         self.inner.write(bytes)
+    }
+    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError> {
+        self.inner.reserve_head(len)
+    }
+    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError> {
+        self.inner.fill_head(head)
     }
     fn commit(self: Box<Self>) -> Result<(), StoreError> {
         self.inner.commit()

@@ -71,6 +71,13 @@ impl ObjectWriter for BufferedWriter<'_> {
         self.held.extend_from_slice(bytes);
         Ok(())
     }
+    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError> {
+        self.write(&vec![0; len])
+    }
+    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError> {
+        self.held[..head.len()].copy_from_slice(head);
+        Ok(())
+    }
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
         self.inner.write(&self.held)?;
         self.inner.commit()

@@ -27,6 +27,9 @@ pub struct ConvertArgs {
     /// Store the new chunks in shards of this shape (v3), as for `create`.
     #[arg(long, value_name = "S")]
     pub shards: Option<String>,
+    /// Where each shard's index goes: `end` (default, as zarr-python writes it) or `start`.
+    #[arg(long, value_name = "start|end", default_value = "end")]
+    pub shard_index: String,
     /// A codec of the new chain, as for `create` (default: `zstd:3`).
     #[arg(long = "codec", value_name = "SPEC")]
     pub codecs: Vec<String>,
@@ -97,6 +100,7 @@ fn new_array(
     if let Some(text) = &args.shards {
         builder = builder.shards(&create::chunk_shape(text, shape)?);
     }
+    builder = builder.shard_index(create::shard_index(&args.shard_index)?);
     let default = ["zstd:3".to_owned()];
     let codecs = if args.codecs.is_empty() {
         &default[..]

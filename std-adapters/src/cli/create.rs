@@ -4,6 +4,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::core::codec::IndexLocation;
 use crate::core::formats::npy;
 use crate::{ArrayBuilder, DataType, Region, WriteOptions, ZarrFormat};
 
@@ -20,10 +21,13 @@ pub struct CreateArgs {
     /// The chunk shape, one size per dimension separated by commas. Example: `--chunks 10,1000,1000`.
     #[arg(long, value_name = "C")]
     pub chunks: String,
-    /// Store the chunks in shards of this shape (v3 `sharding_indexed`, index at the end); each
+    /// Store the chunks in shards of this shape (v3 `sharding_indexed`); each
     /// dimension a multiple of the chunk's. Example: `--shards 50,1000,1000`.
     #[arg(long, value_name = "S")]
     pub shards: Option<String>,
+    /// Where each shard's index goes: `end` (default, as zarr-python writes it) or `start`.
+    #[arg(long, value_name = "start|end", default_value = "end")]
+    pub shard_index: String,
     /// A codec of the chain, in order: `raw`, `zstd[:LEVEL]` (default 3), `gzip[:LEVEL]`,
     /// `zlib[:LEVEL]` (v2; default 5), `crc32c` (v3). At most one compressor. Default: raw.
     #[arg(long = "codec", value_name = "SPEC")]
@@ -115,6 +119,7 @@ pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
     if let Some(text) = &args.shards {
         builder = builder.shards(&chunk_shape(text, &shape)?);
     }
+    builder = builder.shard_index(shard_index(&args.shard_index)?);
     builder = codecs(&args.codecs, builder)?;
     if let Some(fill) = args.fill_value.as_deref() {
         let v = serde_json::from_str(fill)
@@ -149,4 +154,15 @@ pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
     };
     summary.print(args.json, &shape, dtype);
     Ok(())
+}
+
+/// `--shard-index`: `start` or `end`.
+pub(super) fn shard_index(text: &str) -> Result<IndexLocation, Failure> {
+    match text {
+        "start" => Ok(IndexLocation::Start),
+        "end" => Ok(IndexLocation::End),
+        other => Err(Failure::Usage(format!(
+            "--shard-index {other}: start or end"
+        ))),
+    }
 }

@@ -4,10 +4,11 @@
 //! a key holds its old bytes, its new ones, or nothing.
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::write::{take_head, write_zeros};
 use super::{FileStore, ObjectWriter, StoreError};
 
 /// Tells apart the temporary files of one process's concurrent writers.
@@ -20,6 +21,9 @@ pub(super) struct StagedFile {
     temp: PathBuf,
     target: PathBuf,
     fsync: bool,
+    /// Bytes written so far, and the length of a head reserved and not yet filled.
+    written: u64,
+    head: Option<usize>,
 }
 
 impl StagedFile {
@@ -41,6 +45,8 @@ impl StagedFile {
             temp,
             target,
             fsync,
+            written: 0,
+            head: None,
         })
     }
 }
@@ -50,10 +56,39 @@ impl ObjectWriter for StagedFile {
         let file = self.file.as_mut().ok_or(StoreError::Internal {
             what: "a write after the file was closed",
         })?;
-        file.write_all(bytes).map_err(StoreError::Io)
+        file.write_all(bytes).map_err(StoreError::Io)?;
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError> {
+        if self.written > 0 || self.head.is_some() {
+            return Err(StoreError::Internal {
+                what: "a head reserved after other bytes",
+            });
+        }
+        write_zeros(self, len)?;
+        self.head = Some(len);
+        Ok(())
+    }
+
+    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError> {
+        take_head(&mut self.head, head)?;
+        let file = self.file.as_mut().ok_or(StoreError::Internal {
+            what: "a head filled after the file was closed",
+        })?;
+        file.seek(SeekFrom::Start(0)).map_err(StoreError::Io)?;
+        file.write_all(head).map_err(StoreError::Io)?;
+        file.seek(SeekFrom::End(0)).map_err(StoreError::Io)?;
+        Ok(())
     }
 
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
+        if self.head.is_some() {
+            return Err(StoreError::Internal {
+                what: "an object committed before its head was filled",
+            });
+        }
         let file = self.file.take().ok_or(StoreError::Internal {
             what: "a file committed twice",
         })?;

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use std::sync::{Arc, RwLock};
 
+use super::write::{take_head, write_zeros};
 use super::{ObjectWriter, Store, StoreError};
 
 /// Keys and their bytes, in memory. Written through [`Store::writer`] (a writer's bytes
@@ -69,6 +70,8 @@ struct MemoryWriter<'a> {
     store: &'a MemoryStore,
     key: String,
     bytes: Vec<u8>,
+    /// The length of a head reserved and not yet filled.
+    head: Option<usize>,
 }
 
 impl ObjectWriter for MemoryWriter<'_> {
@@ -80,8 +83,37 @@ impl ObjectWriter for MemoryWriter<'_> {
         Ok(())
     }
 
+    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError> {
+        if !self.bytes.is_empty() || self.head.is_some() {
+            return Err(StoreError::Internal {
+                what: "a head reserved after other bytes",
+            });
+        }
+        write_zeros(self, len)?;
+        self.head = Some(len);
+        Ok(())
+    }
+
+    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError> {
+        take_head(&mut self.head, head)?;
+        self.bytes
+            .get_mut(..head.len())
+            .ok_or(StoreError::Internal {
+                what: "a head longer than the object",
+            })?
+            .copy_from_slice(head);
+        Ok(())
+    }
+
     fn commit(self: Box<Self>) -> Result<(), StoreError> {
-        let Self { store, key, bytes } = *self;
+        if self.head.is_some() {
+            return Err(StoreError::Internal {
+                what: "an object committed before its head was filled",
+            });
+        }
+        let Self {
+            store, key, bytes, ..
+        } = *self;
         store.write().insert(key, bytes.into());
         Ok(())
     }
@@ -122,6 +154,7 @@ impl Store for MemoryStore {
             store: self,
             key: key.to_owned(),
             bytes: Vec::new(),
+            head: None,
         }))
     }
 

@@ -3,9 +3,7 @@
 //! write yet is refused here, by name, before the store is touched.
 
 use zinto_core::MemoryOrder;
-use zinto_core::codec::{
-    ArrayToBytes, ChecksumKind, Compressor, Endian, IndexLocation, Location, ShardLayout,
-};
+use zinto_core::codec::{ArrayToBytes, ChecksumKind, Compressor, Endian, Location, ShardLayout};
 
 use crate::error::ErrorKind;
 use crate::metadata::{ArrayMetadata, MetadataError};
@@ -53,12 +51,7 @@ impl WritePlan {
         let (shard, level) = match meta.chain.levels() {
             [level] => (None, level),
             [outer, inner] => match &outer.array_to_bytes {
-                ArrayToBytes::Sharding(layout) if layout.location() == IndexLocation::End => {
-                    (Some(layout.clone()), inner)
-                }
-                ArrayToBytes::Sharding(_) => {
-                    return Err(unsupported("a shard index at the start of the shard"));
-                }
+                ArrayToBytes::Sharding(layout) => (Some(layout.clone()), inner),
                 ArrayToBytes::Bytes(_) => {
                     return Err(ErrorKind::Internal {
                         what: "a second chain level under a level of bytes",

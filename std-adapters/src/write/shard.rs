@@ -1,6 +1,7 @@
 //! One shard written in one pass: its inner chunks encoded in C order of their coordinates
 //! into the shard's object, each as soon as the one before it is out, then the index (with its
-//! CRC-32C, if its codecs say) at the end. Inner chunks of fill value, and those past the
+//! CRC-32C, if its codecs say) at the end; or, for an index at the start, room for it first
+//! and the index written there last ([`ObjectWriter::reserve_head`]). Inner chunks of fill value, and those past the
 //! array's edge, are not stored (their index entry is empty); a shard with none stored is not
 //! written, and an old one there is removed.
 //!
@@ -8,7 +9,7 @@
 //! is read as it stands (the read path, the shard's part inside the array) into one shard of
 //! scratch per worker, the region's part copied over it, and encoded from there.
 
-use zinto_core::codec::{CRC32C, ShardLayout, checksum};
+use zinto_core::codec::{CRC32C, IndexLocation, ShardLayout, checksum};
 use zinto_core::{Piece, Region, Runs};
 
 use super::chunk::{Worker, is_fill, lay_fill, one_worker, overlay, stream_kind};
@@ -23,6 +24,13 @@ struct Source<'s> {
     bytes: &'s [u8],
     shape: &'s [u64],
     origin: Vec<u64>,
+}
+
+/// A shard's object being written: opened on its first stored inner chunk, with `head` bytes
+/// of room for an index at its start (0 for an index at the end).
+struct ShardOut<'w> {
+    writer: Option<Box<dyn ObjectWriter + 'w>>,
+    head: usize,
 }
 
 fn internal(what: &'static str) -> ErrorKind {
@@ -110,16 +118,21 @@ impl Worker {
             .map_err(|_| internal("an index larger than memory"))?;
         let mut index: Vec<u8> = Vec::new();
         index
-            .try_reserve_exact(count.saturating_mul(16))
+            .try_reserve_exact(count.saturating_mul(16).saturating_add(4))
             .map_err(|_| ErrorKind::OutOfMemory {
                 bytes: count as u64 * 16,
             })?;
-        let mut writer: Option<Box<dyn ObjectWriter + '_>> = None;
-        let mut at = 0u64;
+        let head = match layout.location() {
+            IndexLocation::Start => usize::try_from(layout.index_len())
+                .map_err(|_| internal("an index larger than memory"))?,
+            IndexLocation::End => 0,
+        };
+        let mut out = ShardOut { writer: None, head };
+        let mut at = head as u64;
         for i in 0..inner.num_chunks() {
             let coords = inner.chunk_coords(i).map_err(ErrorKind::Layout)?;
             let stored = match self.inner_box(&coords, job.plan.chunk_shape.as_slice(), extent) {
-                Some(b) => self.encode_inner(job, source, &b, key, &mut writer)?,
+                Some(b) => self.encode_inner(job, source, &b, key, &mut out)?,
                 None => None,
             };
             let (offset, len) = match stored {
@@ -130,14 +143,18 @@ impl Worker {
             index.extend_from_slice(&offset.to_le_bytes());
             index.extend_from_slice(&len.to_le_bytes());
         }
-        let Some(mut w) = writer else {
+        let Some(mut w) = out.writer else {
             return job.array.store().delete(key).map_err(ErrorKind::Store);
         };
-        w.write(&index).map_err(ErrorKind::Store)?;
         if layout.index_crc32c() {
-            w.write(&checksum(&CRC32C, &index).to_le_bytes())
-                .map_err(ErrorKind::Store)?;
+            let crc = checksum(&CRC32C, &index).to_le_bytes();
+            index.extend_from_slice(&crc);
         }
+        match layout.location() {
+            IndexLocation::Start => w.fill_head(&index),
+            IndexLocation::End => w.write(&index),
+        }
+        .map_err(ErrorKind::Store)?;
         w.commit().map_err(ErrorKind::Store)
     }
 
@@ -165,7 +182,7 @@ impl Worker {
         source: &Source<'_>,
         part: &Region,
         key: &str,
-        writer: &mut Option<Box<dyn ObjectWriter + 'w>>,
+        out: &mut ShardOut<'w>,
     ) -> Result<Option<u64>, ErrorKind> {
         let plan = job.plan;
         let runs = inner_runs(plan, source, part)?;
@@ -188,7 +205,7 @@ impl Worker {
         }
         let result = match empty {
             true => Ok(None),
-            false => self.store_inner(job, key, writer, |stream| match direct {
+            false => self.store_inner(job, key, out, |stream| match direct {
                 true => runs
                     .map(|r| run_bytes(&r))
                     .try_for_each(|b| stream.push(b?).map_err(stream_kind)),
@@ -199,19 +216,24 @@ impl Worker {
         result
     }
 
-    /// Streams one inner chunk (`push` gives its bytes) into the shard's object, opened on
-    /// the first one; the stored bytes.
+    /// Streams one inner chunk (`push` gives its bytes) into the shard's object, opened (with
+    /// room for an index at its start) on the first one; the stored bytes.
     fn store_inner<'w, S: Store>(
         &mut self,
         job: &'w WriteJob<'_, S>,
         key: &str,
-        writer: &mut Option<Box<dyn ObjectWriter + 'w>>,
+        out: &mut ShardOut<'w>,
         push: impl FnOnce(&mut super::stream::ChunkStream<'_>) -> Result<(), ErrorKind>,
     ) -> Result<Option<u64>, ErrorKind> {
-        if writer.is_none() {
-            *writer = Some(job.array.store().writer(key).map_err(ErrorKind::Store)?);
+        if out.writer.is_none() {
+            let mut w = job.array.store().writer(key).map_err(ErrorKind::Store)?;
+            if out.head > 0 {
+                w.reserve_head(out.head).map_err(ErrorKind::Store)?;
+            }
+            out.writer = Some(w);
         }
-        let w = writer
+        let w = out
+            .writer
             .as_deref_mut()
             .ok_or(internal("a shard without its writer"))?;
         let mut stream = self.stream(job.plan, w)?;

@@ -59,6 +59,9 @@ fn builder(input: &mut Input<'_>) -> (Vec<u64>, ArrayBuilder) {
                 .map(|&c| c * (1 + u64::from(shard_factor >> 6)))
                 .collect();
             b = b.shards(&shards);
+            if shard_factor & 0x10 != 0 {
+                b = b.shard_index(zinto::core::codec::IndexLocation::Start);
+            }
         }
     }
     if shard_factor & 8 != 0 {

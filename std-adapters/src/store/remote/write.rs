@@ -4,12 +4,15 @@
 //! before its commit is aborted.
 //!
 //! Each writer holds up to one part: S3 and its kin need each request's length before its
-//! body, so a chunk up to [`PART_LEN`] is gathered whole (docs/memory.md).
+//! body, so a chunk up to [`PART_LEN`] is gathered whole (docs/memory.md). An object whose head
+//! is written last ([`ObjectWriter::reserve_head`]: a shard with its index at the start) is
+//! held whole until its commit, then sent in one PUT: an object store writes forward only.
 
 use object_store::path::Path;
 use object_store::{MultipartUpload, ObjectStoreExt, PutPayload};
 
 use super::RemoteStore;
+use crate::store::write::{take_head, write_zeros};
 use crate::store::{ObjectWriter, StoreError};
 
 /// Bytes of one part of a multipart upload (S3's least is 5 MiB for all but the last).
@@ -22,6 +25,10 @@ pub(super) struct RemoteWriter<'a> {
     location: Path,
     part: Vec<u8>,
     upload: Option<Box<dyn MultipartUpload>>,
+    /// The length of a head reserved: from then on the whole object is held in `part`.
+    head: Option<usize>,
+    /// Whether the head was filled.
+    head_filled: bool,
 }
 
 impl<'a> RemoteWriter<'a> {
@@ -35,6 +42,8 @@ impl<'a> RemoteWriter<'a> {
             location,
             part: Vec::new(),
             upload: None,
+            head: None,
+            head_filled: false,
         })
     }
 
@@ -57,6 +66,13 @@ impl<'a> RemoteWriter<'a> {
 
 impl ObjectWriter for RemoteWriter<'_> {
     fn write(&mut self, mut bytes: &[u8]) -> Result<(), StoreError> {
+        if self.head.is_some() {
+            self.part.try_reserve(bytes.len()).map_err(|_| {
+                StoreError::Io(std::io::Error::from(std::io::ErrorKind::OutOfMemory))
+            })?;
+            self.part.extend_from_slice(bytes);
+            return Ok(());
+        }
         while !bytes.is_empty() {
             if self.part.capacity() == 0 {
                 self.part.try_reserve_exact(PART_LEN).map_err(|_| {
@@ -74,8 +90,41 @@ impl ObjectWriter for RemoteWriter<'_> {
         Ok(())
     }
 
+    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError> {
+        if !self.part.is_empty() || self.upload.is_some() || self.head.is_some() {
+            return Err(StoreError::Internal {
+                what: "a head reserved after other bytes",
+            });
+        }
+        self.head = Some(len);
+        write_zeros(self, len)
+    }
+
+    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError> {
+        if self.head_filled {
+            return Err(StoreError::Internal {
+                what: "a head filled twice",
+            });
+        }
+        let mut reserved = self.head;
+        take_head(&mut reserved, head)?;
+        self.part
+            .get_mut(..head.len())
+            .ok_or(StoreError::Internal {
+                what: "a head longer than the object",
+            })?
+            .copy_from_slice(head);
+        self.head_filled = true;
+        Ok(())
+    }
+
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
         let store = self.store;
+        if self.head.is_some() && !self.head_filled {
+            return Err(StoreError::Internal {
+                what: "an object committed before its head was filled",
+            });
+        }
         if self.upload.is_none() {
             let payload = PutPayload::from(std::mem::take(&mut self.part));
             return store
