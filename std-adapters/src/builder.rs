@@ -121,7 +121,7 @@ impl ArrayBuilder {
 
     /// Where each shard's index goes (with [`Self::shards`]): at the end (the default, as
     /// zarr-python writes it) or at the start, where it is written last, in room left for it
-    /// (a file is rewritten in place; an object store holds the shard whole until it is sent).
+    /// (a file is rewritten in place; an object store holds the shard until its index is in).
     #[must_use]
     pub fn shard_index(mut self, location: IndexLocation) -> Self {
         self.shard_index = location;

@@ -696,7 +696,7 @@ fn arrays_write_to_s3_and_read_back() {
     );
 
     // The same values in one shard of three 4 MiB inner chunks, its index at the start: held
-    // whole, then one PUT (an object store writes forward only).
+    // whole until the index is filled (an object store writes forward only), then sent.
     let sharded = ArrayBuilder::new(&shape, DataType::Float32, &[1, 1024, 1024])
         .shards(&shape)
         .shard_index(zinto::core::codec::IndexLocation::Start)

@@ -308,11 +308,11 @@ impl ObjectWriter for FailingWriter<'_> {
         self.left -= bytes.len();
         self.inner.write(bytes)
     }
-    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError> {
-        self.inner.reserve_head(len)
+    fn reserve(&mut self, len: usize) -> Result<u64, StoreError> {
+        self.inner.reserve(len)
     }
-    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError> {
-        self.inner.fill_head(head)
+    fn fill(&mut self, offset: u64, bytes: &[u8]) -> Result<(), StoreError> {
+        self.inner.fill(offset, bytes)
     }
     fn commit(self: Box<Self>) -> Result<(), StoreError> {
         self.inner.commit()

@@ -71,11 +71,14 @@ impl ObjectWriter for BufferedWriter<'_> {
         self.held.extend_from_slice(bytes);
         Ok(())
     }
-    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError> {
-        self.write(&vec![0; len])
+    fn reserve(&mut self, len: usize) -> Result<u64, StoreError> {
+        let offset = self.held.len() as u64;
+        self.write(&vec![0; len])?;
+        Ok(offset)
     }
-    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError> {
-        self.held[..head.len()].copy_from_slice(head);
+    fn fill(&mut self, offset: u64, bytes: &[u8]) -> Result<(), StoreError> {
+        let at = offset as usize;
+        self.held[at..at + bytes.len()].copy_from_slice(bytes);
         Ok(())
     }
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {

@@ -8,7 +8,7 @@ use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::write::{take_head, write_zeros};
+use super::write::{Reservations, write_zeros};
 use super::{FileStore, ObjectWriter, StoreError};
 
 /// Tells apart the temporary files of one process's concurrent writers.
@@ -21,9 +21,9 @@ pub(super) struct StagedFile {
     temp: PathBuf,
     target: PathBuf,
     fsync: bool,
-    /// Bytes written so far, and the length of a head reserved and not yet filled.
+    /// Bytes written so far, and the reservations not yet filled.
     written: u64,
-    head: Option<usize>,
+    open: Reservations,
 }
 
 impl StagedFile {
@@ -46,7 +46,7 @@ impl StagedFile {
             target,
             fsync,
             written: 0,
-            head: None,
+            open: Reservations::default(),
         })
     }
 }
@@ -61,34 +61,26 @@ impl ObjectWriter for StagedFile {
         Ok(())
     }
 
-    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError> {
-        if self.written > 0 || self.head.is_some() {
-            return Err(StoreError::Internal {
-                what: "a head reserved after other bytes",
-            });
-        }
+    fn reserve(&mut self, len: usize) -> Result<u64, StoreError> {
+        let offset = self.written;
         write_zeros(self, len)?;
-        self.head = Some(len);
-        Ok(())
+        self.open.open(offset, len);
+        Ok(offset)
     }
 
-    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError> {
-        take_head(&mut self.head, head)?;
+    fn fill(&mut self, offset: u64, bytes: &[u8]) -> Result<(), StoreError> {
+        self.open.close(offset, bytes.len())?;
         let file = self.file.as_mut().ok_or(StoreError::Internal {
-            what: "a head filled after the file was closed",
+            what: "bytes filled after the file was closed",
         })?;
-        file.seek(SeekFrom::Start(0)).map_err(StoreError::Io)?;
-        file.write_all(head).map_err(StoreError::Io)?;
+        file.seek(SeekFrom::Start(offset)).map_err(StoreError::Io)?;
+        file.write_all(bytes).map_err(StoreError::Io)?;
         file.seek(SeekFrom::End(0)).map_err(StoreError::Io)?;
         Ok(())
     }
 
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
-        if self.head.is_some() {
-            return Err(StoreError::Internal {
-                what: "an object committed before its head was filled",
-            });
-        }
+        self.open.check_filled()?;
         let file = self.file.take().ok_or(StoreError::Internal {
             what: "a file committed twice",
         })?;

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 
 use std::sync::{Arc, RwLock};
 
-use super::write::{take_head, write_zeros};
+use super::write::{Reservations, write_zeros};
 use super::{ObjectWriter, Store, StoreError};
 
 /// Keys and their bytes, in memory. Written through [`Store::writer`] (a writer's bytes
@@ -70,8 +70,8 @@ struct MemoryWriter<'a> {
     store: &'a MemoryStore,
     key: String,
     bytes: Vec<u8>,
-    /// The length of a head reserved and not yet filled.
-    head: Option<usize>,
+    /// The reservations not yet filled.
+    open: Reservations,
 }
 
 impl ObjectWriter for MemoryWriter<'_> {
@@ -83,34 +83,27 @@ impl ObjectWriter for MemoryWriter<'_> {
         Ok(())
     }
 
-    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError> {
-        if !self.bytes.is_empty() || self.head.is_some() {
-            return Err(StoreError::Internal {
-                what: "a head reserved after other bytes",
-            });
-        }
+    fn reserve(&mut self, len: usize) -> Result<u64, StoreError> {
+        let offset = self.bytes.len() as u64;
         write_zeros(self, len)?;
-        self.head = Some(len);
-        Ok(())
+        self.open.open(offset, len);
+        Ok(offset)
     }
 
-    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError> {
-        take_head(&mut self.head, head)?;
-        self.bytes
-            .get_mut(..head.len())
+    fn fill(&mut self, offset: u64, bytes: &[u8]) -> Result<(), StoreError> {
+        self.open.close(offset, bytes.len())?;
+        usize::try_from(offset)
+            .ok()
+            .and_then(|at| self.bytes.get_mut(at..at.checked_add(bytes.len())?))
             .ok_or(StoreError::Internal {
-                what: "a head longer than the object",
+                what: "reserved bytes past the object",
             })?
-            .copy_from_slice(head);
+            .copy_from_slice(bytes);
         Ok(())
     }
 
     fn commit(self: Box<Self>) -> Result<(), StoreError> {
-        if self.head.is_some() {
-            return Err(StoreError::Internal {
-                what: "an object committed before its head was filled",
-            });
-        }
+        self.open.check_filled()?;
         let Self {
             store, key, bytes, ..
         } = *self;
@@ -154,7 +147,7 @@ impl Store for MemoryStore {
             store: self,
             key: key.to_owned(),
             bytes: Vec::new(),
-            head: None,
+            open: Reservations::default(),
         }))
     }
 

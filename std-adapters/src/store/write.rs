@@ -14,22 +14,21 @@ pub trait ObjectWriter {
     /// The store's error (a full disk: [`StoreError::Io`]).
     fn write(&mut self, bytes: &[u8]) -> Result<(), StoreError>;
 
-    /// Writes `len` bytes that stand for a head known only once the rest is written (a shard's
-    /// index at its start), to be filled by [`ObjectWriter::fill_head`] before the commit. The
-    /// object's first bytes: called before any [`ObjectWriter::write`]. A file is then written
-    /// forward as ever and its head rewritten in place; an object store (which writes forward
-    /// only) holds the whole object until its commit.
+    /// Writes `len` bytes that stand for ones known only once more is written (a shard's index
+    /// at its start, a Blosc frame's header), to be filled by [`ObjectWriter::fill`] before
+    /// the commit; returns their offset in the object. A file is written forward as ever and
+    /// rewritten there in place; an object store (which writes forward only) holds what it has
+    /// not sent from the first byte reserved until every reservation is filled.
     ///
     /// # Errors
-    /// As [`ObjectWriter::write`]; [`StoreError::Internal`] after other bytes or a head.
-    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError>;
+    /// As [`ObjectWriter::write`].
+    fn reserve(&mut self, len: usize) -> Result<u64, StoreError>;
 
-    /// The bytes of the head [`ObjectWriter::reserve_head`] kept room for: exactly as many.
+    /// The bytes reserved at `offset` by [`ObjectWriter::reserve`]: exactly as many.
     ///
     /// # Errors
-    /// As [`ObjectWriter::write`]; [`StoreError::Internal`] for no head reserved, or one of
-    /// another length.
-    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError>;
+    /// As [`ObjectWriter::write`]; [`StoreError::Internal`] for bytes no reservation holds.
+    fn fill(&mut self, offset: u64, bytes: &[u8]) -> Result<(), StoreError>;
 
     /// Makes the object visible under its key, in one step: before it, readers see the old
     /// object (or none); after it, the whole new one.
@@ -50,12 +49,41 @@ pub(crate) fn write_zeros(w: &mut dyn ObjectWriter, mut len: usize) -> Result<()
     Ok(())
 }
 
-/// Checks a head to fill against the one reserved (`reserved`, taken).
-pub(crate) fn take_head(reserved: &mut Option<usize>, head: &[u8]) -> Result<(), StoreError> {
-    match reserved.take() {
-        Some(len) if len == head.len() => Ok(()),
-        _ => Err(StoreError::Internal {
-            what: "a head filled that was not reserved, or at another length",
-        }),
+/// The reservations of one object writer not yet filled: (offset, length).
+#[derive(Debug, Default)]
+pub(crate) struct Reservations(Vec<(u64, usize)>);
+
+impl Reservations {
+    /// Keeps `len` bytes at `offset` open.
+    pub(crate) fn open(&mut self, offset: u64, len: usize) {
+        self.0.push((offset, len));
+    }
+
+    /// Closes the reservation of `len` bytes at `offset`.
+    pub(crate) fn close(&mut self, offset: u64, len: usize) -> Result<(), StoreError> {
+        let at = self
+            .0
+            .iter()
+            .position(|&r| r == (offset, len))
+            .ok_or(StoreError::Internal {
+                what: "bytes filled that no reservation holds",
+            })?;
+        self.0.swap_remove(at);
+        Ok(())
+    }
+
+    /// Whether every reservation is filled.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// An error for a commit while reservations are open.
+    pub(crate) fn check_filled(&self) -> Result<(), StoreError> {
+        match self.is_empty() {
+            true => Ok(()),
+            false => Err(StoreError::Internal {
+                what: "an object committed before its reserved bytes were filled",
+            }),
+        }
     }
 }

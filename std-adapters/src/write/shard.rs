@@ -1,7 +1,7 @@
 //! One shard written in one pass: its inner chunks encoded in C order of their coordinates
 //! into the shard's object, each as soon as the one before it is out, then the index (with its
 //! CRC-32C, if its codecs say) at the end; or, for an index at the start, room for it first
-//! and the index written there last ([`ObjectWriter::reserve_head`]). Inner chunks of fill value, and those past the
+//! and the index written there last ([`ObjectWriter::reserve`]). Inner chunks of fill value, and those past the
 //! array's edge, are not stored (their index entry is empty); a shard with none stored is not
 //! written, and an old one there is removed.
 //!
@@ -151,7 +151,7 @@ impl Worker {
             index.extend_from_slice(&crc);
         }
         match layout.location() {
-            IndexLocation::Start => w.fill_head(&index),
+            IndexLocation::Start => w.fill(0, &index),
             IndexLocation::End => w.write(&index),
         }
         .map_err(ErrorKind::Store)?;
@@ -227,8 +227,8 @@ impl Worker {
     ) -> Result<Option<u64>, ErrorKind> {
         if out.writer.is_none() {
             let mut w = job.array.store().writer(key).map_err(ErrorKind::Store)?;
-            if out.head > 0 {
-                w.reserve_head(out.head).map_err(ErrorKind::Store)?;
+            if out.head > 0 && w.reserve(out.head).map_err(ErrorKind::Store)? != 0 {
+                return Err(internal("a shard's index reserved past its start"));
             }
             out.writer = Some(w);
         }

@@ -4,15 +4,16 @@
 //! before its commit is aborted.
 //!
 //! Each writer holds up to one part: S3 and its kin need each request's length before its
-//! body, so a chunk up to [`PART_LEN`] is gathered whole (docs/memory.md). An object whose head
-//! is written last ([`ObjectWriter::reserve_head`]: a shard with its index at the start) is
-//! held whole until its commit, then sent in one PUT: an object store writes forward only.
+//! body, so a chunk up to [`PART_LEN`] is gathered whole (docs/memory.md). Bytes reserved to be
+//! filled later ([`ObjectWriter::reserve`]: a shard's index at its start, a Blosc frame's
+//! header) hold the part, from them on, until they are filled: an object store writes forward
+//! only.
 
 use object_store::path::Path;
 use object_store::{MultipartUpload, ObjectStoreExt, PutPayload};
 
 use super::RemoteStore;
-use crate::store::write::{take_head, write_zeros};
+use crate::store::write::{Reservations, write_zeros};
 use crate::store::{ObjectWriter, StoreError};
 
 /// Bytes of one part of a multipart upload (S3's least is 5 MiB for all but the last).
@@ -25,10 +26,11 @@ pub(super) struct RemoteWriter<'a> {
     location: Path,
     part: Vec<u8>,
     upload: Option<Box<dyn MultipartUpload>>,
-    /// The length of a head reserved: from then on the whole object is held in `part`.
-    head: Option<usize>,
-    /// Whether the head was filled.
-    head_filled: bool,
+    /// Bytes sent in parts so far, and written in all.
+    sent: u64,
+    written: u64,
+    /// Reservations not yet filled: while there are any, `part` is not sent.
+    open: Reservations,
 }
 
 impl<'a> RemoteWriter<'a> {
@@ -42,14 +44,16 @@ impl<'a> RemoteWriter<'a> {
             location,
             part: Vec::new(),
             upload: None,
-            head: None,
-            head_filled: false,
+            sent: 0,
+            written: 0,
+            open: Reservations::default(),
         })
     }
 
     /// Sends the gathered part, starting the upload if this is its first.
     fn send_part(&mut self) -> Result<(), StoreError> {
         let store = self.store;
+        self.sent += self.part.len() as u64;
         let payload = PutPayload::from(std::mem::take(&mut self.part));
         let result = store.runtime.block_on(async {
             if self.upload.is_none() {
@@ -66,7 +70,8 @@ impl<'a> RemoteWriter<'a> {
 
 impl ObjectWriter for RemoteWriter<'_> {
     fn write(&mut self, mut bytes: &[u8]) -> Result<(), StoreError> {
-        if self.head.is_some() {
+        self.written += bytes.len() as u64;
+        if !self.open.is_empty() {
             self.part.try_reserve(bytes.len()).map_err(|_| {
                 StoreError::Io(std::io::Error::from(std::io::ErrorKind::OutOfMemory))
             })?;
@@ -90,41 +95,33 @@ impl ObjectWriter for RemoteWriter<'_> {
         Ok(())
     }
 
-    fn reserve_head(&mut self, len: usize) -> Result<(), StoreError> {
-        if !self.part.is_empty() || self.upload.is_some() || self.head.is_some() {
-            return Err(StoreError::Internal {
-                what: "a head reserved after other bytes",
-            });
-        }
-        self.head = Some(len);
-        write_zeros(self, len)
+    fn reserve(&mut self, len: usize) -> Result<u64, StoreError> {
+        let offset = self.written;
+        self.open.open(offset, len);
+        write_zeros(self, len)?;
+        Ok(offset)
     }
 
-    fn fill_head(&mut self, head: &[u8]) -> Result<(), StoreError> {
-        if self.head_filled {
-            return Err(StoreError::Internal {
-                what: "a head filled twice",
-            });
-        }
-        let mut reserved = self.head;
-        take_head(&mut reserved, head)?;
-        self.part
-            .get_mut(..head.len())
+    fn fill(&mut self, offset: u64, bytes: &[u8]) -> Result<(), StoreError> {
+        self.open.close(offset, bytes.len())?;
+        offset
+            .checked_sub(self.sent)
+            .and_then(|at| usize::try_from(at).ok())
+            .and_then(|at| self.part.get_mut(at..at.checked_add(bytes.len())?))
             .ok_or(StoreError::Internal {
-                what: "a head longer than the object",
+                what: "reserved bytes already sent",
             })?
-            .copy_from_slice(head);
-        self.head_filled = true;
+            .copy_from_slice(bytes);
+        // Every reservation filled: what was held goes out as one (larger) part.
+        if self.open.is_empty() && self.part.len() >= PART_LEN {
+            self.send_part()?;
+        }
         Ok(())
     }
 
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
         let store = self.store;
-        if self.head.is_some() && !self.head_filled {
-            return Err(StoreError::Internal {
-                what: "an object committed before its head was filled",
-            });
-        }
+        self.open.check_filled()?;
         if self.upload.is_none() {
             let payload = PutPayload::from(std::mem::take(&mut self.part));
             return store
