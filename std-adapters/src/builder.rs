@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value, json};
 use zinto_core::MemoryOrder;
-use zinto_core::codec::{Compressor, Endian, Gzip, IndexLocation, Zlib, Zstd};
+use zinto_core::codec::blosc::{BloscCname, BloscShuffle};
+use zinto_core::codec::{BloscConfig, Compressor, Endian, Gzip, IndexLocation, Zlib, Zstd};
 
 use crate::Array;
 use crate::error::{Error, ErrorKind};
@@ -79,6 +80,21 @@ impl ArrayBuilder {
         self.compressor(Compressor::Zstd(Zstd {
             level: Some(level),
             checksum: false,
+        }))
+    }
+
+    /// Compress the chunks with Blosc (c-blosc 1.x chunks): `cname` inside (`Lz4`, `Lz4Hc`,
+    /// written as LZ4 blocks, `Zstd` or `Zlib`) at `clevel` (0 to 9), each block shuffled as
+    /// `shuffle` says first. A v3 `blosc` codec (its typesize the element size) or v2's
+    /// numcodecs compressor; blocks of 256 KiB (`blocksize` 0: the writer's choice).
+    #[must_use]
+    pub fn blosc(self, cname: BloscCname, clevel: u8, shuffle: BloscShuffle) -> Self {
+        self.compressor(Compressor::Blosc(BloscConfig {
+            cname: Some(cname),
+            clevel: Some(clevel.min(9)),
+            shuffle: Some(shuffle),
+            typesize: None,
+            blocksize: Some(0),
         }))
     }
 
@@ -204,6 +220,11 @@ impl ArrayBuilder {
 
     /// The documents to write, by name.
     fn documents(&self) -> Result<Vec<(&'static str, Value)>, ErrorKind> {
+        if self.crc32c && matches!(self.compressor, Some(Compressor::Blosc(_))) {
+            return Err(refused(
+                "a crc32c checksum after blosc (a Blosc chunk's header is written last)".into(),
+            ));
+        }
         if self.dtype.number().is_none() {
             return Err(refused(format!(
                 "creating arrays of {} (not yet: numbers and bool)",
@@ -261,6 +282,25 @@ impl ArrayBuilder {
         }
     }
 
+    /// The v3 `blosc` codec for `b`: its typesize the element size, numcodecs' automatic
+    /// shuffle stated as the one it picks.
+    fn blosc_v3(&self, b: &BloscConfig) -> Result<Value, ErrorKind> {
+        let typesize = self
+            .dtype
+            .fixed_size()
+            .filter(|&n| n > 0)
+            .ok_or(refused(format!("a Blosc array of {}", self.dtype)))?
+            .min(255);
+        let shuffle = match blosc_shuffle(b)? {
+            (_, -1) if typesize == 1 => "bitshuffle",
+            (_, -1) => "shuffle",
+            (name, _) => name,
+        };
+        Ok(json!({"name": "blosc", "configuration": {
+            "cname": b.cname.unwrap_or(BloscCname::Lz4).name(), "clevel": b.clevel.unwrap_or(5),
+            "shuffle": shuffle, "typesize": typesize, "blocksize": b.blocksize.unwrap_or(0)}}))
+    }
+
     fn v3(&self, fill: Value) -> Result<Value, ErrorKind> {
         let endian = match self.endian {
             Endian::Little => "little",
@@ -276,6 +316,7 @@ impl ArrayBuilder {
             codecs.push(match c {
                 Compressor::Zstd(z) => json!({"name": "zstd", "configuration": {"level": z.level.unwrap_or(0), "checksum": z.checksum}}),
                 Compressor::Gzip(g) => json!({"name": "gzip", "configuration": {"level": g.level.unwrap_or(6)}}),
+                Compressor::Blosc(b) => self.blosc_v3(b)?,
                 other => return Err(refused(format!("creating a Zarr v3 array compressed with {other} (zstd or gzip)"))),
             });
         }
@@ -360,6 +401,11 @@ impl ArrayBuilder {
             }
             Some(Compressor::Gzip(g)) => json!({"id": "gzip", "level": g.level.unwrap_or(6)}),
             Some(Compressor::Zlib(z)) => json!({"id": "zlib", "level": z.level.unwrap_or(6)}),
+            Some(Compressor::Blosc(b)) => json!({
+                "id": "blosc", "cname": b.cname.unwrap_or(BloscCname::Lz4).name(),
+                "clevel": b.clevel.unwrap_or(5), "blocksize": b.blocksize.unwrap_or(0),
+                "shuffle": blosc_shuffle(b)?.1,
+            }),
             Some(other) => {
                 return Err(refused(format!(
                     "creating a Zarr v2 array compressed with {other} (zstd, gzip or zlib)"
@@ -378,4 +424,16 @@ impl ArrayBuilder {
             "dimension_separator": ".",
         }))
     }
+}
+
+/// Blosc's shuffle as v3 names it and as numcodecs numbers it (-1: its automatic choice, which
+/// v3 cannot name).
+fn blosc_shuffle(b: &BloscConfig) -> Result<(&'static str, i64), ErrorKind> {
+    Ok(match b.shuffle.unwrap_or(BloscShuffle::Shuffle) {
+        BloscShuffle::NoShuffle => ("noshuffle", 0),
+        BloscShuffle::Shuffle => ("shuffle", 1),
+        BloscShuffle::BitShuffle => ("bitshuffle", 2),
+        BloscShuffle::Auto => ("", -1),
+        _ => return Err(refused("a Blosc shuffle this build does not know".into())),
+    })
 }

@@ -1,13 +1,17 @@
 //! Codec chains written as text, as `zinto create --codec SPEC` and Python's
 //! `zinto.create(codecs=[...])` take them: `raw`, `zstd[:LEVEL]` (default 3), `gzip[:LEVEL]`,
-//! `zlib[:LEVEL]` (default 5), `crc32c`; at most one compressor.
+//! `zlib[:LEVEL]` (default 5), `crc32c`, `blosc:CNAME[:CLEVEL[:SHUFFLE]]` (CNAME `lz4`,
+//! `lz4hc`, `zstd` or `zlib`; CLEVEL 0 to 9, default 5; SHUFFLE `noshuffle`, `shuffle`
+//! (default) or `bitshuffle`); at most one compressor.
 
-use zinto_core::codec::{Compressor, Gzip, Zlib, Zstd};
+use zinto_core::codec::blosc::{BloscCname, BloscShuffle};
+use zinto_core::codec::{BloscConfig, Compressor, Gzip, Zlib, Zstd};
 
 use crate::ArrayBuilder;
 
 /// The codecs zinto writes, as their specs are written (for messages).
-pub const WRITTEN: &str = "raw, zstd[:LEVEL], gzip[:LEVEL], zlib[:LEVEL], crc32c";
+pub const WRITTEN: &str =
+    "raw, zstd[:LEVEL], gzip[:LEVEL], zlib[:LEVEL], crc32c, blosc:CNAME[:CLEVEL[:SHUFFLE]]";
 
 /// A codec spec that is not one zinto writes, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -99,7 +103,45 @@ fn parse(spec: &str) -> Result<Parsed, String> {
         "zlib" => Ok(Parsed::Compressor(Compressor::Zlib(Zlib {
             level: Some(level(9, 5)?),
         }))),
-        "blosc" => Err(format!("zinto does not write Blosc yet ({WRITTEN})")),
+        "blosc" => blosc(arg.unwrap_or("")).map(Parsed::Compressor),
         _ => Err(format!("not a codec zinto writes ({WRITTEN})")),
     }
+}
+
+/// `CNAME[:CLEVEL[:SHUFFLE]]` of a `blosc:` spec.
+fn blosc(arg: &str) -> Result<Compressor, String> {
+    let mut parts = arg.split(':');
+    let cname = match parts.next().unwrap_or("") {
+        "lz4" => BloscCname::Lz4,
+        "lz4hc" => BloscCname::Lz4Hc,
+        "zstd" => BloscCname::Zstd,
+        "zlib" => BloscCname::Zlib,
+        "blosclz" | "snappy" => {
+            return Err("zinto writes Blosc with lz4, lz4hc, zstd or zlib inside".into());
+        }
+        _ => return Err("blosc:CNAME[:CLEVEL[:SHUFFLE]], CNAME lz4, lz4hc, zstd or zlib".into()),
+    };
+    let clevel = match parts.next() {
+        None => 5,
+        Some(l) => match l.parse::<u8>() {
+            Ok(l) if l <= 9 => l,
+            _ => return Err("CLEVEL is 0 to 9".into()),
+        },
+    };
+    let shuffle = match parts.next() {
+        None | Some("shuffle") => BloscShuffle::Shuffle,
+        Some("noshuffle") => BloscShuffle::NoShuffle,
+        Some("bitshuffle") => BloscShuffle::BitShuffle,
+        Some(_) => return Err("SHUFFLE is noshuffle, shuffle or bitshuffle".into()),
+    };
+    if parts.next().is_some() {
+        return Err("blosc:CNAME[:CLEVEL[:SHUFFLE]] takes three parts at most".into());
+    }
+    Ok(Compressor::Blosc(BloscConfig {
+        cname: Some(cname),
+        clevel: Some(clevel),
+        shuffle: Some(shuffle),
+        typesize: None,
+        blocksize: Some(0),
+    }))
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use zinto::core::MemoryOrder;
 use zinto::core::codec::Endian;
+use zinto::core::codec::blosc::{BloscCname, BloscShuffle};
 use zinto::{
     ArrayBuilder, DataType, ErrorKind, FileStore, ObjectWriter, Region, Store, StoreError,
     WriteOptions, ZarrFormat,
@@ -38,6 +39,22 @@ impl Rng {
 
 const SHAPE: [u64; 3] = [13, 17, 5];
 const CHUNKS: [u64; 3] = [4, 6, 5];
+
+/// Blosc with `cname` at level 5 in blocks of `blocksize` bytes: small blocks, so a chunk holds
+/// several and a short last one.
+fn blosc(
+    cname: BloscCname,
+    shuffle: BloscShuffle,
+    blocksize: u64,
+) -> zinto::core::codec::Compressor {
+    zinto::core::codec::Compressor::Blosc(zinto::core::codec::BloscConfig {
+        cname: Some(cname),
+        clevel: Some(5),
+        shuffle: Some(shuffle),
+        typesize: None,
+        blocksize: Some(blocksize),
+    })
+}
 
 /// Every chain zinto writes, in both formats where the format has it.
 fn chains() -> Vec<(&'static str, ArrayBuilder)> {
@@ -96,6 +113,30 @@ fn chains() -> Vec<(&'static str, ArrayBuilder)> {
         (
             "v3 sharded u8 raw crc32c",
             b(DataType::UInt8).shards(&[4, 18, 10]).crc32c(),
+        ),
+        (
+            "v3 blosc lz4 shuffle f32, blocks of 100 B",
+            b(DataType::Float32).compressor(blosc(BloscCname::Lz4, BloscShuffle::Shuffle, 100)),
+        ),
+        (
+            "v2 blosc zstd bitshuffle u16, blocks of 64 B",
+            v2(DataType::UInt16).compressor(blosc(BloscCname::Zstd, BloscShuffle::BitShuffle, 64)),
+        ),
+        (
+            "v3 blosc lz4hc noshuffle f64",
+            b(DataType::Float64).blosc(BloscCname::Lz4Hc, 9, BloscShuffle::NoShuffle),
+        ),
+        (
+            "v2 blosc zlib shuffle i32",
+            v2(DataType::Int32).blosc(BloscCname::Zlib, 5, BloscShuffle::Shuffle),
+        ),
+        (
+            "v3 sharded blosc lz4 bitshuffle u8",
+            b(DataType::UInt8).shards(&[8, 12, 5]).blosc(
+                BloscCname::Lz4,
+                5,
+                BloscShuffle::BitShuffle,
+            ),
         ),
         (
             "v3 sharded index at start f32 zstd",
@@ -396,6 +437,24 @@ fn what_the_write_path_does_not_write_is_refused_by_name() {
         .create(FileStore::new(&dir), "")
         .unwrap_err();
     assert!(e.to_string().contains("crc32c"), "{e}");
+    // A Blosc chunk's header is written last: no checksum can stream over it.
+    let blosc_crc = b
+        .clone()
+        .blosc(BloscCname::Lz4, 5, BloscShuffle::Shuffle)
+        .crc32c()
+        .overwrite(true)
+        .create(FileStore::new(&dir), "")
+        .and_then(|a| {
+            let whole = Region::whole(&SHAPE)?;
+            a.write_from(&whole, &vec![0u8; 13 * 17 * 5 * 4])
+        })
+        .unwrap_err();
+    assert!(
+        blosc_crc
+            .to_string()
+            .contains("crc32c checksum after blosc"),
+        "{blosc_crc}"
+    );
     let e = ArrayBuilder::new(&SHAPE, DataType::String, &CHUNKS)
         .create(FileStore::new(&dir), "")
         .unwrap_err();

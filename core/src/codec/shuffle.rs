@@ -77,6 +77,67 @@ fn elements(src: &[u8], dst: &[u8], typesize: usize) -> Result<usize, ShuffleErr
     Ok(src.len() / typesize)
 }
 
+/// Blosc's byte shuffle of one block, the inverse of [`unshuffle`]: `dst[j * n + i] =
+/// src[i * typesize + j]` for the `n = src.len() / typesize` whole elements, then the
+/// `src.len() % typesize` leftover bytes copied as they are (c-blosc's `shuffle_generic`).
+///
+/// # Errors
+/// As [`unshuffle`].
+pub fn shuffle(src: &[u8], dst: &mut [u8], typesize: usize) -> Result<(), ShuffleError> {
+    let n = elements(src, dst, typesize)?;
+    let body = n * typesize;
+    let (src_body, src_rest) = src.split_at(body);
+    let (dst_body, dst_rest) = dst.split_at_mut(body);
+    dst_rest.copy_from_slice(src_rest);
+    for (j, plane) in dst_body
+        .chunks_exact_mut(n.max(1))
+        .enumerate()
+        .take(typesize)
+    {
+        for (d, e) in plane.iter_mut().zip(src_body.chunks_exact(typesize)) {
+            if let Some(b) = e.get(j) {
+                *d = *b;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Blosc's bit shuffle of one block as c-blosc 1.x writes it (format version 2), the inverse
+/// of [`bitunshuffle`]: when the `n = src.len() / typesize` whole elements are a multiple of
+/// 8, bit `k` of byte `j` of element `i` goes to bit `(8 j + k) n + i` of the `n * typesize`
+/// bytes (least significant bit first), and the leftover bytes are copied as they are;
+/// otherwise the block is copied unshuffled.
+///
+/// # Errors
+/// As [`unshuffle`].
+pub fn bitshuffle(src: &[u8], dst: &mut [u8], typesize: usize) -> Result<(), ShuffleError> {
+    let n = elements(src, dst, typesize)?;
+    if n % 8 != 0 {
+        dst.copy_from_slice(src);
+        return Ok(());
+    }
+    let body = n * typesize;
+    let (src_body, src_rest) = src.split_at(body);
+    let (dst_body, dst_rest) = dst.split_at_mut(body);
+    dst_rest.copy_from_slice(src_rest);
+    dst_body.fill(0);
+    let row = n / 8; // bytes of one bit-row
+    for (i, e) in src_body.chunks_exact(typesize).enumerate() {
+        let (at, bit) = (i / 8, i % 8);
+        for (j, &byte) in e.iter().enumerate() {
+            for k in 0..8 {
+                if byte >> k & 1 != 0
+                    && let Some(d) = dst_body.get_mut((8 * j + k) * row + at)
+                {
+                    *d |= 1 << bit;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Undoes Blosc's byte shuffle of one block: `dst[i * typesize + j] = src[j * n + i]` for the
 /// `n = src.len() / typesize` whole elements, then the `src.len() % typesize` leftover bytes
 /// copied as they are (as c-blosc's `unshuffle_generic_inline`; its SSE2/AVX2 versions give
@@ -592,6 +653,29 @@ mod tests {
             .step_by(2)
             .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
             .collect()
+    }
+
+    #[test]
+    fn shuffle_and_bitshuffle_are_undone_by_their_decoders() {
+        for ts in [1usize, 2, 3, 4, 8, 16, 20] {
+            for n in [0usize, 1, 7, 8, 16, 53, 72, 200] {
+                for extra in [0usize, 1] {
+                    let src = xs(17 + (ts * 31 + n) as u32, n * ts + extra.min(ts - 1));
+                    let mut mid = vec![0u8; src.len()];
+                    let mut back = vec![0u8; src.len()];
+                    shuffle(&src, &mut mid, ts).unwrap();
+                    assert_eq!(mid, shuffle_naive(&src, ts), "byte ts {ts} n {n}");
+                    unshuffle(&mid, &mut back, ts).unwrap();
+                    assert_eq!(back, src, "byte ts {ts} n {n}");
+                    bitshuffle(&src, &mut mid, ts).unwrap();
+                    bitunshuffle(&mid, &mut back, ts, 2).unwrap();
+                    assert_eq!(back, src, "bit ts {ts} n {n}");
+                    if n % 8 == 0 && n > 0 && src.iter().any(|&b| b != 0) {
+                        assert_ne!(mid, src, "bit ts {ts} n {n}: not shuffled");
+                    }
+                }
+            }
+        }
     }
 
     /// Blosc's byte shuffle, straight from its definition.

@@ -29,7 +29,9 @@ pub struct CreateArgs {
     #[arg(long, value_name = "start|end", default_value = "end")]
     pub shard_index: String,
     /// A codec of the chain, in order: `raw`, `zstd[:LEVEL]` (default 3), `gzip[:LEVEL]`,
-    /// `zlib[:LEVEL]` (v2; default 5), `crc32c` (v3). At most one compressor. Default: raw.
+    /// `zlib[:LEVEL]` (v2; default 5), `crc32c` (v3), `blosc:CNAME[:CLEVEL[:SHUFFLE]]` (CNAME
+    /// lz4, lz4hc, zstd or zlib; CLEVEL default 5; SHUFFLE noshuffle, shuffle (default) or
+    /// bitshuffle). At most one compressor. Default: raw.
     #[arg(long = "codec", value_name = "SPEC")]
     pub codecs: Vec<String>,
     /// Zarr format: 3 (`zarr.json`) or 2 (`.zarray`).

@@ -91,7 +91,9 @@ impl Worker {
     /// refused before any chunk is.
     pub(crate) fn new(plan: &WritePlan) -> Result<Self, ErrorKind> {
         let encoder = match &plan.compressor {
-            Some(c) => Some(encoders::encoder(c).map_err(|e| ErrorKind::Encode(e.to_string()))?),
+            Some(c) => Some(
+                encoders::encoder(c, plan.elem).map_err(|e| ErrorKind::Encode(e.to_string()))?,
+            ),
             None => None,
         };
         let window = |used: bool| {

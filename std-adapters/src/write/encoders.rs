@@ -5,7 +5,7 @@
 //! zstd comes from C zstd (the `zstd-c` feature) and gzip and zlib from zlib-rs (the
 //! `zlib-rs` feature): both compress as fast as anything zinto could write, and both write
 //! their output straight into the window. Without the feature, the compressor is refused by
-//! name when a write begins (there is no pure-Rust encoder yet).
+//! name when a write begins (there is no pure-Rust encoder yet). Blosc is `blosc.rs`.
 
 use zinto_core::codec::{Compressor, Progress};
 
@@ -29,8 +29,14 @@ impl std::fmt::Display for EncodeError {
 
 /// A streaming compressor.
 pub(crate) trait Encode: Send {
-    /// Starts a new stream of `len` bytes (kept settings, reused state).
-    fn begin(&mut self, len: u64) -> Result<(), EncodeError>;
+    /// Starts a new stream of `len` bytes (kept settings, reused state). Returns the length of
+    /// its head: bytes that come first in the stream but are known only at its end (a Blosc
+    /// chunk's header and block table), which the caller reserves before the output and
+    /// fills with [`Encode::head`] once the stream is done; 0 for none.
+    fn begin(&mut self, len: u64) -> Result<usize, EncodeError>;
+
+    /// The head, once [`Encode::encode`] said [`Status::Done`](zinto_core::codec::Status).
+    fn head(&self) -> &[u8];
 
     /// Compresses what it can of `input` into `out`; `last` says nothing follows `input`.
     /// [`Status::Done`] only once `last` was given and every byte is out.
@@ -40,9 +46,13 @@ pub(crate) trait Encode: Send {
 
 /// The encoder of `compressor`, or why this build has none. Every compressor is named: a new
 /// one does not build until it is written here or refused.
-pub(crate) fn encoder(compressor: &Compressor) -> Result<Box<dyn Encode>, EncodeError> {
+pub(crate) fn encoder(
+    compressor: &Compressor,
+    elem: usize,
+) -> Result<Box<dyn Encode>, EncodeError> {
     let refused = |why: &str| Err(EncodeError::Unsupported(format!("{compressor}: {why}")));
     match compressor {
+        Compressor::Blosc(config) => Ok(Box::new(super::blosc::BloscEncode::new(config, elem)?)),
         #[cfg(feature = "zstd-c")]
         Compressor::Zstd(z) => Ok(Box::new(zstd::ZstdEncode::new(
             z.level.unwrap_or(0),
@@ -58,14 +68,12 @@ pub(crate) fn encoder(compressor: &Compressor) -> Result<Box<dyn Encode>, Encode
         Compressor::Gzip(_) | Compressor::Zlib(_) => {
             refused("this build has no DEFLATE encoder (the zlib-rs feature)")
         }
-        Compressor::Blosc(_) | Compressor::Lz4(_) => {
-            refused("not yet (the write path's next step)")
-        }
+        Compressor::Lz4(_) => refused("not yet (Blosc with lz4 inside is written)"),
         Compressor::Bz2(_)
         | Compressor::Lzma(_)
         | Compressor::Pcodec(_)
         | Compressor::Zfpy(_)
-        | Compressor::Base64(_) => refused("zinto reads it, and writes zstd, gzip and zlib"),
+        | Compressor::Base64(_) => refused("zinto reads it, and writes zstd, gzip, zlib and blosc"),
         // A compressor added to zinto-core after this list (the enum is non-exhaustive).
         _ => refused("not a compressor zinto writes"),
     }
@@ -74,8 +82,7 @@ pub(crate) fn encoder(compressor: &Compressor) -> Result<Box<dyn Encode>, Encode
 /// The status of a call that wrote `written` bytes into a window of `out_len`, where `done`
 /// says the stream ended: a full window needs output, anything else more input (or, after the
 /// last input, another call).
-#[cfg(any(feature = "zstd-c", feature = "zlib-rs"))]
-fn status(done: bool, written: usize, out_len: usize) -> zinto_core::codec::Status {
+pub(super) fn status(done: bool, written: usize, out_len: usize) -> zinto_core::codec::Status {
     use zinto_core::codec::Status;
     match (done, written == out_len) {
         (true, _) => Status::Done,
@@ -114,13 +121,17 @@ mod zstd {
     }
 
     impl Encode for ZstdEncode {
-        fn begin(&mut self, len: u64) -> Result<(), EncodeError> {
+        fn begin(&mut self, len: u64) -> Result<usize, EncodeError> {
             self.cctx.reset(ResetDirective::SessionOnly).map_err(lib)?;
             // The frame then states its decoded size, as numcodecs' frames do.
             self.cctx
                 .set_pledged_src_size(Some(len))
-                .map(|_| ())
+                .map(|_| 0)
                 .map_err(lib)
+        }
+
+        fn head(&self) -> &[u8] {
+            &[]
         }
 
         fn encode(
@@ -209,7 +220,7 @@ mod deflate {
     }
 
     impl Encode for DeflateEncode {
-        fn begin(&mut self, _len: u64) -> Result<(), EncodeError> {
+        fn begin(&mut self, _len: u64) -> Result<usize, EncodeError> {
             self.inner.reset();
             self.ended = false;
             self.pending = ([0; 10], 0, 0);
@@ -217,7 +228,11 @@ mod deflate {
                 *sum = (Crc32::new(&CRC32), 0);
                 self.pending = (GZIP_HEADER, 0, GZIP_HEADER.len());
             }
-            Ok(())
+            Ok(0)
+        }
+
+        fn head(&self) -> &[u8] {
+            &[]
         }
 
         fn encode(

@@ -86,7 +86,12 @@ impl WritePlan {
             .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         if let Some(c) = &level.bytes_codecs.compressor {
             // Refused before any chunk is written (or removed), not at the first chunk.
-            super::encoders::encoder(c).map_err(|e| ErrorKind::Encode(e.to_string()))?;
+            super::encoders::encoder(c, elem).map_err(|e| ErrorKind::Encode(e.to_string()))?;
+            // A Blosc chunk's header is written last, so no checksum can run over it as it
+            // streams.
+            if matches!(c, Compressor::Blosc(_)) && crc32c > 0 {
+                return Err(unsupported("a crc32c checksum after blosc"));
+            }
         }
         Ok(Self {
             compressor: level.bytes_codecs.compressor,

@@ -1,6 +1,7 @@
 //! One chunk's stored bytes, made as they stream to the store: elements byte-swapped if the
 //! array stores another byte order, compressed into the worker's window, checksums updated on
-//! the way and appended at the end, each full window written out. No chunk-sized buffer.
+//! the way and appended at the end, each full window written out; a head the compressor knows
+//! only at the end (Blosc's) reserved first and filled last. No chunk-sized buffer.
 
 use zinto_core::codec::{CRC32C, Crc32, Status};
 
@@ -55,6 +56,8 @@ pub(crate) struct ChunkStream<'a> {
     writer: &'a mut dyn ObjectWriter,
     /// Stored bytes written so far.
     written: u64,
+    /// Where the encoder's head was reserved in the object, if it has one.
+    head_at: Option<u64>,
 }
 
 impl<'a> ChunkStream<'a> {
@@ -67,9 +70,20 @@ impl<'a> ChunkStream<'a> {
         writer: &'a mut dyn ObjectWriter,
     ) -> Result<Self, StreamError> {
         let mut encoder = encoder;
-        if let Some(e) = encoder.as_deref_mut() {
-            e.begin(len)?;
+        let head = match encoder.as_deref_mut() {
+            Some(e) => e.begin(len)?,
+            None => 0,
+        };
+        if head > 0 && crc32c > 0 {
+            return Err(StoreError::Internal {
+                what: "a checksum over a head written last",
+            }
+            .into());
         }
+        let head_at = match head {
+            0 => None,
+            n => Some(writer.reserve(n)?),
+        };
         Ok(Self {
             encoder,
             windows,
@@ -78,7 +92,8 @@ impl<'a> ChunkStream<'a> {
             swap,
             sums: (0..crc32c).map(|_| Crc32::new(&CRC32C)).collect(),
             writer,
-            written: 0,
+            written: head as u64,
+            head_at,
         })
     }
 
@@ -160,6 +175,9 @@ impl<'a> ChunkStream<'a> {
         self.flush_gathered()?;
         self.feed(&[], true)?;
         self.flush()?;
+        if let (Some(at), Some(encoder)) = (self.head_at, self.encoder.as_deref()) {
+            self.writer.fill(at, encoder.head())?;
+        }
         for i in 0..self.sums.len() {
             let value = self.sums[i].value().to_le_bytes();
             for outer in &mut self.sums[i + 1..] {

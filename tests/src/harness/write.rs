@@ -6,6 +6,7 @@
 use serde_json::json;
 use zinto::core::MemoryOrder;
 use zinto::core::codec::Endian;
+use zinto::core::codec::blosc::{BloscCname, BloscShuffle};
 use zinto::{ArrayBuilder, DataType, MemoryStore, Region, ZarrFormat};
 
 use super::input::Input;
@@ -41,6 +42,17 @@ fn builder(input: &mut Input<'_>) -> (Vec<u64>, ArrayBuilder) {
         3 if !v2 && zstd => b.zstd(3),
         _ => b,
     };
+    // Blosc (LZ4 inside, small chunks: one block each) in place of the compressor, with no
+    // checksum after it (refused: its header is written last).
+    let blosc = shard_factor & 0x20 != 0;
+    if blosc {
+        let shuffle = [
+            BloscShuffle::NoShuffle,
+            BloscShuffle::Shuffle,
+            BloscShuffle::BitShuffle,
+        ][usize::from(chain >> 5 & 1) + usize::from(shard_factor >> 7)];
+        b = b.blosc(BloscCname::Lz4, 5, shuffle);
+    }
     if chain & 0x20 != 0 {
         b = b.endian(Endian::Big);
     }
@@ -50,7 +62,7 @@ fn builder(input: &mut Input<'_>) -> (Vec<u64>, ArrayBuilder) {
     if v2 {
         b = b.zarr_format(ZarrFormat::V2);
     } else {
-        if shard_factor & 2 != 0 {
+        if shard_factor & 2 != 0 && !blosc {
             b = b.crc32c();
         }
         if shard_factor & 4 != 0 {

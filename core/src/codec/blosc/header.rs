@@ -74,6 +74,19 @@ impl InnerCodec {
     }
 }
 
+/// The sizes of a chunk being written ([`BloscHeader::written`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WrittenSizes {
+    /// Bytes per element (1-255).
+    pub typesize: u8,
+    /// Decoded size.
+    pub nbytes: u32,
+    /// Block size.
+    pub blocksize: u32,
+    /// Stored size, header included.
+    pub cbytes: u32,
+}
+
 /// A parsed, validated Blosc header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BloscHeader {
@@ -219,6 +232,45 @@ impl BloscHeader {
             ));
         }
         Ok(())
+    }
+
+    /// The header of a chunk written by zinto: format version 2, inner format 1, never split
+    /// into streams (flag 0x10, which c-blosc 1.x decoders honour), shuffled as `shuffle`
+    /// says, its blocks compressed by `inner`.
+    pub fn written(shuffle: ShuffleMode, inner: InnerCodec, sizes: WrittenSizes) -> Self {
+        let shuffle = match shuffle {
+            ShuffleMode::None => 0,
+            ShuffleMode::Byte => DOSHUFFLE,
+            ShuffleMode::Bit => DOBITSHUFFLE,
+        };
+        let code: u8 = match inner {
+            InnerCodec::BloscLz => 0,
+            InnerCodec::Lz4 => 1,
+            InnerCodec::Snappy => 2,
+            InnerCodec::Zlib => 3,
+            InnerCodec::Zstd => 4,
+        };
+        Self {
+            flags: shuffle | DONT_SPLIT | code << 5,
+            typesize: sizes.typesize,
+            nbytes: sizes.nbytes,
+            blocksize: sizes.blocksize,
+            cbytes: sizes.cbytes,
+        }
+    }
+
+    /// The header's 16 bytes: version, inner version, flags, typesize, then `nbytes`,
+    /// `blocksize` and `cbytes` little endian.
+    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0] = FORMAT_VERSION;
+        b[1] = INNER_FORMAT_VERSION;
+        b[2] = self.flags;
+        b[3] = self.typesize;
+        b[4..8].copy_from_slice(&self.nbytes.to_le_bytes());
+        b[8..12].copy_from_slice(&self.blocksize.to_le_bytes());
+        b[12..16].copy_from_slice(&self.cbytes.to_le_bytes());
+        b
     }
 
     /// Whether the data follows the header as is.

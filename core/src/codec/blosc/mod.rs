@@ -26,7 +26,7 @@ mod permuted;
 
 pub use header::{
     BloscHeader, FORMAT_VERSION, HEADER_LEN, INNER_FORMAT_VERSION, InnerCodec, MAX_BLOCKSIZE,
-    ShuffleMode,
+    ShuffleMode, WrittenSizes,
 };
 
 use super::config::{Config, Reader};
