@@ -199,3 +199,33 @@ def test_dask_workers_in_other_processes_write_through_zinto(tmp_path, monkeypat
         writes = client.run(_zinto_writes)
     assert len(writes) == 2 and sum(writes.values()) >= 4, writes
     np.testing.assert_array_equal(default_reads(path / "v"), data)
+
+
+def test_a_codec_class_of_the_user_s_own_is_left_to_zarr_python(tmp_path):
+    """A Blosc codec the user registered does its own encoding and decoding: zinto, which
+    writes and reads Blosc itself, hands both on, and the user's class is what runs."""
+    from zarr.registry import register_codec
+
+    calls = []
+
+    class CountingBlosc(BloscCodec):
+        async def _encode_single(self, chunk_bytes, chunk_spec):
+            calls.append("encode")
+            return await super()._encode_single(chunk_bytes, chunk_spec)
+
+        async def _decode_single(self, chunk_bytes, chunk_spec):
+            calls.append("decode")
+            return await super()._decode_single(chunk_bytes, chunk_spec)
+
+    register_codec("blosc", CountingBlosc)
+    name = f"{CountingBlosc.__module__}.{CountingBlosc.__qualname__}"
+    before = dict(pipeline.writes_handed_on), dict(pipeline.reads_handed_on)
+    with zarr.config.set({"codec_pipeline.path": ZINTO, "codecs.blosc": name}):
+        z = zarr.create_array(str(tmp_path / "c.zarr"), shape=(20,), chunks=(10,), dtype="i4",
+                              compressors=[{"name": "blosc", "configuration": {}}])
+        z[:] = np.arange(20)
+        np.testing.assert_array_equal(z[:], np.arange(20))
+    assert "encode" in calls and "decode" in calls, calls
+    reason = pipeline.FOREIGN_CODEC
+    assert pipeline.writes_handed_on[reason] > before[0].get(reason, 0)
+    assert pipeline.reads_handed_on[reason] > before[1].get(reason, 0)

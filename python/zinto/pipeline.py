@@ -67,6 +67,7 @@ REMOTE_FAILED = "store zinto could not reach"
 SHARDS_WRAPPED = "sharding inside other codecs, from a store zinto does not address"
 KEY_NOT_PARSED = "chunk key zinto does not parse"
 SELECTION_KIND = "selection of a kind zinto does not take"
+FOREIGN_CODEC = "a codec class of the user's own (registered with zarr), not zarr-python's"
 
 # Reads zinto does piece by piece when it cannot write the whole region into the output.
 BY_PIECES = (NOT_ONE_RECTANGLE, OUTPUT_NOT_C_ORDER, OUTPUT_BIG_ENDIAN)
@@ -192,6 +193,19 @@ def _meta(metadata):
         return None
 
 
+def _foreign_codec(pipeline):
+    """Whether a codec of `pipeline`, or of a shard's inside it, is of a class neither
+    zarr-python's nor numcodecs' own."""
+    todo = list(pipeline)
+    while todo:
+        codec = todo.pop()
+        if type(codec).__module__.split(".")[0] not in ("zarr", "numcodecs"):
+            return True
+        for inner in ("codecs", "index_codecs"):
+            todo += list(getattr(codec, inner, None) or ())
+    return False
+
+
 class ZintoCodecPipeline(CodecPipeline):
     """A zarr-python codec pipeline that reads with zinto (see the module's documentation)."""
 
@@ -199,6 +213,9 @@ class ZintoCodecPipeline(CodecPipeline):
         self._default = default
         self._meta = meta
         self._store = store
+        # A codec class the user registered (zarr's `register_codec`, `codecs.NAME` in its
+        # config) has its own encode and decode, which zinto would bypass.
+        self._foreign = _foreign_codec(default)
         self._arrays = {}
         # Set when zinto could not read zarr's store through its URL (credentials it does not
         # see, a region redirect): from then on zinto decodes the bytes zarr-python fetches.
@@ -531,6 +548,8 @@ class ZintoCodecPipeline(CodecPipeline):
         (then nothing was written and the default pipeline reads it)."""
         if self._meta is None:
             return NO_METADATA
+        if self._foreign:
+            return FOREIGN_CODEC
         target = out.as_ndarray_like() if hasattr(out, "as_ndarray_like") else out
         refused = self._refuse_output(target)
         if refused is not None:
@@ -595,6 +614,8 @@ class ZintoCodecPipeline(CodecPipeline):
         why not (then the default pipeline writes all of it)."""
         if self._meta is None:
             return NO_METADATA
+        if self._foreign:
+            return FOREIGN_CODEC
         local = isinstance(self._store, LocalStore)
         remote = None if local or self._remote_failed else _remote(self._store)
         if not local and remote is None:
