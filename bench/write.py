@@ -38,6 +38,8 @@ ZINTO = ROOT / "target/release/zinto"
 CASES = {
     "seed raw": ((100, 1000, 1000), (10, 1000, 1000), None, "raw"),
     "seed zstd3": ((100, 1000, 1000), (10, 1000, 1000), None, "zstd3"),
+    # Blosc as xarray's v2 default has it (LZ4 level 5, byte shuffle), here in v3.
+    "seed blosc_lz4": ((100, 1000, 1000), (10, 1000, 1000), None, "blosc_lz4"),
     "small_chunks zstd3": ((6000, 6000), (100, 100), None, "zstd3"),
     "sharded zstd3": ((8192, 8192), (128, 128), (1024, 1024), "zstd3"),
 }
@@ -64,6 +66,10 @@ if writer == "zarrs":
 codecs = [{"name": "bytes", "configuration": {"endian": "little"}}]
 if codec == "zstd3":
     codecs.append({"name": "zstd", "configuration": {"level": 3, "checksum": False}})
+if codec == "blosc_lz4":
+    codecs.append({"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle",
+                                                      "typesize": 4, "blocksize": 0}})
+SPEC = {"raw": "raw", "zstd3": "zstd:3", "blosc_lz4": "blosc:lz4:5:shuffle"}[codec]
 before = rss("VmRSS:")
 t = time.perf_counter()
 if writer == "tensorstore":
@@ -80,14 +86,14 @@ if writer == "tensorstore":
     t_arr = ts.open(spec, create=True, delete_existing=True).result()
     t_arr.write(a).result()
 elif writer == "zinto.save":
-    zinto.save(dst, a, chunks=chunks, shards=shards, codecs="zstd:3" if codec == "zstd3" else "raw",
-               fill_value=0.0)
+    zinto.save(dst, a, chunks=chunks, shards=shards, codecs=SPEC, fill_value=0.0)
 else:
     if writer == "zarrs":
         zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"})
     if writer == "zarr+zinto":
         zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"})
-    compressors = [zarr.codecs.ZstdCodec(level=3)] if codec == "zstd3" else None
+    compressors = {"raw": None, "zstd3": [zarr.codecs.ZstdCodec(level=3)],
+                   "blosc_lz4": [zarr.codecs.BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")]}[codec]
     z = zarr.create_array(dst, shape=a.shape, dtype="float32", chunks=tuple(chunks),
                           shards=tuple(shards) if shards else None, compressors=compressors, fill_value=0.0)
     z[...] = a
@@ -118,8 +124,8 @@ def run(writer, case, src, dst):
         args = [str(ZINTO), "create", dst, "--from", str(src), "--chunks", ",".join(map(str, chunks)), "--json"]
         if shards:
             args += ["--shards", ",".join(map(str, shards))]
-        if codec == "zstd3":
-            args += ["--codec", "zstd:3"]
+        if codec != "raw":
+            args += ["--codec", {"zstd3": "zstd:3", "blosc_lz4": "blosc:lz4:5:shuffle"}[codec]]
         out = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
         return out["seconds"], out["extra_over_input"]
     out = json.loads(subprocess.run([sys.executable, "-c", PEER, writer, json.dumps(case), str(src), dst],
