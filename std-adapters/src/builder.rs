@@ -317,7 +317,7 @@ impl ArrayBuilder {
                 Compressor::Zstd(z) => json!({"name": "zstd", "configuration": {"level": z.level.unwrap_or(0), "checksum": z.checksum}}),
                 Compressor::Gzip(g) => json!({"name": "gzip", "configuration": {"level": g.level.unwrap_or(6)}}),
                 Compressor::Blosc(b) => self.blosc_v3(b)?,
-                other => return Err(refused(format!("creating a Zarr v3 array compressed with {other} (zstd or gzip)"))),
+                other => return Err(refused(format!("creating a Zarr v3 array compressed with {other} (zstd, gzip or blosc)"))),
             });
         }
         if self.crc32c {
@@ -408,7 +408,7 @@ impl ArrayBuilder {
             }),
             Some(other) => {
                 return Err(refused(format!(
-                    "creating a Zarr v2 array compressed with {other} (zstd, gzip or zlib)"
+                    "creating a Zarr v2 array compressed with {other} (zstd, gzip, zlib or blosc)"
                 )));
             }
         };

@@ -69,14 +69,15 @@ impl ObjectWriter for StagedFile {
     }
 
     fn fill(&mut self, offset: u64, bytes: &[u8]) -> Result<(), StoreError> {
-        self.open.close(offset, bytes.len())?;
         let file = self.file.as_mut().ok_or(StoreError::Internal {
             what: "bytes filled after the file was closed",
         })?;
-        file.seek(SeekFrom::Start(offset)).map_err(StoreError::Io)?;
-        file.write_all(bytes).map_err(StoreError::Io)?;
-        file.seek(SeekFrom::End(0)).map_err(StoreError::Io)?;
-        Ok(())
+        self.open.fill(offset, bytes, || {
+            file.seek(SeekFrom::Start(offset)).map_err(StoreError::Io)?;
+            file.write_all(bytes).map_err(StoreError::Io)?;
+            file.seek(SeekFrom::End(0)).map_err(StoreError::Io)?;
+            Ok(())
+        })
     }
 
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {

@@ -91,15 +91,17 @@ impl ObjectWriter for MemoryWriter<'_> {
     }
 
     fn fill(&mut self, offset: u64, bytes: &[u8]) -> Result<(), StoreError> {
-        self.open.close(offset, bytes.len())?;
-        usize::try_from(offset)
-            .ok()
-            .and_then(|at| self.bytes.get_mut(at..at.checked_add(bytes.len())?))
-            .ok_or(StoreError::Internal {
-                what: "reserved bytes past the object",
-            })?
-            .copy_from_slice(bytes);
-        Ok(())
+        let object = &mut self.bytes;
+        self.open.fill(offset, bytes, || {
+            usize::try_from(offset)
+                .ok()
+                .and_then(|at| object.get_mut(at..at.checked_add(bytes.len())?))
+                .ok_or(StoreError::Internal {
+                    what: "reserved bytes past the object",
+                })?
+                .copy_from_slice(bytes);
+            Ok(())
+        })
     }
 
     fn commit(self: Box<Self>) -> Result<(), StoreError> {

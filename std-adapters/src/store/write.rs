@@ -59,15 +59,26 @@ impl Reservations {
         self.0.push((offset, len));
     }
 
-    /// Closes the reservation of `len` bytes at `offset`.
-    pub(crate) fn close(&mut self, offset: u64, len: usize) -> Result<(), StoreError> {
-        let at = self
-            .0
+    /// Where the reservation of `len` bytes at `offset` is listed.
+    fn find(&self, offset: u64, len: usize) -> Result<usize, StoreError> {
+        self.0
             .iter()
             .position(|&r| r == (offset, len))
             .ok_or(StoreError::Internal {
                 what: "bytes filled that no reservation holds",
-            })?;
+            })
+    }
+
+    /// Fills the reservation of `bytes.len()` bytes at `offset` with `write`, and closes it
+    /// once that succeeded (a failed fill leaves it open: the object cannot be committed).
+    pub(crate) fn fill(
+        &mut self,
+        offset: u64,
+        bytes: &[u8],
+        write: impl FnOnce() -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        let at = self.find(offset, bytes.len())?;
+        write()?;
         self.0.swap_remove(at);
         Ok(())
     }

@@ -87,10 +87,10 @@ impl BloscEncode {
             // A name added to zinto-core after this list (the enum is non-exhaustive).
             _ => return Err(refused("an inner compressor the write path does not know")),
         };
-        // c-blosc takes elements over 255 bytes as bytes.
+        // c-blosc takes elements over 255 bytes as bytes (typesize 1).
         let typesize = match config.typesize {
             Some(t) if t > 0 => t,
-            _ => u8::try_from(elem).unwrap_or(1).max(1),
+            _ => u8::try_from(elem).ok().filter(|&t| t > 0).unwrap_or(1),
         };
         let shuffle = match config.shuffle.unwrap_or(BloscShuffle::Shuffle) {
             BloscShuffle::NoShuffle => ShuffleMode::None,
@@ -185,9 +185,13 @@ impl BloscEncode {
         self.staged[..4].copy_from_slice(&csize32.to_le_bytes());
         let start = self.sizes.cbytes;
         self.bstarts.push(start);
+        // c-blosc reads the stored size and the block starts as signed 32-bit numbers.
         self.sizes.cbytes = start
             .checked_add(4 + csize32)
-            .ok_or(refused("a chunk over 4 GiB stored"))?;
+            .filter(|&c| c <= i32::MAX as u32)
+            .ok_or(refused(
+                "a chunk stored in over 2 GiB (c-blosc 1.x's limit)",
+            ))?;
         self.drained = 0;
         self.block.clear();
         self.blocks_done += 1;

@@ -86,7 +86,13 @@ impl WritePlan {
             .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         if let Some(c) = &level.bytes_codecs.compressor {
             // Refused before any chunk is written (or removed), not at the first chunk.
-            super::encoders::encoder(c, elem).map_err(|e| ErrorKind::Encode(e.to_string()))?;
+            // Begun on one chunk, so that a chunk the compressor refuses (a Blosc chunk over
+            // 2 GiB) is refused here too.
+            let encode = |e: super::encoders::EncodeError| ErrorKind::Encode(e.to_string());
+            super::encoders::encoder(c, elem)
+                .map_err(encode)?
+                .begin(chunk_len as u64)
+                .map_err(encode)?;
             // A Blosc chunk's header is written last, so no checksum can run over it as it
             // streams.
             if matches!(c, Compressor::Blosc(_)) && crc32c > 0 {
