@@ -91,17 +91,7 @@ impl ObjectWriter for MemoryWriter<'_> {
     }
 
     fn fill(&mut self, offset: u64, bytes: &[u8]) -> Result<(), StoreError> {
-        let object = &mut self.bytes;
-        self.open.fill(offset, bytes, || {
-            usize::try_from(offset)
-                .ok()
-                .and_then(|at| object.get_mut(at..at.checked_add(bytes.len())?))
-                .ok_or(StoreError::Internal {
-                    what: "reserved bytes past the object",
-                })?
-                .copy_from_slice(bytes);
-            Ok(())
-        })
+        self.open.fill_held((&mut self.bytes, 0), offset, bytes)
     }
 
     fn commit(self: Box<Self>) -> Result<(), StoreError> {

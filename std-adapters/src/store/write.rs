@@ -83,6 +83,27 @@ impl Reservations {
         Ok(())
     }
 
+    /// [`Self::fill`] for an object whose bytes from `held_from` on are in `held`: the
+    /// reserved bytes are copied there.
+    pub(crate) fn fill_held(
+        &mut self,
+        (held, held_from): (&mut [u8], u64),
+        offset: u64,
+        bytes: &[u8],
+    ) -> Result<(), StoreError> {
+        self.fill(offset, bytes, || {
+            offset
+                .checked_sub(held_from)
+                .and_then(|at| usize::try_from(at).ok())
+                .and_then(|at| held.get_mut(at..at.checked_add(bytes.len())?))
+                .ok_or(StoreError::Internal {
+                    what: "reserved bytes no longer held",
+                })?
+                .copy_from_slice(bytes);
+            Ok(())
+        })
+    }
+
     /// Whether every reservation is filled.
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -103,18 +103,8 @@ impl ObjectWriter for RemoteWriter<'_> {
     }
 
     fn fill(&mut self, offset: u64, bytes: &[u8]) -> Result<(), StoreError> {
-        let (part, sent) = (&mut self.part, self.sent);
-        self.open.fill(offset, bytes, || {
-            offset
-                .checked_sub(sent)
-                .and_then(|at| usize::try_from(at).ok())
-                .and_then(|at| part.get_mut(at..at.checked_add(bytes.len())?))
-                .ok_or(StoreError::Internal {
-                    what: "reserved bytes already sent",
-                })?
-                .copy_from_slice(bytes);
-            Ok(())
-        })?;
+        self.open
+            .fill_held((&mut self.part, self.sent), offset, bytes)?;
         // Every reservation filled: what was held is final, and goes out in parts of PART_LEN
         // (some stores refuse parts of unequal sizes), the rest kept for the next.
         while self.open.is_empty() && self.part.len() >= PART_LEN {
