@@ -35,6 +35,8 @@ CHAINS = [
     ("3", ["blosc:zstd:3:bitshuffle"]),
     ("2", ["blosc:lz4"]),
     ("2", ["blosc:zlib:1:noshuffle"]),
+    ("3", ["blosc:blosclz:5:shuffle"]),
+    ("2", ["blosc:blosclz:9:bitshuffle"]),
     ("3", ["blosc:lz4hc:9:bitshuffle", "--shards=8,12,5"]),
 ]
 # complex is written by the library (tests/tests/write.rs) but `.npy` import takes real numbers.

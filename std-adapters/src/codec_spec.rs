@@ -116,10 +116,15 @@ fn blosc(arg: &str) -> Result<Compressor, String> {
         "lz4hc" => BloscCname::Lz4Hc,
         "zstd" => BloscCname::Zstd,
         "zlib" => BloscCname::Zlib,
-        "blosclz" | "snappy" => {
-            return Err("zinto writes Blosc with lz4, lz4hc, zstd or zlib inside".into());
+        "blosclz" => BloscCname::BloscLz,
+        "snappy" => {
+            return Err("zinto writes Blosc with blosclz, lz4, lz4hc, zstd or zlib inside".into());
         }
-        _ => return Err("blosc:CNAME[:CLEVEL[:SHUFFLE]], CNAME lz4, lz4hc, zstd or zlib".into()),
+        _ => {
+            return Err(
+                "blosc:CNAME[:CLEVEL[:SHUFFLE]], CNAME blosclz, lz4, lz4hc, zstd or zlib".into(),
+            );
+        }
     };
     let clevel = match parts.next() {
         None => 5,

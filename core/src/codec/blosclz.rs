@@ -241,6 +241,148 @@ fn a_match(src: &[u8], dst: &mut [u8], ctrl: u8, at: &mut Cursor) -> Result<(), 
     Ok(())
 }
 
+/// How many entries the encoder's table holds ([`compress`]'s `table`: 16 KiB of the
+/// caller's).
+pub const HASH_ENTRIES: usize = 1 << HASH_LOG;
+const HASH_LOG: u32 = 12;
+/// The farthest a near match reaches back (a distance of 8192 would read as a far match).
+const MAX_NEAR: usize = FAR_BASE - 1;
+/// The farthest a far match reaches back.
+const MAX_FAR: usize = FAR_BASE + u16::MAX as usize;
+/// The shortest match the encoder writes (it finds them by hashing 4 bytes).
+const MIN_MATCH: usize = 4;
+/// A far match takes two more bytes than a near one: shorter ones are left as literals.
+const MIN_FAR_MATCH: usize = 6;
+
+/// Compresses `src` into `dst` as one BloscLZ stream (the format [`decompress`] reads, which
+/// c-blosc 1.21 decodes); returns the stream's length, or `None` when it does not fit in
+/// `dst` or `src` is empty (Blosc then stores the block as it is).
+///
+/// Greedy: at each byte the 4 bytes there are hashed into `table` (the caller's scratch,
+/// cleared here); a match found there is extended as far as it goes, else the byte becomes a
+/// literal, and the longer a literal run grows the further the search steps (so data that
+/// does not compress passes quickly). The stream ends with a literal run, as the decoders
+/// require. Positions are kept as `u32`: a `src` of 4 GiB or more is `None`.
+pub fn compress(src: &[u8], dst: &mut [u8], table: &mut [u32; HASH_ENTRIES]) -> Option<usize> {
+    if src.is_empty() || u32::try_from(src.len()).is_err() {
+        return None;
+    }
+    table.fill(0);
+    let mut out = Out { dst, at: 0 };
+    let (mut anchor, mut ip) = (0, 0);
+    // A match is followed by at least one byte: none reaches the last one.
+    let limit = src.len() - 1;
+    while ip + MIN_MATCH <= limit {
+        let word = read4(src, ip);
+        let slot = &mut table[hash(word)];
+        // Stored as position + 1 (0: empty); positions fit (checked above).
+        let candidate = (*slot as usize).checked_sub(1);
+        *slot = u32::try_from(ip + 1).ok()?;
+        if let Some(c) = candidate.filter(|&c| ip - c <= MAX_FAR && read4(src, c) == word) {
+            let len = MIN_MATCH + common(src, c + MIN_MATCH, ip + MIN_MATCH, limit);
+            let dist = ip - c;
+            if dist <= MAX_NEAR || len >= MIN_FAR_MATCH {
+                out.literals(&src[anchor..ip])?;
+                out.a_match(len, dist)?;
+                ip += len;
+                anchor = ip;
+                continue;
+            }
+        }
+        ip += 1 + ((ip - anchor) >> 6);
+    }
+    out.literals(&src[anchor..])?;
+    // c-blosc's marker in the first control byte (read as a literal run whatever it holds).
+    out.dst[0] |= 1 << 5;
+    Some(out.at)
+}
+
+fn read4(src: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([src[at], src[at + 1], src[at + 2], src[at + 3]])
+}
+
+fn hash(word: u32) -> usize {
+    (word.wrapping_mul(2_654_435_761) >> (32 - HASH_LOG)) as usize
+}
+
+/// How many bytes from `a` equal those from `b` (`a < b`), up to `limit` for `b`: eight at a
+/// time, then byte by byte.
+fn common(src: &[u8], a: usize, b: usize, limit: usize) -> usize {
+    let mut n = 0;
+    while b + n + 8 <= limit {
+        let (Some(p), Some(q)) = (
+            src[a + n..].first_chunk::<8>(),
+            src[b + n..].first_chunk::<8>(),
+        ) else {
+            break;
+        };
+        let diff = u64::from_le_bytes(*p) ^ u64::from_le_bytes(*q);
+        if diff != 0 {
+            return n + (diff.trailing_zeros() / 8) as usize;
+        }
+        n += 8;
+    }
+    while b + n < limit && src[a + n] == src[b + n] {
+        n += 1;
+    }
+    n
+}
+
+/// The stream being written into the caller's `dst`.
+struct Out<'a> {
+    dst: &'a mut [u8],
+    at: usize,
+}
+
+impl Out<'_> {
+    fn push(&mut self, byte: u8) -> Option<()> {
+        *self.dst.get_mut(self.at)? = byte;
+        self.at += 1;
+        Some(())
+    }
+
+    /// Literal runs of at most 32 bytes each.
+    fn literals(&mut self, bytes: &[u8]) -> Option<()> {
+        for run in bytes.chunks(32) {
+            // At most 32: the control byte says 0 to 31.
+            self.push(u8::try_from(run.len() - 1).ok()?)?;
+            let end = self.at + run.len();
+            self.dst.get_mut(self.at..end)?.copy_from_slice(run);
+            self.at = end;
+        }
+        Some(())
+    }
+
+    /// A match of `len` (at least 3) bytes starting `dist` (1 to [`MAX_FAR`]) back.
+    fn a_match(&mut self, len: usize, dist: usize) -> Option<()> {
+        let (high, code, far) = if dist <= MAX_NEAR {
+            let d = dist - 1;
+            let [code, high] = u16::try_from(d).ok()?.to_le_bytes();
+            (high, code, None)
+        } else {
+            (31, 255, Some(u16::try_from(dist - FAR_BASE).ok()?.to_be_bytes()))
+        };
+        let short = len - 2;
+        if short < 7 {
+            self.push((u8::try_from(short).ok()? << 5) | high)?;
+        } else {
+            self.push((7 << 5) | high)?;
+            let mut rest = len - 9;
+            while rest >= 255 {
+                self.push(255)?;
+                rest -= 255;
+            }
+            self.push(u8::try_from(rest).ok()?)?;
+        }
+        self.push(code)?;
+        if let Some([hi, lo]) = far {
+            self.push(hi)?;
+            self.push(lo)?;
+        }
+        Some(())
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::cast_possible_truncation)]
 mod tests {
@@ -384,6 +526,87 @@ mod tests {
         assert_eq!(decompress(&stream, &mut long), Ok(8195));
         assert_eq!(long[8191..8194], [0, 1, 2]);
         assert_eq!(long[8194], 7);
+    }
+
+    /// `data` compressed and decoded again.
+    fn round_trip(data: &[u8]) -> usize {
+        let mut table = [0u32; HASH_ENTRIES];
+        let mut stream = vec![0u8; data.len() + data.len() / 16 + 64];
+        let n = compress(data, &mut stream, &mut table).unwrap();
+        let mut out = vec![0u8; data.len()];
+        assert_eq!(decompress(&stream[..n], &mut out), Ok(data.len()));
+        assert_eq!(out, data);
+        n
+    }
+
+    #[test]
+    fn the_encoder_round_trips_runs_periods_far_matches_and_noise() {
+        let noise = xs(9, 100_000);
+        assert!(round_trip(&noise) > 100_000);
+        assert!(round_trip(&[0u8; 100_000]) < 500);
+        assert!(round_trip(&b"abcdefg".repeat(5000)) < 300);
+        // A block repeated 9 000 bytes later: a far match where the table still holds it.
+        let mut far = xs(10, 9000);
+        far.extend_from_within(..9000);
+        round_trip(&far);
+        for len in 1..80 {
+            round_trip(&xs(11, len));
+            round_trip(&vec![7u8; len]);
+        }
+        // Every length extension boundary of a match.
+        for len in [8, 9, 10, 263, 264, 265, 519, 520] {
+            let mut d = xs(12, 40);
+            d.extend(core::iter::repeat_n(1u8, len));
+            d.extend_from_slice(&xs(13, 3));
+            round_trip(&d);
+        }
+    }
+
+    #[test]
+    fn far_and_long_matches_are_written_as_the_decoder_reads_them() {
+        let noise = xs(15, 70_000);
+        for (len, dist) in [
+            (3, 8191),
+            (6, 8192),
+            (9, 20_000),
+            (300, 70_000),
+            (1000, MAX_FAR),
+        ] {
+            let mut want = noise[..dist.min(70_000)].to_vec();
+            while want.len() < dist {
+                want.push(1);
+            }
+            let mut stream = vec![0u8; 200_000];
+            let mut out = Out {
+                dst: &mut stream,
+                at: 0,
+            };
+            out.literals(&want).unwrap();
+            out.a_match(len, dist).unwrap();
+            out.literals(&[42]).unwrap();
+            let n = out.at;
+            let at = want.len() - dist;
+            want.extend_from_within(at..at + len);
+            want.push(42);
+            let mut got = vec![0u8; want.len()];
+            assert_eq!(decompress(&stream[..n], &mut got), Ok(want.len()));
+            assert!(got == want, "len {len} dist {dist}");
+        }
+    }
+
+    #[test]
+    fn a_stream_that_does_not_fit_is_none() {
+        let mut table = [0u32; HASH_ENTRIES];
+        let noise = xs(14, 1000);
+        let mut small = vec![0u8; 1000];
+        assert_eq!(compress(&noise, &mut small, &mut table), None);
+        assert_eq!(compress(&[], &mut small, &mut table), None);
+        // Just enough room: what the stream needs, and not a byte less.
+        let mut room = vec![0u8; 2000];
+        let n = compress(&noise, &mut room, &mut table).unwrap();
+        let mut exact = vec![0u8; n];
+        assert_eq!(compress(&noise, &mut exact, &mut table), Some(n));
+        assert_eq!(compress(&noise, &mut exact[..n - 1], &mut table), None);
     }
 
     #[test]

@@ -8,13 +8,14 @@
 //! (256 KiB each by default), never the chunk. Blocks are never split into byte streams
 //! (header flag 0x10). A block its compressor does not make smaller is stored as it is, as
 //! c-blosc stores it. LZ4 and LZ4HC blocks come from lz4_flex's compressor (the same block
-//! format: an LZ4HC chunk is written at LZ4's ratio), zstd from C zstd (feature `zstd-c`) and
-//! zlib from zlib-rs (feature `zlib-rs`). BloscLZ and Snappy are refused by name.
+//! format: an LZ4HC chunk is written at LZ4's ratio), BloscLZ from zinto-core's encoder, zstd
+//! from C zstd (feature `zstd-c`) and zlib from zlib-rs (feature `zlib-rs`). Snappy is refused
+//! by name.
 
 use zinto_core::codec::blosc::{BloscCname, BloscShuffle};
 use zinto_core::codec::blosc::{BloscHeader, HEADER_LEN, InnerCodec, ShuffleMode, WrittenSizes};
 use zinto_core::codec::shuffle::{bitshuffle, shuffle};
-use zinto_core::codec::{BloscConfig, Progress};
+use zinto_core::codec::{BloscConfig, Progress, blosclz};
 
 use super::encoders::{Encode, EncodeError, status};
 
@@ -28,6 +29,8 @@ const MAX_NBYTES: u64 = i32::MAX as u64 - HEADER_LEN as u64;
 /// How one block is compressed.
 enum Inner {
     Lz4,
+    /// zinto-core's BloscLZ encoder and its hash table.
+    BloscLz(Box<[u32; blosclz::HASH_ENTRIES]>),
     #[cfg(feature = "zstd-c")]
     Zstd(zstd_safe::CCtx<'static>, i32),
     #[cfg(feature = "zlib-rs")]
@@ -80,9 +83,10 @@ impl BloscEncode {
             BloscCname::Zstd => return Err(refused("zstd inside (this build has no zstd-c)")),
             #[cfg(not(feature = "zlib-rs"))]
             BloscCname::Zlib => return Err(refused("zlib inside (this build has no zlib-rs)")),
-            BloscCname::BloscLz => {
-                return Err(refused("blosclz inside (not yet; lz4 and zstd are)"));
-            }
+            BloscCname::BloscLz => (
+                Inner::BloscLz(Box::new([0; blosclz::HASH_ENTRIES])),
+                InnerCodec::BloscLz,
+            ),
             BloscCname::Snappy => return Err(refused("snappy inside")),
             // A name added to zinto-core after this list (the enum is non-exhaustive).
             _ => return Err(refused("an inner compressor the write path does not know")),
@@ -219,6 +223,7 @@ fn bound(len: usize) -> usize {
 fn compress(inner: &mut Inner, src: &[u8], dst: &mut [u8]) -> Option<usize> {
     match inner {
         Inner::Lz4 => lz4_flex::block::compress_into(src, dst).ok(),
+        Inner::BloscLz(table) => blosclz::compress(src, dst, table),
         #[cfg(feature = "zstd-c")]
         Inner::Zstd(cctx, level) => cctx.compress(dst, src, *level).ok(),
         #[cfg(feature = "zlib-rs")]
@@ -359,7 +364,7 @@ mod tests {
     #[test]
     fn compressible_blocks_are_compressed_and_the_header_says_what_is_there() {
         let data: Vec<u8> = (0..5000u32).flat_map(|i| (i % 50).to_le_bytes()).collect();
-        for cname in [BloscCname::Lz4, BloscCname::Lz4Hc] {
+        for cname in [BloscCname::Lz4, BloscCname::Lz4Hc, BloscCname::BloscLz] {
             let mut e = BloscEncode::new(&config(cname, BloscShuffle::Shuffle, 4096), 4).unwrap();
             let stored = encode(&mut e, &data);
             let head: &[u8; 16] = stored[..16].try_into().unwrap();
