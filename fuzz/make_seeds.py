@@ -194,6 +194,7 @@ def main():
     blosc_seeds()
     segment_seeds()
     write_seeds()
+    blosc_written_seeds()
     n = sum(1 for _ in SEEDS.rglob("*") if _.is_file())
     size = sum(p.stat().st_size for p in SEEDS.rglob("*") if p.is_file())
     print(f"wrote {n} seeds, {size} bytes, to {SEEDS}")
@@ -272,6 +273,27 @@ def write_seeds():
     }
     for name, head in cases.items():
         write("write_roundtrip", name, bytes(head) + bytes(rng.randrange(256) for _ in range(3000)))
+
+
+def blosc_written_seeds():
+    """blosc_written: [cname, shuffle and type, blocksize / 64, clevel], then the bytes
+    (harness/blosc.rs): each inner compressor and shuffle over smooth numbers, runs and noise,
+    in one block and in several."""
+    import math
+    import random
+
+    rng = random.Random(41)
+    smooth = b"".join(struct.pack("<f", math.sin(i / 50.0)) for i in range(3000))
+    noise = bytes(rng.randrange(256) for _ in range(5000))
+    runs = bytes(i // 700 for i in range(6000))
+    names = ["lz4", "lz4hc", "blosclz", "zstd", "zlib"]
+    for c, cname in enumerate(names):
+        for shuffle, type_bits, label in [(1, 2 << 2, "shuffle_u32"), (2, 1 << 2, "bitshuffle_u16"),
+                                          (0, 0, "noshuffle_u8")]:
+            for bs, data, what in [(0, smooth, "smooth"), (16, runs, "runs_4blocks"),
+                                   (8, noise, "noise")]:
+                head = bytes([c, shuffle | type_bits, bs, 5])
+                write("blosc_written", f"{cname}_{label}_{what}", head + data)
 
 
 if __name__ == "__main__":

@@ -194,3 +194,78 @@ pub fn blosc_differential(data: &[u8], reference: Option<Reference>) {
         (Err(_), None) => {}
     }
 }
+
+/// `[cname, shuffle and type, blocksize / 64, clevel, bytes..]`: the bytes written by zinto's
+/// write path as one Blosc chunk (an array of one chunk in a `MemoryStore`), then decoded by
+/// zinto and, when given, by the reference (c-blosc): both give the bytes back. The encoder's
+/// output is held to what the reference decodes, not only to zinto's own decoder.
+pub fn blosc_written(data: &[u8], reference: Option<Reference>) {
+    use zinto::{ArrayBuilder, DataType, MemoryStore, Region, WriteOptions};
+
+    let mut input = Input::new(data);
+    let cnames = [
+        BloscCname::Lz4,
+        BloscCname::Lz4Hc,
+        BloscCname::BloscLz,
+        BloscCname::Zstd,
+        BloscCname::Zlib,
+    ];
+    let cname = cnames[usize::from(input.u8()) % cnames.len()];
+    let kind = input.u8();
+    let shuffle = [
+        BloscShuffle::NoShuffle,
+        BloscShuffle::Shuffle,
+        BloscShuffle::BitShuffle,
+    ][usize::from(kind % 3)];
+    let dtype = [
+        DataType::UInt8,
+        DataType::UInt16,
+        DataType::UInt32,
+        DataType::UInt64,
+    ][usize::from(kind >> 2) % 4];
+    let blocksize = u64::from(input.u8()) * 64;
+    let clevel = input.u8() % 10;
+    let elem = dtype.fixed_size().expect("a fixed size");
+    let bytes = input.rest();
+    let n = bytes.len() / elem;
+    let inside = match cname {
+        BloscCname::Zstd => "zstd",
+        BloscCname::Zlib => "zlib",
+        _ => "",
+    };
+    if n == 0 || !crate::build_writes(inside) {
+        return;
+    }
+    let bytes = &bytes[..n * elem];
+    let config = BloscConfig {
+        cname: Some(cname),
+        clevel: Some(clevel),
+        shuffle: Some(shuffle),
+        typesize: None,
+        blocksize: Some(blocksize),
+    };
+    let array = ArrayBuilder::new(&[n as u64], dtype, &[n as u64])
+        .compressor(Compressor::Blosc(config))
+        .create(MemoryStore::new(), "")
+        .expect("a valid array");
+    let whole = Region::whole(&[n as u64]).expect("a region");
+    // A chunk all zeros (the fill value) is written too.
+    let options = WriteOptions {
+        write_empty_chunks: true,
+        ..WriteOptions::default()
+    };
+    array
+        .write_from_with(&whole, bytes, &options)
+        .expect("the write succeeds");
+    let stored = array.store().get("c/0").expect("the chunk was written");
+    assert!(
+        decode_blosc_chunk(&stored, bytes.len(), 64).is_ok_and(|d| d == bytes),
+        "zinto does not read back the Blosc chunk it wrote"
+    );
+    if let Some(reference) = reference {
+        assert!(
+            reference(&stored, bytes.len()).is_some_and(|d| d == bytes),
+            "c-blosc does not read back the Blosc chunk zinto wrote ({cname:?})"
+        );
+    }
+}

@@ -20,8 +20,8 @@ mod write;
 
 pub use array::{array_read, metadata};
 pub use blosc::{
-    BLOSC, Reference, blosc_bound, blosc_differential, decode_blosc, decode_blosc_chunk,
-    decode_blosclz, decode_lz4,
+    BLOSC, Reference, blosc_bound, blosc_differential, blosc_written, decode_blosc,
+    decode_blosc_chunk, decode_blosclz, decode_lz4,
 };
 pub use concat::concat;
 pub use decode::{decode, roundtrip, ruzstd_bound, zstd_differential, zstd_frame_header};
@@ -54,6 +54,7 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("decode_blosclz", decode_blosclz),
     // c-blosc is linked by the fuzz crate only: here, zinto's side of the comparison.
     ("blosc_differential", |d| blosc_differential(d, None)),
+    ("blosc_written", |d| blosc_written(d, None)),
     ("segment_header", segment_header),
     ("write_roundtrip", write_roundtrip),
 ];
