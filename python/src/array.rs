@@ -22,6 +22,11 @@ impl RsArray {
     pub fn new(inner: Array<AnyStore>) -> Self {
         Self { inner }
     }
+
+    /// The array.
+    pub fn inner(&self) -> &Array<AnyStore> {
+        &self.inner
+    }
 }
 
 /// The array `path` in the directory `root`, described by the metadata document `json`
@@ -102,7 +107,12 @@ pub fn array_of_chunks(
     from_metadata(Arc::new(store), "", zarr_format, json)
 }
 
-fn from_metadata(store: AnyStore, path: &str, zarr_format: u8, json: &[u8]) -> PyResult<RsArray> {
+pub(crate) fn from_metadata(
+    store: AnyStore,
+    path: &str,
+    zarr_format: u8,
+    json: &[u8],
+) -> PyResult<RsArray> {
     let format = match zarr_format {
         2 => zinto::ZarrFormat::V2,
         3 => zinto::ZarrFormat::V3,
@@ -117,7 +127,7 @@ fn from_metadata(store: AnyStore, path: &str, zarr_format: u8, json: &[u8]) -> P
         .map_err(errors::to_py)
 }
 
-fn region(start: &[u64], shape: &[u64]) -> PyResult<Region> {
+pub(crate) fn region(start: &[u64], shape: &[u64]) -> PyResult<Region> {
     Region::new(start, shape).map_err(|e| errors::to_py(e.into()))
 }
 

@@ -158,6 +158,52 @@ pub fn write<S: Store>(py: Python<'_>, array: &zinto::Array<S>, w: &Write<'_>) -
     })
 }
 
+/// A region's write for a store zinto does not write itself (zarr-python's `MemoryStore`,
+/// `ZipStore`, an fsspec store): the chunks of the array `json` describes (v2 `.zarray` or v3
+/// `zarr.json`, `zarr_format`) that the region `start`/`shape` touches, encoded from `input`
+/// (as `RsArray.write_from` takes it) over the `old` chunks the region only partly covers
+/// (`{key: bytes}`, keys relative to the array), returned as `{key: bytes}` for zarr-python
+/// to store. A touched key missing from the result is a chunk left all fill value: zarr-python
+/// removes it. Each chunk is encoded once, in parallel, off the GIL; the result is handed over
+/// chunk by chunk, so at most one chunk is held twice.
+#[pyfunction]
+#[pyo3(signature = (zarr_format, json, old, start, shape, input, threads=None, write_empty_chunks=false))]
+#[allow(clippy::too_many_arguments)] // zarr-python's write, as it hands it over
+pub fn encode_chunks<'py>(
+    py: Python<'py>,
+    zarr_format: u8,
+    json: &[u8],
+    old: std::collections::HashMap<String, Vec<u8>>,
+    start: Vec<u64>,
+    shape: Vec<u64>,
+    input: PyReadonlyArray1<'_, u8>,
+    threads: Option<usize>,
+    write_empty_chunks: bool,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    let mut memory = zinto::MemoryStore::new();
+    for (key, bytes) in old {
+        memory.insert(key, bytes);
+    }
+    let memory = Arc::new(memory);
+    let store: AnyStore = memory.clone();
+    let array = crate::array::from_metadata(store, "", zarr_format, json)?;
+    let w = Write {
+        region: crate::array::region(&start, &shape)?,
+        input: self::input(&input)?,
+        threads: self::threads(threads)?,
+        write_empty_chunks,
+    };
+    write(py, array.inner(), &w)?;
+    drop(array);
+    let chunks = pyo3::types::PyDict::new(py);
+    for key in memory.keys() {
+        if let Some(bytes) = memory.take(&key) {
+            chunks.set_item(&key, pyo3::types::PyBytes::new(py, &bytes))?;
+        }
+    }
+    Ok(chunks)
+}
+
 /// The input's bytes, if C-contiguous.
 pub fn input<'a>(input: &'a PyReadonlyArray1<'_, u8>) -> PyResult<&'a [u8]> {
     input

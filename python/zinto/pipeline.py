@@ -12,9 +12,10 @@ settings; from any other store it decodes the bytes zarr-python fetched (for sha
 then only the inner chunks needed). Other selections and output layouts are read piece by
 piece (a scratch per piece, put through zarr-python's selections); strings and bytes element
 by element. Writes into a LocalStore or an object store zinto addresses are encoded by zinto
-straight from zarr-python's value. Anything else (a codec or data type zinto does not read or
-write, other stores for writes) goes to zarr-python's default pipeline, counted by reason, so
-nothing that works without zinto stops working.
+straight from zarr-python's value into the store; into any other store (MemoryStore, ZipStore,
+an fsspec store) zinto encodes each chunk from the value and the store takes its bytes.
+Anything else (a codec or data type zinto does not read or write) goes to zarr-python's
+default pipeline, counted by reason, so nothing that works without zinto stops working.
 """
 
 import asyncio
@@ -71,7 +72,6 @@ FOREIGN_CODEC = "a codec class of the user's own (registered with zarr), not zar
 
 # Reads zinto does piece by piece when it cannot write the whole region into the output.
 BY_PIECES = (NOT_ONE_RECTANGLE, OUTPUT_NOT_C_ORDER, OUTPUT_BIG_ENDIAN)
-STORE_NOT_WRITTEN = "store zinto does not write to yet (not a LocalStore or an object store it addresses)"
 STORE_READ_ONLY = "read-only store"
 NOT_WRITTEN_BY_ZINTO = "codec, filter or type zinto does not write yet"
 
@@ -618,8 +618,6 @@ class ZintoCodecPipeline(CodecPipeline):
             return FOREIGN_CODEC
         local = isinstance(self._store, LocalStore)
         remote = None if local or self._remote_failed else _remote(self._store)
-        if not local and remote is None:
-            return STORE_NOT_WRITTEN
         if getattr(self._store, "read_only", False):
             return STORE_READ_ONLY  # the default pipeline raises zarr-python's own error
         data = value.as_ndarray_like() if hasattr(value, "as_ndarray_like") else value
@@ -633,6 +631,8 @@ class ZintoCodecPipeline(CodecPipeline):
         region = None if shape is None else self._region(batch, shape, drop_axes)
         if region is None:
             return NOT_ONE_RECTANGLE
+        if not local and remote is None:
+            return await self._write_through_bytes(batch, data, region)
         array_path, start, extent = region
         try:
             # The metadata as the store holds it now: zarr-python keeps a pipeline when it
@@ -656,11 +656,8 @@ class ZintoCodecPipeline(CodecPipeline):
         empty = bool(batch[0][1].config.write_empty_chunks)
 
         def write():
-            if data.ndim == 0 and extent:
-                _write_scalar(rs, start, extent, data, self._meta.chunk_shape, empty)
-            else:
-                flat = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
-                rs.write_from(start, extent, flat, None, empty)
+            _write_region(lambda at, n, flat: rs.write_from(at, n, flat, None, empty),
+                          start, extent, data, self._meta.chunk_shape)
 
         if local:
             write()
@@ -673,6 +670,79 @@ class ZintoCodecPipeline(CodecPipeline):
             self._remote_failed = True
             return REMOTE_FAILED
         return None
+
+    async def _write_through_bytes(self, batch, data, region):
+        """For a store zinto does not write itself (a MemoryStore, a ZipStore, an fsspec
+        store): zinto encodes the chunks (each once, in parallel, from the value), and each
+        chunk's bytes go to zarr-python's store as the default pipeline hands them over: set,
+        or deleted when left all fill value. The chunks the region only partly covers are
+        fetched first. Returns None, or why not (then nothing was stored)."""
+        array_path, start, extent = region
+        m = self._meta
+        try:
+            rs = _zinto.array_of_chunks(m.zarr_format, m.document, {})
+            if np.dtype(rs.dtype) != data.dtype:
+                return DTYPE_DIFFERS
+        except (_zinto.ZintoError, TypeError):
+            return METADATA_NOT_TAKEN
+        if rs.write_refusal() is not None:
+            return NOT_WRITTEN_BY_ZINTO
+        document = await self._present_document(batch, array_path, rs.shape)
+        if document is None:
+            return METADATA_NOT_TAKEN
+        keys = [bg.path[len(array_path):].lstrip("/") for bg, *_ in batch]
+        partial = [(key, bg, spec) for key, (bg, spec, *_, complete) in zip(keys, batch)
+                   if not complete]
+        fetched = await asyncio.gather(
+            *(bg.get(prototype=spec.prototype) for _key, bg, spec in partial))
+        old = {key: buf.to_bytes() for (key, *_), buf in zip(partial, fetched)
+               if buf is not None}
+        empty = bool(batch[0][1].config.write_empty_chunks)
+        encoded = {}
+
+        def encode(at, n, flat):
+            encoded.update(_zinto.encode_chunks(m.zarr_format, document, old, at, n, flat,
+                                                None, empty))
+
+        try:
+            await asyncio.to_thread(_write_region, encode, start, extent, data, m.chunk_shape)
+        except ValueError:
+            # The region is outside the shape zinto knows (the array grew since the pipeline
+            # was made); nothing was stored yet.
+            return RESIZED
+        await asyncio.gather(*(
+            bg.set(spec.prototype.buffer.from_bytes(encoded.pop(key))) if key in encoded
+            else bg.delete()
+            for key, (bg, spec, *_) in zip(keys, batch)))
+        return None
+
+    async def _present_document(self, batch, array_path, shape):
+        """The metadata document a bytes-API write uses: the pipeline's own, or the store's
+        when the batch cuts a chunk at that document's edge. zarr-python keeps the pipeline
+        (and its metadata) when it resizes an array; zinto lays the fill value past an edge
+        chunk's end, which after a grow would hide values written there since, so only then
+        is the store asked (the default pipeline fetches that chunk anyway; whole-chunk writes
+        ask the store nothing, as zarr-python's own tests count)."""
+        m = self._meta
+        at_edge = any(
+            not complete and any((c + 1) * n > d for c, n, d in
+                                 zip(self._split_key(bg.path)[1], m.chunk_shape, shape))
+            for bg, _spec, _cs, _os, complete in batch)
+        if not at_edge:
+            return m.document
+        key = "zarr.json" if m.zarr_format == 3 else ".zarray"
+        doc = await self._store.get(f"{array_path}/{key}" if array_path else key,
+                                    prototype=batch[0][1].prototype)
+        return None if doc is None else doc.to_bytes()
+
+
+def _write_region(write, start, extent, data, chunk_shape):
+    """`write(start, extent, flat_bytes)` of `data` over the region: an array as its bytes,
+    a scalar (over a region with dimensions) in slabs (`_write_scalar`)."""
+    if data.ndim == 0 and extent:
+        _write_scalar(write, start, extent, data, chunk_shape)
+    else:
+        write(start, extent, np.ascontiguousarray(data).reshape(-1).view(np.uint8))
 
 
 def _reader(rs, start, extent, target):
@@ -751,9 +821,10 @@ def _selection_shape(batch):
     return None if ends is None else tuple(ends)
 
 
-def _write_scalar(rs, start, extent, scalar, chunk_shape, write_empty_chunks):
-    """Writes `scalar` over the region in slabs of whole chunk rows along the first dimension,
-    each from one buffer of at most `SCALAR_SLAB_BYTES` (or one chunk row) laid once."""
+def _write_scalar(write, start, extent, scalar, chunk_shape):
+    """Writes `scalar` over the region in slabs of whole chunk rows along the first dimension
+    (`write(start, extent, flat_bytes)` each), each from one buffer of at most
+    `SCALAR_SLAB_BYTES` (or one chunk row) laid once."""
     row = scalar.dtype.itemsize * int(np.prod(extent[1:], dtype=np.int64))
     step = chunk_shape[0]
     rows = max(step, (SCALAR_SLAB_BYTES // max(row, 1)) // step * step)
@@ -762,8 +833,7 @@ def _write_scalar(rs, start, extent, scalar, chunk_shape, write_empty_chunks):
     while at < end:
         until = min(end, at // step * step + rows)
         part = buffer[:until - at].reshape(-1).view(np.uint8)
-        rs.write_from([at, *start[1:]], [until - at, *extent[1:]], part, None,
-                      write_empty_chunks)
+        write([at, *start[1:]], [until - at, *extent[1:]], part)
         at = until
 
 

@@ -52,6 +52,13 @@ impl MemoryStore {
         self.write().remove(key).map(|b| b.to_vec())
     }
 
+    /// Removes `key` and hands over its bytes as they are held (no copy, unlike
+    /// [`MemoryStore::remove`]); through a shared reference, so a store behind an `Arc` can
+    /// be emptied object by object.
+    pub fn take(&self, key: &str) -> Option<Arc<[u8]>> {
+        self.write().remove(key)
+    }
+
     /// The bytes of `key` (shared: the store keeps them too).
     pub fn get(&self, key: &str) -> Option<Arc<[u8]>> {
         self.read().get(key).cloned()
