@@ -40,6 +40,8 @@ CASES = {
     "seed zstd3": ((100, 1000, 1000), (10, 1000, 1000), None, "zstd3"),
     # Blosc as xarray's v2 default has it (LZ4 level 5, byte shuffle), here in v3.
     "seed blosc_lz4": ((100, 1000, 1000), (10, 1000, 1000), None, "blosc_lz4"),
+    # Blosc with its own BloscLZ inside (c-blosc's default; zinto-core's encoder).
+    "seed blosc_blosclz": ((100, 1000, 1000), (10, 1000, 1000), None, "blosc_blosclz"),
     "small_chunks zstd3": ((6000, 6000), (100, 100), None, "zstd3"),
     "sharded zstd3": ((8192, 8192), (128, 128), (1024, 1024), "zstd3"),
 }
@@ -66,10 +68,11 @@ if writer == "zarrs":
 codecs = [{"name": "bytes", "configuration": {"endian": "little"}}]
 if codec == "zstd3":
     codecs.append({"name": "zstd", "configuration": {"level": 3, "checksum": False}})
-if codec == "blosc_lz4":
-    codecs.append({"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5, "shuffle": "shuffle",
+cname = codec[len("blosc_"):] if codec.startswith("blosc_") else None
+if cname:
+    codecs.append({"name": "blosc", "configuration": {"cname": cname, "clevel": 5, "shuffle": "shuffle",
                                                       "typesize": 4, "blocksize": 0}})
-SPEC = {"raw": "raw", "zstd3": "zstd:3", "blosc_lz4": "blosc:lz4:5:shuffle"}[codec]
+SPEC = f"blosc:{cname}:5:shuffle" if cname else {"raw": "raw", "zstd3": "zstd:3"}[codec]
 before = rss("VmRSS:")
 t = time.perf_counter()
 if writer == "tensorstore":
@@ -92,8 +95,8 @@ else:
         zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"})
     if writer == "zarr+zinto":
         zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"})
-    compressors = {"raw": None, "zstd3": [zarr.codecs.ZstdCodec(level=3)],
-                   "blosc_lz4": [zarr.codecs.BloscCodec(cname="lz4", clevel=5, shuffle="shuffle")]}[codec]
+    compressors = ([zarr.codecs.BloscCodec(cname=cname, clevel=5, shuffle="shuffle")] if cname
+                   else {"raw": None, "zstd3": [zarr.codecs.ZstdCodec(level=3)]}[codec])
     z = zarr.create_array(dst, shape=a.shape, dtype="float32", chunks=tuple(chunks),
                           shards=tuple(shards) if shards else None, compressors=compressors, fill_value=0.0)
     z[...] = a
@@ -124,8 +127,10 @@ def run(writer, case, src, dst):
         args = [str(ZINTO), "create", dst, "--from", str(src), "--chunks", ",".join(map(str, chunks)), "--json"]
         if shards:
             args += ["--shards", ",".join(map(str, shards))]
-        if codec != "raw":
-            args += ["--codec", {"zstd3": "zstd:3", "blosc_lz4": "blosc:lz4:5:shuffle"}[codec]]
+        if codec.startswith("blosc_"):
+            args += ["--codec", f"blosc:{codec[len('blosc_'):]}:5:shuffle"]
+        elif codec != "raw":
+            args += ["--codec", {"zstd3": "zstd:3"}[codec]]
         out = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
         return out["seconds"], out["extra_over_input"]
     out = json.loads(subprocess.run([sys.executable, "-c", PEER, writer, json.dumps(case), str(src), dst],
@@ -156,22 +161,25 @@ def main():
         src = seed(case[0])
         mb = np.load(src, mmap_mode="r").nbytes / 1e6
         results = {w: [] for w in writers}
+        stored = {}
         for _ in range(args.runs):
             for w in writers:  # interleaved
                 tmp = tempfile.mkdtemp(dir=args.out_dir)
                 dst = str(Path(tmp) / "out.zarr")
                 results[w].append(run(w, case, src, dst))
                 check(dst, src)
+                stored[w] = sum(f.stat().st_size for f in Path(dst).rglob("*") if f.is_file())
                 shutil.rmtree(tmp)
         for w in writers:
             secs = [s for s, _ in results[w]]
             extras = [e for _, e in results[w]]
             best = min(secs)
-            rows.append((name, w, best, statistics.median(secs), mb / best, max(extras)))
-    print("| case | writer | best s | median s | MB/s (best) | extra memory (worst) |")
-    print("|---|---|---:|---:|---:|---:|")
-    for name, w, best, med, mbs, extra in rows:
-        print(f"| {name} | {w} | {best:.3f} | {med:.3f} | {mbs:.0f} | {extra * 100:.1f}% |")
+            rows.append((name, w, best, statistics.median(secs), mb / best, max(extras),
+                         stored[w] / 1e6))
+    print("| case | writer | best s | median s | MB/s (best) | extra memory (worst) | stored MB |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for name, w, best, med, mbs, extra, size in rows:
+        print(f"| {name} | {w} | {best:.3f} | {med:.3f} | {mbs:.0f} | {extra * 100:.1f}% | {size:.1f} |")
 
 
 if __name__ == "__main__":

@@ -360,7 +360,11 @@ impl Out<'_> {
             let [code, high] = u16::try_from(d).ok()?.to_le_bytes();
             (high, code, None)
         } else {
-            (31, 255, Some(u16::try_from(dist - FAR_BASE).ok()?.to_be_bytes()))
+            (
+                31,
+                255,
+                Some(u16::try_from(dist - FAR_BASE).ok()?.to_be_bytes()),
+            )
         };
         let short = len - 2;
         if short < 7 {
