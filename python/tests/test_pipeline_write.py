@@ -148,6 +148,50 @@ def test_other_stores_take_the_chunks_zinto_encodes(tmp_path, store, chain):
 
 
 @pytest.mark.parametrize("where", ["local", "memory"])
+@pytest.mark.parametrize("chain", ["v3 zstd", "v3 sharded", "v2 blosc (numcodecs' default)"])
+def test_selections_that_are_not_one_rectangle_are_written_chunk_by_chunk(tmp_path, where, chain):
+    """Steps, orthogonal lists and masks, points, an integer with a list (a dropped axis), a
+    scalar over points: each chunk laid from its old values, the piece put in, written whole;
+    checked against a NumPy model read back by the default pipeline, every write zinto's."""
+    store = str(tmp_path / "p.zarr") if where == "local" else zarr.storage.MemoryStore()
+    shape = (16, 20)
+    model = np.full(shape, 3.5, np.float32)
+    rng = np.random.default_rng(5)
+    mask = rng.integers(0, 2, 20).astype(bool)
+    writes = [
+        ("step", lambda z: z, np.s_[1:15:3, ::4]),
+        ("orthogonal lists", lambda z: z.oindex, ([0, 5, 6, 13], [2, 3, 11, 19])),
+        ("a mask", lambda z: z.oindex, (slice(2, 9), mask)),
+        ("points", lambda z: z.vindex, ([0, 7, 15, 15], [0, 19, 3, 4])),
+        ("an integer and a list", lambda z: z.oindex, (4, [1, 8, 17])),
+    ]
+    before = pipeline.writes_by_zinto
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        z = zarr.create_array(store, shape=shape, chunks=(4, 5), dtype="float32",
+                              fill_value=3.5, **CHAINS[chain])
+        z[...] = rng.normal(size=shape).astype(np.float32)
+        model[...] = z[...]
+        for name, view, key in writes:
+            if name == "points":
+                value = rng.normal(size=4).astype(np.float32)
+                model[key] = value
+            else:
+                # The same selection in NumPy: each dimension's indices, crossed.
+                ix = np.ix_(*(np.atleast_1d(np.arange(n)[k]) for k, n in zip(key, shape)))
+                dropped = tuple(d for d, k in enumerate(key) if isinstance(k, int))
+                value = rng.normal(size=model[ix].squeeze(axis=dropped).shape).astype(np.float32)
+                model[ix] = value.reshape(model[ix].shape)
+            view(z)[key] = value
+        z.vindex[[1, 2, 3], [4, 5, 6]] = np.float32(-7)
+        model[[1, 2, 3], [4, 5, 6]] = -7
+        z.oindex[9, [0, 12]] = np.float32(8)  # a scalar with a dropped axis
+        model[9, [0, 12]] = 8
+    assert pipeline.writes_by_zinto - before == len(writes) + 3, pipeline.writes_handed_on
+    with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        np.testing.assert_array_equal(zarr.open_array(store, mode="r")[...], model)
+
+
+@pytest.mark.parametrize("where", ["local", "memory"])
 def test_a_resized_array_is_written_with_the_store_s_shape(tmp_path, where):
     """zarr-python keeps the pipeline (with the old shape) when it resizes: zinto takes the
     metadata the store holds, so the old edge chunk is written whole, not cut at the old edge

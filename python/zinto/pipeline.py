@@ -616,24 +616,76 @@ class ZintoCodecPipeline(CodecPipeline):
             return NO_METADATA
         if self._foreign:
             return FOREIGN_CODEC
-        local = isinstance(self._store, LocalStore)
-        remote = None if local or self._remote_failed else _remote(self._store)
         if getattr(self._store, "read_only", False):
             return STORE_READ_ONLY  # the default pipeline raises zarr-python's own error
         data = value.as_ndarray_like() if hasattr(value, "as_ndarray_like") else value
-        if not isinstance(data, np.ndarray):
-            return OUTPUT_NOT_NUMPY
-        if data.dtype.kind in "OTUSV":
-            return OUTPUT_OBJECTS
-        if not data.dtype.isnative:
-            return OUTPUT_BIG_ENDIAN
+        refused = _refuse_value(data)
+        if refused is not None:
+            return refused
         shape = data.shape if data.ndim else _selection_shape(batch)
         region = None if shape is None else self._region(batch, shape, drop_axes)
+        pieces = None
         if region is None:
-            return NOT_ONE_RECTANGLE
+            pieces = self._pieces(batch)
+            if isinstance(pieces, str):
+                return pieces
+        target = await self._write_target(batch, data.dtype, whole_chunks=pieces is not None)
+        if isinstance(target, str):
+            return target
+        chunk_shape = self._meta.chunk_shape
+
+        def write():
+            if pieces is None:
+                _array_path, start, extent = region
+                _write_region(target.write, start, extent, data, chunk_shape)
+            else:
+                for piece in pieces:
+                    _write_piece(target, piece, data, drop_axes, chunk_shape)
+
+        try:
+            if target.in_place:
+                write()  # local files: as the default pipeline, on zarr-python's loop
+            else:
+                await asyncio.to_thread(write)  # network writes, or encodes: off the loop
+        except _zinto.StoreError:
+            if target.in_place or target.fetched is not None:
+                raise
+            # zarr-python reaches this store and zinto does not (credentials, a region): the
+            # default pipeline writes all of it again, and every later write.
+            self._remote_failed = True
+            return REMOTE_FAILED
+        except _Unhandled:
+            return SELECTION_KIND  # the default pipeline writes all of it again
+        except ValueError:
+            # The region is outside the shape zinto knows (the array grew since the pipeline
+            # was made); for a zarr-python store nothing was stored yet.
+            return RESIZED
+        await target.finish(batch)
+        return None
+
+    def _pieces(self, batch):
+        """For a selection that is not one rectangle: `(coords, chunk_sel, out_sel, complete,
+        fill)` for each chunk the batch touches, or why zinto does not write it."""
+        pieces, array_path = [], None
+        for bg, spec, chunk_sel, out_sel, complete in batch:
+            split = self._split_key(bg.path)
+            if split is None or array_path not in (None, split[0]):
+                return KEY_NOT_PARSED
+            array_path = split[0]
+            if not isinstance(chunk_sel, tuple) or len(chunk_sel) != self._meta.ndim:
+                return SELECTION_KIND
+            pieces.append((split[1], chunk_sel, out_sel, complete, spec.fill_value))
+        return pieces
+
+    async def _write_target(self, batch, dtype, whole_chunks):
+        """Where the write goes: a `_WriteTarget` over the array as the store holds it now, or
+        why zinto does not write it."""
+        array_path = self._split_key(batch[0][0].path)[0]
+        local = isinstance(self._store, LocalStore)
+        remote = None if local or self._remote_failed else _remote(self._store)
+        empty = bool(batch[0][1].config.write_empty_chunks)
         if not local and remote is None:
-            return await self._write_through_bytes(batch, data, region)
-        array_path, start, extent = region
+            return await self._bytes_target(batch, array_path, dtype, empty, whole_chunks)
         try:
             # The metadata as the store holds it now: zarr-python keeps a pipeline when it
             # resizes an array, and an edge chunk written with the old shape would be wrong.
@@ -642,8 +694,6 @@ class ZintoCodecPipeline(CodecPipeline):
             else:
                 url, settings = remote
                 rs = await asyncio.to_thread(_zinto.open_at_url, url, array_path, settings)
-            if not isinstance(rs, _zinto.RsArray) or np.dtype(rs.dtype) != data.dtype:
-                return DTYPE_DIFFERS
         except _zinto.StoreError:
             if local:
                 return METADATA_NOT_TAKEN
@@ -651,42 +701,25 @@ class ZintoCodecPipeline(CodecPipeline):
             return REMOTE_FAILED
         except (_zinto.ZintoError, OSError, TypeError):
             return METADATA_NOT_TAKEN
-        if rs.write_refusal() is not None:
-            return NOT_WRITTEN_BY_ZINTO
-        empty = bool(batch[0][1].config.write_empty_chunks)
+        refused = _refuse_array(rs, dtype)
+        if refused is not None:
+            return refused
+        return _WriteTarget(rs, rs, empty, in_place=local)
 
-        def write():
-            _write_region(lambda at, n, flat: rs.write_from(at, n, flat, None, empty),
-                          start, extent, data, self._meta.chunk_shape)
-
-        if local:
-            write()
-            return None
-        try:
-            await asyncio.to_thread(write)  # network writes: off zarr-python's event loop
-        except _zinto.StoreError:
-            # zarr-python reaches this store and zinto does not (credentials, a region): the
-            # default pipeline writes all of it again, and every later write.
-            self._remote_failed = True
-            return REMOTE_FAILED
-        return None
-
-    async def _write_through_bytes(self, batch, data, region):
+    async def _bytes_target(self, batch, array_path, dtype, empty, whole_chunks):
         """For a store zinto does not write itself (a MemoryStore, a ZipStore, an fsspec
-        store): zinto encodes the chunks (each once, in parallel, from the value), and each
-        chunk's bytes go to zarr-python's store as the default pipeline hands them over: set,
-        or deleted when left all fill value. The chunks the region only partly covers are
-        fetched first. Returns None, or why not (then nothing was stored)."""
-        array_path, start, extent = region
+        store): zinto encodes the chunks (each once, in parallel, from the value) and each
+        chunk's bytes go to zarr-python's store at the end, as the default pipeline hands them
+        over: set, or deleted when left all fill value. The chunks the selection only partly
+        covers are fetched first."""
         m = self._meta
         try:
             rs = _zinto.array_of_chunks(m.zarr_format, m.document, {})
-            if np.dtype(rs.dtype) != data.dtype:
-                return DTYPE_DIFFERS
         except (_zinto.ZintoError, TypeError):
             return METADATA_NOT_TAKEN
-        if rs.write_refusal() is not None:
-            return NOT_WRITTEN_BY_ZINTO
+        refused = _refuse_array(rs, dtype)
+        if refused is not None:
+            return refused
         document = await self._present_document(batch, array_path, rs.shape)
         if document is None:
             return METADATA_NOT_TAKEN
@@ -697,24 +730,13 @@ class ZintoCodecPipeline(CodecPipeline):
             *(bg.get(prototype=spec.prototype) for _key, bg, spec in partial))
         old = {key: buf.to_bytes() for (key, *_), buf in zip(partial, fetched)
                if buf is not None}
-        empty = bool(batch[0][1].config.write_empty_chunks)
-        encoded = {}
-
-        def encode(at, n, flat):
-            encoded.update(_zinto.encode_chunks(m.zarr_format, document, old, at, n, flat,
-                                                None, empty))
-
         try:
-            await asyncio.to_thread(_write_region, encode, start, extent, data, m.chunk_shape)
-        except ValueError:
-            # The region is outside the shape zinto knows (the array grew since the pipeline
-            # was made); nothing was stored yet.
-            return RESIZED
-        await asyncio.gather(*(
-            bg.set(spec.prototype.buffer.from_bytes(encoded.pop(key))) if key in encoded
-            else bg.delete()
-            for key, (bg, spec, *_) in zip(keys, batch)))
-        return None
+            old_rs = _zinto.array_of_chunks(m.zarr_format, document, old)
+        except (_zinto.ZintoError, TypeError):
+            return METADATA_NOT_TAKEN
+        # Whole chunks need none of the old ones (and each call would copy them).
+        encoder = _ChunkEncoder(m.zarr_format, document, {} if whole_chunks else old, empty)
+        return _WriteTarget(old_rs, encoder, empty, in_place=False, fetched=keys)
 
     async def _present_document(self, batch, array_path, shape):
         """The metadata document a bytes-API write uses: the pipeline's own, or the store's
@@ -734,6 +756,96 @@ class ZintoCodecPipeline(CodecPipeline):
         doc = await self._store.get(f"{array_path}/{key}" if array_path else key,
                                     prototype=batch[0][1].prototype)
         return None if doc is None else doc.to_bytes()
+
+
+def _refuse_value(data):
+    """Why zinto does not write `data` (the value zarr-python hands over), or None."""
+    if not isinstance(data, np.ndarray):
+        return OUTPUT_NOT_NUMPY
+    if data.dtype.kind in "OTUSV":
+        return OUTPUT_OBJECTS
+    if not data.dtype.isnative:
+        return OUTPUT_BIG_ENDIAN
+    return None
+
+
+def _refuse_array(rs, dtype):
+    """Why zinto does not write values of `dtype` into the zinto array `rs`, or None."""
+    try:
+        if not isinstance(rs, _zinto.RsArray) or np.dtype(rs.dtype) != dtype:
+            return DTYPE_DIFFERS
+    except TypeError:
+        return DTYPE_DIFFERS  # a type NumPy does not name as zinto does
+    if rs.write_refusal() is not None:
+        return NOT_WRITTEN_BY_ZINTO
+    return None
+
+
+class _ChunkEncoder:
+    """Chunks encoded for a zarr-python store (`_zinto.encode_chunks`), gathered by key."""
+
+    def __init__(self, zarr_format, document, old, write_empty_chunks):
+        self._args = (zarr_format, document, old)
+        self._empty = write_empty_chunks
+        self.encoded = {}
+
+    def write_from(self, start, extent, flat, _threads, _empty):
+        self.encoded.update(
+            _zinto.encode_chunks(*self._args, start, extent, flat, None, self._empty))
+
+
+class _WriteTarget:
+    """Where a pipeline write goes: `reader` reads a chunk's old values, `writer` writes a
+    region (a zinto array, or a `_ChunkEncoder` for a zarr-python store, whose chunks
+    `finish` hands to the store: `fetched` are the batch's keys then)."""
+
+    def __init__(self, reader, writer, empty, in_place, fetched=None):
+        self.reader, self.writer, self.empty = reader, writer, empty
+        self.in_place, self.fetched = in_place, fetched
+        self.shape = reader.shape
+
+    def read(self, start, extent, flat):
+        self.reader.read_into(start, extent, flat, 1)
+
+    def write(self, start, extent, flat):
+        self.writer.write_from(start, extent, flat, None, self.empty)
+
+    async def finish(self, batch):
+        if self.fetched is None:
+            return
+        encoded = self.writer.encoded
+        await asyncio.gather(*(
+            bg.set(spec.prototype.buffer.from_bytes(encoded.pop(key))) if key in encoded
+            else bg.delete()
+            for key, (bg, spec, *_) in zip(self.fetched, batch)))
+
+
+def _write_piece(target, piece, data, drop_axes, chunk_shape):
+    """One chunk of a selection that is not one rectangle: the chunk (its part inside the
+    array) laid in a scratch, from its old values unless zarr-python says the selection
+    covers it, the value's piece put in through zarr-python's own selections (as the default
+    pipeline puts it), and the chunk written whole (encoded once)."""
+    coords, chunk_sel, out_sel, complete, fill = piece
+    start = [c * n for c, n in zip(coords, chunk_shape)]
+    extent = [min(n, d - s) for n, d, s in zip(chunk_shape, target.shape, start)]
+    if min(extent, default=1) <= 0:
+        raise ValueError("a chunk outside the array's shape")
+    scratch = np.empty(extent, dtype=data.dtype)
+    if complete:
+        scratch[...] = fill  # the selection covers it: the fill value only past its edge
+    else:
+        target.read(start, extent, scratch.reshape(-1).view(np.uint8))
+    try:
+        part = data
+        if data.ndim:  # a scalar is laid as it is, as the default pipeline lays it
+            part = data[out_sel]
+            if drop_axes:
+                part = part[tuple(None if d in drop_axes else slice(None)
+                                  for d in range(len(extent)))]
+        scratch[chunk_sel] = part
+    except (IndexError, ValueError) as e:
+        raise _Unhandled from e
+    target.write(start, extent, scratch.reshape(-1).view(np.uint8))
 
 
 def _write_region(write, start, extent, data, chunk_shape):
