@@ -42,7 +42,7 @@ fn builder(input: &mut Input<'_>) -> (Vec<u64>, ArrayBuilder) {
         3 if !v2 && zstd => b.zstd(3),
         _ => b,
     };
-    // Blosc (LZ4 inside, small chunks: one block each) in place of the compressor, with no
+    // Blosc (LZ4 or BloscLZ inside, small chunks: one block each) in place of the compressor, with no
     // checksum after it (refused: its header is written last).
     let blosc = shard_factor & 0x20 != 0;
     if blosc {
@@ -51,7 +51,12 @@ fn builder(input: &mut Input<'_>) -> (Vec<u64>, ArrayBuilder) {
             BloscShuffle::Shuffle,
             BloscShuffle::BitShuffle,
         ][usize::from(chain >> 5 & 1) + usize::from(shard_factor >> 7)];
-        b = b.blosc(BloscCname::Lz4, 5, shuffle);
+        // The compressor's bits pick the inner codec: zinto-core's BloscLZ or lz4_flex's LZ4.
+        let cname = match (chain >> 3) & 1 {
+            0 => BloscCname::Lz4,
+            _ => BloscCname::BloscLz,
+        };
+        b = b.blosc(cname, 5, shuffle);
     }
     if chain & 0x20 != 0 {
         b = b.endian(Endian::Big);
