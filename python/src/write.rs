@@ -163,9 +163,11 @@ pub fn write<S: Store>(py: Python<'_>, array: &zinto::Array<S>, w: &Write<'_>) -
 /// `zarr.json`, `zarr_format`) that the region `start`/`shape` touches, encoded from `input`
 /// (as `RsArray.write_from` takes it) over the `old` chunks the region only partly covers
 /// (`{key: bytes}`, keys relative to the array), returned as `{key: bytes}` for zarr-python
-/// to store. A touched key missing from the result is a chunk left all fill value: zarr-python
-/// removes it. Each chunk is encoded once, in parallel, off the GIL; the result is handed over
-/// chunk by chunk, so at most one chunk is held twice.
+/// to store: only the chunks this write stored (an old chunk it did not touch is not in it, so
+/// the results of writes of disjoint regions over the same `old` can be merged). A touched key
+/// missing from the result is a chunk left all fill value: zarr-python removes it. Each chunk
+/// is encoded once, in parallel, off the GIL; the result is handed over chunk by chunk, so at
+/// most one chunk is held twice.
 #[pyfunction]
 #[pyo3(signature = (zarr_format, json, old, start, shape, input, threads=None, write_empty_chunks=false))]
 #[allow(clippy::too_many_arguments)] // zarr-python's write, as it hands it over
@@ -185,6 +187,12 @@ pub fn encode_chunks<'py>(
         memory.insert(key, bytes);
     }
     let memory = Arc::new(memory);
+    // The old chunks as seeded: one the write leaves is the same allocation after it.
+    let seeded: std::collections::HashMap<String, Arc<[u8]>> = memory
+        .keys()
+        .into_iter()
+        .filter_map(|k| memory.get(&k).map(|b| (k, b)))
+        .collect();
     let store: AnyStore = memory.clone();
     let array = crate::array::from_metadata(store, "", zarr_format, json)?;
     let w = Write {
@@ -197,7 +205,10 @@ pub fn encode_chunks<'py>(
     drop(array);
     let chunks = pyo3::types::PyDict::new(py);
     for key in memory.keys() {
-        if let Some(bytes) = memory.take(&key) {
+        let Some(bytes) = memory.take(&key) else {
+            continue;
+        };
+        if !seeded.get(&key).is_some_and(|old| Arc::ptr_eq(old, &bytes)) {
             chunks.set_item(&key, pyo3::types::PyBytes::new(py, &bytes))?;
         }
     }

@@ -320,3 +320,46 @@ def test_a_codec_class_of_the_user_s_own_is_left_to_zarr_python(tmp_path):
     reason = pipeline.FOREIGN_CODEC
     assert pipeline.writes_handed_on[reason] > before[0].get(reason, 0)
     assert pipeline.reads_handed_on[reason] > before[1].get(reason, 0)
+
+
+# Found by a review against the default pipeline; each fails without its fix.
+
+def test_a_scalar_written_in_slabs_into_a_memory_store_keeps_every_slab_s_chunks():
+    """A scalar over more than `SCALAR_SLAB_BYTES` is encoded slab by slab; a slab's result
+    holds only the chunks it wrote, so a later slab does not put an old chunk back over one
+    an earlier slab cut and rewrote."""
+    store = zarr.storage.MemoryStore()
+    with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        zarr.create_array(store, shape=(3000, 1000), chunks=(1000, 1000), dtype="f8",
+                          fill_value=0)[:] = 1.0
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        zarr.open_array(store, mode="r+")[500:3000, :] = 2.0
+    with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        got = zarr.open_array(store, mode="r")[...]
+    assert (got[:500] == 1).all() and (got[500:] == 2).all()
+
+
+def test_a_broadcast_value_into_a_v2_array_without_a_fill_value_is_written():
+    """A value that broadcasts is written chunk by chunk; a whole chunk starts from
+    zarr-python's default fill (the array states none), as the default pipeline's does."""
+    store = zarr.storage.MemoryStore()
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        z = zarr.create_array(store, shape=(4, 8), chunks=(4, 4), dtype="i4", fill_value=None,
+                              zarr_format=2)
+        before = pipeline.writes_by_zinto
+        z[0:4, 0:8] = np.arange(8, dtype="i4")[None, :]
+        assert pipeline.writes_by_zinto == before + 1
+    np.testing.assert_array_equal(z[...], np.tile(np.arange(8, dtype="i4"), (4, 1)))
+
+
+@pytest.mark.parametrize("where", ["local", "memory"])
+def test_a_whole_chunk_past_the_pipeline_s_edge_is_not_cut_short(tmp_path, where):
+    """After a grow the pipeline keeps the old shape: a selection covering a chunk past the
+    old edge is handed on, not cut at the old edge (NumPy would cut the slice silently)."""
+    store = str(tmp_path / "g.zarr") if where == "local" else zarr.storage.MemoryStore()
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        z = zarr.create_array(store, shape=(10,), chunks=(4,), dtype="i4", fill_value=0)
+        z.resize((16,))
+        z[8:12] = [5]
+    with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        np.testing.assert_array_equal(zarr.open_array(store, mode="r")[8:12], [5, 5, 5, 5])

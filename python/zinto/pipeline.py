@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from zarr.abc.codec import CodecPipeline
 from zarr.abc.store import RangeByteRequest
-from zarr.core.codec_pipeline import BatchedCodecPipeline
+from zarr.core.codec_pipeline import BatchedCodecPipeline, fill_value_or_default
 from zarr.storage import FsspecStore, LocalStore
 
 try:
@@ -674,7 +674,7 @@ class ZintoCodecPipeline(CodecPipeline):
             array_path = split[0]
             if not isinstance(chunk_sel, tuple) or len(chunk_sel) != self._meta.ndim:
                 return SELECTION_KIND
-            pieces.append((split[1], chunk_sel, out_sel, complete, spec.fill_value))
+            pieces.append((split[1], chunk_sel, out_sel, complete, fill_value_or_default(spec)))
         return pieces
 
     async def _write_target(self, batch, dtype, whole_chunks):
@@ -830,12 +830,17 @@ def _write_piece(target, piece, data, drop_axes, chunk_shape):
     extent = [min(n, d - s) for n, d, s in zip(chunk_shape, target.shape, start)]
     if min(extent, default=1) <= 0:
         raise ValueError("a chunk outside the array's shape")
+    for sel, n in zip(chunk_sel, extent):
+        # NumPy cuts a slice at the scratch's end without a word: a selection past it is a
+        # shape zinto does not know (the array grew since the pipeline was made).
+        if isinstance(sel, slice) and (sel.stop or 0) > n:
+            raise ValueError("a selection past the array's shape")
     scratch = np.empty(extent, dtype=data.dtype)
-    if complete:
-        scratch[...] = fill  # the selection covers it: the fill value only past its edge
-    else:
+    if not complete:
         target.read(start, extent, scratch.reshape(-1).view(np.uint8))
     try:
+        if complete:
+            scratch[...] = fill  # the selection covers it: the fill value only past its edge
         part = data
         if data.ndim:  # a scalar is laid as it is, as the default pipeline lays it
             part = data[out_sel]
@@ -843,7 +848,7 @@ def _write_piece(target, piece, data, drop_axes, chunk_shape):
                 part = part[tuple(None if d in drop_axes else slice(None)
                                   for d in range(len(extent)))]
         scratch[chunk_sel] = part
-    except (IndexError, ValueError) as e:
+    except (IndexError, ValueError, TypeError) as e:
         raise _Unhandled from e
     target.write(start, extent, scratch.reshape(-1).view(np.uint8))
 
