@@ -757,3 +757,85 @@ fn a_failed_remote_write_names_the_chunk() {
     assert!(said.contains(&format!("{}/new/c/0", proxy.url())), "{said}");
     assert!(said.contains("503"), "{said}");
 }
+
+/// Writes to moto's S3 through a proxy that drops connections and answers 503 (four faults,
+/// which requests in flight at once share as they come): each request is retried and both arrays (4 MiB chunks sent as single
+/// PUTs, one 12 MiB chunk sent as a multipart upload) read back equal. Through a proxy that
+/// cuts every answer short, a write either succeeds whole (a PUT's answer has no body to cut)
+/// or fails naming the chunk's URL with no object under its key (the upload's start, whose
+/// answer holds its id, is tried again: a write whose first answer is cut succeeds). Through a
+/// proxy that drops every
+/// request, the write fails naming the chunk and leaves no object (issue 28).
+#[test]
+fn remote_writes_retry_dropped_and_refused_requests_and_leave_nothing_half_visible() {
+    use zinto::{ArrayBuilder, DataType};
+    let Some(moto) = moto() else { return };
+    assert_eq!(request(moto.addr, "PUT", "/faulty", b""), 200);
+    let direct = remote("s3://faulty/a.zarr", moto_options(moto.addr));
+    let shape = [3u64, 1024, 1024];
+    let values: Vec<u8> = (0..3 * 1024 * 1024u32)
+        .flat_map(|i| (i as f32 * 0.5).to_ne_bytes())
+        .collect();
+    let whole = Region::whole(&shape).unwrap();
+    let single = [1u64, 1024, 1024];
+    let faulty = |faults: Vec<Fault>, name: &str, chunks: &[u64]| {
+        // The metadata goes straight to moto; the chunks through the faults.
+        let array = ArrayBuilder::new(&shape, DataType::Float32, chunks)
+            .create(&direct, name)
+            .unwrap();
+        let proxy = FaultProxy::start(moto.addr, faults).unwrap();
+        // Retries enough for one request to meet every fault.
+        let mut options = moto_options(proxy.addr());
+        options.retries = 5;
+        let through = remote("s3://faulty/a.zarr", options);
+        let json = direct
+            .read_whole(&format!("{name}/zarr.json"), 1 << 20)
+            .unwrap()
+            .unwrap();
+        let array_through =
+            Array::from_metadata(&through, name, ZarrFormat::V3, &json, None).unwrap();
+        let result = array_through.write_from(&whole, &values);
+        (array, result, proxy.requests().len())
+    };
+    for (name, chunks) in [("single", &single[..]), ("multipart", &shape[..])] {
+        let faults = vec![
+            Fault::Drop,
+            Fault::Status(503),
+            Fault::Pass,
+            Fault::Drop,
+            Fault::Status(503),
+        ];
+        let (array, result, seen) = faulty(faults, name, chunks);
+        result.unwrap();
+        assert!(array.read_to_vec(&whole).unwrap() == values, "{name}");
+        // The 3 or 4 requests of a clean write, and one more for each fault.
+        assert!(seen >= 7, "{name}: only {seen} requests met the proxy");
+    }
+    // The answer to the upload's start (its id) cut short once: started again, then written.
+    let (array, result, _) = faulty(vec![Fault::Truncate(5)], "cut-once", &shape);
+    result.unwrap();
+    assert!(array.read_to_vec(&whole).unwrap() == values, "cut-once");
+    // Every answer cut short, and every request dropped.
+    for (name, fault, chunks) in [
+        ("cut-single", Fault::Truncate(5), &single[..]),
+        ("cut-multipart", Fault::Truncate(5), &shape[..]),
+        ("dropped", Fault::Drop, &shape[..]),
+    ] {
+        let (array, result, _) = faulty(vec![fault; 1000], name, chunks);
+        let keys = ["0/0/0", "1/0/0", "2/0/0"];
+        match result {
+            Ok(()) => assert!(array.read_to_vec(&whole).unwrap() == values, "{name}"),
+            Err(e) => {
+                assert!(e.to_string().contains(&format!("{name}/c/")), "{name}: {e}");
+                // Each chunk whole or absent, none in part.
+                for key in keys {
+                    let size = direct.size(&format!("{name}/c/{key}")).unwrap();
+                    assert!(
+                        matches!(size, None | Some(4194304 | 12582912)),
+                        "{name}: {size:?}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -57,7 +57,7 @@ impl<'a> RemoteWriter<'a> {
         let payload = PutPayload::from(std::mem::take(&mut self.part));
         let result = store.runtime.block_on(async {
             if self.upload.is_none() {
-                self.upload = Some(store.store.put_multipart(&self.location).await?);
+                self.upload = Some(start_upload(store, &self.location).await?);
             }
             match self.upload.as_mut() {
                 Some(upload) => upload.put_part(payload).await,
@@ -65,6 +65,25 @@ impl<'a> RemoteWriter<'a> {
             }
         });
         result.map_err(|e| store.error(&self.key, e))
+    }
+}
+
+/// Starts a multipart upload. object_store retries the request, but not an answer whose body
+/// is cut short (it holds the upload's id): that is a `Generic` error, tried again here up to
+/// the store's `retries`. Starting an upload is safe to repeat: one whose answer was lost is
+/// never completed, and never becomes an object.
+async fn start_upload(
+    store: &RemoteStore,
+    location: &Path,
+) -> object_store::Result<Box<dyn MultipartUpload>> {
+    let mut tries = 0;
+    loop {
+        match store.store.put_multipart(location).await {
+            Err(object_store::Error::Generic { .. }) if tries < store.options.retries => {
+                tries += 1;
+            }
+            done => return done,
+        }
     }
 }
 
