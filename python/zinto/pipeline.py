@@ -482,20 +482,18 @@ class ZintoCodecPipeline(CodecPipeline):
             return OUTPUT_NOT_NUMPY
         if target.dtype.kind == "V":
             return STRUCTURED
-        pieces, array_path = [], None
-        for bg, _spec, chunk_sel, out_sel, _complete in batch:
-            split = self._split_key(bg.path)
-            if split is None or array_path not in (None, split[0]):
-                return KEY_NOT_PARSED
-            array_path = split[0]
-            if not isinstance(chunk_sel, tuple) or len(chunk_sel) != self._meta.ndim:
-                return SELECTION_KIND
+        chunks = self._pieces(batch)
+        if isinstance(chunks, str):
+            return chunks
+        array_path = self._split_key(batch[0][0].path)[0]
+        pieces = []
+        for coords, chunk_sel, out_sel, _complete, _fill in chunks:
             try:
                 boxes = [_box(sel, n) for sel, n in zip(chunk_sel, self._meta.chunk_shape)]
             except _Unhandled:
                 return SELECTION_KIND
             if None not in boxes:
-                pieces.append((split[1], boxes, out_sel))
+                pieces.append((coords, boxes, out_sel))
         try:
             rs = await self._array(batch, array_path)
         except _zinto.ZintoError:
@@ -648,7 +646,7 @@ class ZintoCodecPipeline(CodecPipeline):
             else:
                 await asyncio.to_thread(write)  # network writes, or encodes: off the loop
         except _zinto.StoreError:
-            if target.in_place or target.fetched is not None:
+            if target.in_place or target.keys is not None:
                 raise
             # zarr-python reaches this store and zinto does not (credentials, a region): the
             # default pipeline writes all of it again, and every later write.
@@ -665,7 +663,8 @@ class ZintoCodecPipeline(CodecPipeline):
 
     def _pieces(self, batch):
         """For a selection that is not one rectangle: `(coords, chunk_sel, out_sel, complete,
-        fill)` for each chunk the batch touches, or why zinto does not write it."""
+        fill)` for each chunk the batch touches (all of one array), or why zinto does not read
+        or write it piece by piece."""
         pieces, array_path = [], None
         for bg, spec, chunk_sel, out_sel, complete in batch:
             split = self._split_key(bg.path)
@@ -735,8 +734,8 @@ class ZintoCodecPipeline(CodecPipeline):
         except (_zinto.ZintoError, TypeError):
             return METADATA_NOT_TAKEN
         # Whole chunks need none of the old ones (and each call would copy them).
-        encoder = _ChunkEncoder(m.zarr_format, document, {} if whole_chunks else old, empty)
-        return _WriteTarget(old_rs, encoder, empty, in_place=False, fetched=keys)
+        encoder = _ChunkEncoder(m.zarr_format, document, {} if whole_chunks else old)
+        return _WriteTarget(old_rs, encoder, empty, in_place=False, keys=keys)
 
     async def _present_document(self, batch, array_path, shape):
         """The metadata document a bytes-API write uses: the pipeline's own, or the store's
@@ -784,24 +783,23 @@ def _refuse_array(rs, dtype):
 class _ChunkEncoder:
     """Chunks encoded for a zarr-python store (`_zinto.encode_chunks`), gathered by key."""
 
-    def __init__(self, zarr_format, document, old, write_empty_chunks):
+    def __init__(self, zarr_format, document, old):
         self._args = (zarr_format, document, old)
-        self._empty = write_empty_chunks
         self.encoded = {}
 
-    def write_from(self, start, extent, flat, _threads, _empty):
-        self.encoded.update(
-            _zinto.encode_chunks(*self._args, start, extent, flat, None, self._empty))
+    def write_from(self, start, extent, flat, threads, write_empty_chunks):
+        self.encoded.update(_zinto.encode_chunks(*self._args, start, extent, flat, threads,
+                                                 write_empty_chunks))
 
 
 class _WriteTarget:
     """Where a pipeline write goes: `reader` reads a chunk's old values, `writer` writes a
     region (a zinto array, or a `_ChunkEncoder` for a zarr-python store, whose chunks
-    `finish` hands to the store: `fetched` are the batch's keys then)."""
+    `finish` hands to the store under the batch's `keys`)."""
 
-    def __init__(self, reader, writer, empty, in_place, fetched=None):
+    def __init__(self, reader, writer, empty, in_place, keys=None):
         self.reader, self.writer, self.empty = reader, writer, empty
-        self.in_place, self.fetched = in_place, fetched
+        self.in_place, self.keys = in_place, keys
         self.shape = reader.shape
 
     def read(self, start, extent, flat):
@@ -811,13 +809,13 @@ class _WriteTarget:
         self.writer.write_from(start, extent, flat, None, self.empty)
 
     async def finish(self, batch):
-        if self.fetched is None:
+        if self.keys is None:
             return
         encoded = self.writer.encoded
         await asyncio.gather(*(
             bg.set(spec.prototype.buffer.from_bytes(encoded.pop(key))) if key in encoded
             else bg.delete()
-            for key, (bg, spec, *_) in zip(self.fetched, batch)))
+            for key, (bg, spec, *_) in zip(self.keys, batch)))
 
 
 def _write_piece(target, piece, data, drop_axes, chunk_shape):
