@@ -46,6 +46,9 @@ CHAINS = {
     "v2 blosc (numcodecs' default)": dict(zarr_format=2, compressors=numcodecs.Blosc()),
     "v2 zstd": dict(zarr_format=2, compressors=None),
     "v2 order F": dict(zarr_format=2, order="F"),
+    # numcodecs filters, encoded by zinto: float32 stored as float64 differences (exact).
+    "v2 astype + delta filters": dict(zarr_format=2, filters=[
+        numcodecs.AsType(encode_dtype="<f8", decode_dtype="<f4"), numcodecs.Delta(dtype="<f8")]),
 }
 
 

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use zinto::core::codec::blosc::{BloscCname, BloscShuffle};
 use zinto::{
-    ArrayBuilder, BLOCK_LEN, DataType, FileStore, ObjectWriter, Region, Store, StoreError,
+    Array, ArrayBuilder, BLOCK_LEN, DataType, FileStore, ObjectWriter, Region, Store, StoreError,
     WRITE_WINDOW, WriteOptions,
 };
 use zinto_tests::alloc::{Counting, measure, one_at_a_time};
@@ -112,8 +112,12 @@ impl<S: Store> Store for Buffering<S> {
 /// The heap a write of `region` (from the field's values there) adds, after a first write
 /// made the array and its chunks.
 fn write_extra(store: impl Store, builder: &ArrayBuilder, region: &Region) -> usize {
+    write_extra_into(&builder.create(store, "").unwrap(), region)
+}
+
+/// [`write_extra`] into an array already made.
+fn write_extra_into(array: &Array<impl Store>, region: &Region) -> usize {
     let data = field();
-    let array = builder.create(store, "").unwrap();
     let options = WriteOptions {
         threads: NonZeroUsize::new(THREADS),
         ..WriteOptions::default()
@@ -263,4 +267,53 @@ fn cut_chunk_writes_use_one_chunk_of_scratch_per_worker() {
         let _ = std::fs::remove_dir_all(dir);
         let _ = std::fs::remove_dir_all(buffering);
     }
+}
+
+/// The field's array with numcodecs filters before its bytes (`astype` float32 to float64,
+/// then `delta` over float64: exact both ways for these values), `zstd` after, made by writing
+/// its `zarr.json` (the builder makes no filters).
+fn filtered(store: impl Store) -> Array<impl Store> {
+    let meta = serde_json::json!({
+        "zarr_format": 3, "node_type": "array", "shape": SHAPE, "data_type": "float32",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": CHUNK}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0.0,
+        "codecs": [
+            {"name": "numcodecs.astype",
+             "configuration": {"encode_dtype": "<f8", "decode_dtype": "<f4"}},
+            {"name": "numcodecs.delta", "configuration": {"dtype": "<f8"}},
+            {"name": "bytes", "configuration": {"endian": "little"}},
+        ],
+    });
+    let mut writer = store.writer("zarr.json").unwrap();
+    writer.write(meta.to_string().as_bytes()).unwrap();
+    writer.commit().unwrap();
+    Array::open(store, "").unwrap()
+}
+
+/// Two filters run window by window: each worker holds its output window, the window the last
+/// filter writes into, and one window for the first filter's output; the stored chunks (8 MiB,
+/// float64) never whole.
+#[test]
+fn filtered_writes_use_a_window_per_filter_not_a_chunk() {
+    let _turn = one_at_a_time();
+    let whole = Region::whole(&SHAPE).unwrap();
+    let bound = THREADS * 3 * WRITE_WINDOW + BOOKKEEPING;
+    assert!(
+        bound < CHUNK_LEN,
+        "the bound must be below one chunk to mean anything"
+    );
+    let dir = temp_dir("filtered");
+    let extra = write_extra_into(&filtered(FileStore::new(&dir)), &whole);
+    assert!(
+        extra <= bound,
+        "filters: {extra} bytes beyond the input > bound {bound}"
+    );
+    let buffering = temp_dir("filtered-buffering");
+    let more = write_extra_into(&filtered(Buffering(FileStore::new(&buffering))), &whole);
+    assert!(
+        more > bound,
+        "filters: a chunk-sized buffer went unnoticed ({more} <= {bound})"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(buffering);
 }

@@ -1,6 +1,7 @@
 //! Zarr metadata: v3 `zarr.json` and v2 `.zarray`, resolved into one [`ArrayMetadata`].
 
 mod codecs;
+pub(crate) use codecs::filter_elem;
 mod dtype;
 mod error;
 mod fill;

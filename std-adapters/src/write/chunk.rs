@@ -108,6 +108,7 @@ impl Worker {
             windows: Windows {
                 out: window(true),
                 swap: window(plan.swap > 0),
+                filters: plan.filters.clone(),
             },
             scratch: Vec::new(),
             shard_scratch: Vec::new(),
@@ -216,7 +217,7 @@ impl Worker {
         ChunkStream::new(
             encoder,
             &mut self.windows,
-            (plan.chunk_len as u64, plan.swap, plan.crc32c),
+            (plan.stored_len as u64, plan.swap, plan.crc32c),
             writer,
         )
         .map_err(stream_kind)

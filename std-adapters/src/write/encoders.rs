@@ -16,6 +16,8 @@ pub(crate) enum EncodeError {
     Unsupported(String),
     /// The library reported an error.
     Library(String),
+    /// A filter refused an element (named, with why).
+    Filter(String),
 }
 
 impl std::fmt::Display for EncodeError {
@@ -23,6 +25,7 @@ impl std::fmt::Display for EncodeError {
         match self {
             Self::Unsupported(what) => write!(f, "zinto does not write {what}"),
             Self::Library(why) => write!(f, "the compressor failed: {why}"),
+            Self::Filter(why) => write!(f, "{why}"),
         }
     }
 }

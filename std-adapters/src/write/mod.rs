@@ -18,6 +18,7 @@
 mod blosc;
 mod chunk;
 mod encoders;
+mod filters;
 mod plan;
 mod shard;
 mod stream;

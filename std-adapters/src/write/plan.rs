@@ -5,7 +5,11 @@
 use zinto_core::MemoryOrder;
 use zinto_core::codec::{ArrayToBytes, ChecksumKind, Compressor, Endian, Location, ShardLayout};
 
+use zinto_core::codec::filter::Filter;
+
+use super::filters::FilterStage;
 use crate::error::ErrorKind;
+use crate::metadata::filter_elem;
 use crate::metadata::{ArrayMetadata, MetadataError};
 
 /// An array's chunk encoding, as the write path runs it.
@@ -23,6 +27,11 @@ pub(crate) struct WritePlan {
     pub(crate) fill: Vec<u8>,
     /// Bytes of one whole chunk.
     pub(crate) chunk_len: usize,
+    /// Bytes of one whole chunk after its filters (`chunk_len` when it has none): what the
+    /// compressor is given.
+    pub(crate) stored_len: usize,
+    /// The chunk's filters, if it has any (numcodecs' `delta`, `fixedscaleoffset`, `astype`).
+    pub(crate) filters: Option<FilterStage>,
     /// The chunks' memory order (`transpose`, v2 `order`): C order streams whole chunks from
     /// the input; any other goes through the scratch, laid out in it.
     pub(crate) order: MemoryOrder,
@@ -36,6 +45,40 @@ pub(crate) struct WritePlan {
 fn unsupported(what: &str) -> ErrorKind {
     ErrorKind::Metadata(MetadataError::Unsupported(format!(
         "writing {what} (not yet)"
+    )))
+}
+
+/// The stage that runs `filters` (in encoding order) over the array's elements, `None` for
+/// none; or what zinto does not encode among them.
+fn filter_stage(
+    meta: &ArrayMetadata,
+    filters: &[Filter],
+) -> Result<Option<FilterStage>, ErrorKind> {
+    if filters.is_empty() {
+        return Ok(None);
+    }
+    let from = filter_elem(meta.dtype, None)
+        .ok_or_else(|| unsupported(&format!("filters over {} data", meta.dtype)))?;
+    let mut elem = from;
+    for f in filters {
+        f.encodes()
+            .map_err(|why| unsupported(&format!("the {} filter {why}", f.name())))?;
+        match f.decoded_elem() {
+            Some(dec) if dec.ty == elem.ty => {}
+            _ => {
+                return Err(unsupported(&format!(
+                    "the {} filter over {} elements it does not decode to",
+                    f.name(),
+                    elem.ty.name()
+                )));
+            }
+        }
+        elem = f.encoded_elem().unwrap_or(elem);
+    }
+    Ok(Some(FilterStage::new(
+        filters.to_vec(),
+        from,
+        meta.fill_value.as_bytes(),
     )))
 }
 
@@ -60,10 +103,10 @@ impl WritePlan {
             },
             _ => return Err(unsupported("shards inside shards")),
         };
-        if !level.filters.is_empty() {
-            return Err(unsupported("filters"));
-        }
+        let filters = filter_stage(meta, &level.filters)?;
         let swap = match &level.array_to_bytes {
+            // Filters write their elements in the stored byte order themselves.
+            _ if filters.is_some() => 0,
             ArrayToBytes::Bytes(Some(endian)) if *endian != Endian::NATIVE => {
                 meta.dtype.scalar_size()
             }
@@ -84,6 +127,12 @@ impl WritePlan {
             .and_then(|n| usize::try_from(n).ok())
             .and_then(|n| n.checked_mul(elem))
             .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+        let stored_len = match &filters {
+            Some(stage) => (chunk_len / elem)
+                .checked_mul(stage.stored_size())
+                .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?,
+            None => chunk_len,
+        };
         if let Some(c) = &level.bytes_codecs.compressor {
             // Refused before any chunk is written (or removed), not at the first chunk.
             // Begun on one chunk, so that a chunk the compressor refuses (a Blosc chunk over
@@ -91,7 +140,7 @@ impl WritePlan {
             let encode = |e: super::encoders::EncodeError| ErrorKind::Encode(e.to_string());
             super::encoders::encoder(c, elem)
                 .map_err(encode)?
-                .begin(chunk_len as u64)
+                .begin(stored_len as u64)
                 .map_err(encode)?;
             // A Blosc chunk's header is written last, so no checksum can run over it as it
             // streams.
@@ -106,6 +155,8 @@ impl WritePlan {
             elem,
             fill: meta.fill_value.as_bytes().to_vec(),
             chunk_len,
+            stored_len,
+            filters,
             order: level.order.clone(),
             chunk_shape: level.chunk_shape.to_vec(),
             shard,

@@ -7,6 +7,7 @@ use zinto_core::codec::{CRC32C, Crc32, Status};
 
 use super::WRITE_WINDOW;
 use super::encoders::{Encode, EncodeError};
+use super::filters::FilterStage;
 
 /// Parts shorter than this gather in a window before they are fed to the compressor.
 pub(crate) const GATHER_BELOW: usize = 64 << 10;
@@ -33,12 +34,14 @@ impl From<EncodeError> for StreamError {
     }
 }
 
-/// A worker's buffers for streaming chunks: the output window, and the second window that
-/// byte-swaps and gathers short parts (made on first use).
+/// A worker's buffers for streaming chunks: the output window, the second window that
+/// byte-swaps and gathers short parts (made on first use), and the array's filters with their
+/// windows, if it has filters.
 #[derive(Debug, Default)]
 pub(crate) struct Windows {
     pub(crate) out: Vec<u8>,
     pub(crate) swap: Vec<u8>,
+    pub(crate) filters: Option<FilterStage>,
 }
 
 /// The bytes one chunk is stored as, under way.
@@ -84,6 +87,9 @@ impl<'a> ChunkStream<'a> {
             0 => None,
             n => Some(writer.reserve(n)?),
         };
+        if let Some(stage) = &mut windows.filters {
+            stage.begin();
+        }
         Ok(Self {
             encoder,
             windows,
@@ -101,6 +107,11 @@ impl<'a> ChunkStream<'a> {
     /// of a chunk that is not contiguous in the input) gather in the worker's second window
     /// and go to the compressor a window at a time: one call per window, not per row.
     pub(crate) fn push(&mut self, part: &[u8]) -> Result<(), StreamError> {
+        if let Some(mut stage) = self.windows.filters.take() {
+            let result = self.push_filtered(&mut stage, part);
+            self.windows.filters = Some(stage);
+            return result;
+        }
         if part.len() < GATHER_BELOW && (self.encoder.is_some() || self.swap > 1) {
             return self.gather(part);
         }
@@ -112,6 +123,24 @@ impl<'a> ChunkStream<'a> {
             return result;
         }
         self.feed(part, false)
+    }
+
+    /// `part` through the filters, window by window, their output gathered in the second
+    /// window (fed on when full). `part` is whole elements.
+    fn push_filtered(&mut self, stage: &mut FilterStage, part: &[u8]) -> Result<(), StreamError> {
+        let per = (WRITE_WINDOW / stage.widest()).max(1);
+        let (step, out_max) = (per * stage.input_size(), per * stage.stored_size());
+        if self.windows.swap.len() < WRITE_WINDOW {
+            self.windows.swap = vec![0u8; WRITE_WINDOW];
+        }
+        for piece in part.chunks(step) {
+            if self.gathered + out_max > self.windows.swap.len() {
+                self.flush_gathered()?;
+            }
+            let dst = &mut self.windows.swap[self.gathered..];
+            self.gathered += stage.encode(piece, dst).map_err(EncodeError::Filter)?;
+        }
+        Ok(())
     }
 
     /// `part` into the gathering window, which is fed on when full.

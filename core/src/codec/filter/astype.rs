@@ -17,8 +17,8 @@
 //! is undefined: NaN, infinities, out of range).
 
 use super::numeric::Elem;
-use super::spec::{FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
-use super::{FilterError, map_in_place};
+use super::spec::{EncodeRun, FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
+use super::{FilterError, map_encode, map_in_place};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
 
@@ -102,6 +102,21 @@ impl FilterCodec for AsType {
 
     fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
         decode(buf, n, self.dec, self.enc).map_err(decode_error(CodecName::AsType))
+    }
+
+    fn encodes(&self) -> Result<(), &'static str> {
+        Ok(())
+    }
+
+    /// numcodecs' `arr.astype(encode_dtype)`: the cast, element by element.
+    fn encode(
+        &self,
+        run: &mut EncodeRun,
+        src: &[u8],
+        from: Elem,
+        dst: &mut [u8],
+    ) -> Result<usize, FilterError> {
+        map_encode((src, from, self.dec), (dst, self.enc), run, |v, _| Ok(v))
     }
 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

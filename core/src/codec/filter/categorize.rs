@@ -12,7 +12,7 @@
 //! [`Filter`]: super::Filter
 
 use super::numeric::Elem;
-use super::spec::{FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
+use super::spec::{EncodeRun, FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
 use super::{FilterError, NumType, Value, elem_at};
 use crate::codec::config::{Config, ConfigValue, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError, Endian};
@@ -207,6 +207,20 @@ impl FilterCodec for Categorize {
 
     fn decode(&self, buf: &mut [u8], n: usize, aux: &mut FilterAux<'_>) -> Result<(), DecodeError> {
         decode(buf, n, self, aux.table).map_err(decode_error(CodecName::Categorize))
+    }
+
+    fn encodes(&self) -> Result<(), &'static str> {
+        Err("zinto reads it but does not encode it yet")
+    }
+
+    fn encode(
+        &self,
+        _: &mut EncodeRun,
+        _: &[u8],
+        _: Elem,
+        _: &mut [u8],
+    ) -> Result<usize, FilterError> {
+        Err(FilterError::NoEncoder)
     }
 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -25,8 +25,8 @@
 //! `Delta` has no parameter besides the two dtypes.
 
 use super::numeric::Elem;
-use super::spec::{FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
-use super::{FilterError, NumType, Value, check_sizes, elem_at, elem_at_mut};
+use super::spec::{EncodeRun, FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
+use super::{FilterError, NumType, Value, check_sizes, elem_at, elem_at_mut, map_encode};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
 use crate::dtype::{f16_from_f64, f16_to_f64};
@@ -122,6 +122,28 @@ pub fn decode(buf: &mut [u8], n: usize, dec: Elem, enc: Elem) -> Result<(), Filt
     Ok(())
 }
 
+/// numcodecs 0.16.6's `Delta.encode` of element `v` of type `dec`, given the element before
+/// it: `enc[0] = arr[0]`, then `enc[1:] = np.diff(arr)`, each difference computed in `dec`
+/// (integers wrap, floats round in their own width, `float16` through `float32` as NumPy's
+/// half loops do, bools `!=` as `np.diff` takes them); the caller casts it to `astype`.
+#[allow(clippy::cast_possible_truncation)] // `float32` arithmetic is what NumPy does
+fn difference(v: Value, prev: Option<Value>, dec: NumType) -> Value {
+    let Some(p) = prev else {
+        return v;
+    };
+    match (v, p) {
+        (Value::Int(a), Value::Int(b)) if dec == NumType::Bool => Value::Int(i128::from(a != b)),
+        (Value::Int(a), Value::Int(b)) => Value::Int(a.wrapping_sub(b)).cast(dec),
+        (Value::Float(a), Value::Float(b)) => Value::Float(match dec {
+            NumType::Float16 => f16_to_f64(f16_from_f64(f64::from(a as f32 - b as f32))),
+            NumType::Float32 => f64::from(a as f32 - b as f32),
+            _ => a - b,
+        }),
+        // One `Elem` reads every element: all `Int` or all `Float`.
+        (Value::Int(_), Value::Float(_)) | (Value::Float(_), Value::Int(_)) => v,
+    }
+}
+
 /// numcodecs `delta`, configured: elements stored as differences from the one before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Delta {
@@ -176,6 +198,31 @@ impl FilterCodec for Delta {
 
     fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
         decode(buf, n, self.dec, self.enc).map_err(decode_error(CodecName::Delta))
+    }
+
+    fn encodes(&self) -> Result<(), &'static str> {
+        Ok(())
+    }
+
+    fn encode(
+        &self,
+        run: &mut EncodeRun,
+        src: &[u8],
+        from: Elem,
+        dst: &mut [u8],
+    ) -> Result<usize, FilterError> {
+        let (dec, enc) = (self.dec.ty, self.enc.ty);
+        map_encode((src, from, self.dec), (dst, self.enc), run, |v, run| {
+            // `enc[0] = arr[0]` is a scalar assignment: NumPy raises OverflowError for an
+            // integer out of the stored type's range (the differences, an array, wrap).
+            let first_wraps = run.prev.is_none()
+                && matches!(v, Value::Int(_))
+                && !enc.is_float()
+                && enc != NumType::Bool
+                && v.cast(enc) != v;
+            let d = difference(v, run.prev, dec);
+            if first_wraps { Err(d) } else { Ok(d) }
+        })
     }
 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -427,5 +474,127 @@ mod tests {
         for (b, h) in buf.chunks_exact(2).zip(want) {
             assert_eq!(b, h.to_le_bytes());
         }
+    }
+
+    extern crate std;
+    use std::vec;
+    use std::vec::Vec;
+
+    fn le(ty: NumType) -> Elem {
+        Elem::new(ty, Endian::Little)
+    }
+
+    #[test]
+    fn encode_takes_differences_in_the_decoded_type_and_carries_them_across_windows() {
+        let delta = Delta {
+            dec: le(NumType::Int32),
+            enc: Elem::new(NumType::Int16, Endian::Big),
+        };
+        let values: [i32; 5] = [5, 70_000, 3, -2, i32::MAX];
+        let mut first_too_big = EncodeRun::default();
+        assert_eq!(
+            delta.encode(
+                &mut first_too_big,
+                &70_000i32.to_le_bytes(),
+                le(NumType::Int32),
+                &mut [0; 2]
+            ),
+            Err(FilterError::Unrepresentable {
+                index: 0,
+                ty: NumType::Int16
+            }),
+            "numcodecs raises OverflowError for a first element out of range"
+        );
+        let src: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        // The differences wrap in int32, then wrap again into int16 (NumPy's setitem cast).
+        #[allow(clippy::cast_possible_truncation)]
+        let want: Vec<u8> = [5i32, 69_995, 3 - 70_000, -5, i32::MAX.wrapping_sub(-2)]
+            .iter()
+            .flat_map(|&d| (d as i16).to_be_bytes())
+            .collect();
+        let mut whole = [0u8; 10];
+        let mut run = EncodeRun::default();
+        assert_eq!(
+            delta.encode(&mut run, &src, le(NumType::Int32), &mut whole),
+            Ok(5)
+        );
+        assert_eq!(&whole[..], &want[..]);
+        // In two windows (2 elements, then 3): the same bytes.
+        let (mut split, mut run) = ([0u8; 10], EncodeRun::default());
+        let from = le(NumType::Int32);
+        assert_eq!(
+            delta.encode(&mut run, &src[..8], from, &mut split[..4]),
+            Ok(2)
+        );
+        assert_eq!(
+            delta.encode(&mut run, &src[8..], from, &mut split[4..]),
+            Ok(3)
+        );
+        assert_eq!(split, whole);
+        assert_eq!(run.done, 5);
+    }
+
+    #[test]
+    fn encode_is_undone_by_decode_for_one_type() {
+        for ty in [
+            NumType::Int8,
+            NumType::UInt16,
+            NumType::Int64,
+            NumType::UInt64,
+        ] {
+            let e = le(ty);
+            let delta = Delta { dec: e, enc: e };
+            let src: Vec<u8> = (0u8..64).map(|i| i.wrapping_mul(151) ^ 0x5a).collect();
+            let n = src.len() / e.size();
+            let mut buf = vec![0u8; src.len()];
+            let mut run = EncodeRun::default();
+            assert_eq!(delta.encode(&mut run, &src, e, &mut buf), Ok(n));
+            decode(&mut buf, n, e, e).unwrap();
+            assert_eq!(buf, src, "{ty:?}");
+        }
+    }
+
+    #[test]
+    fn encode_refuses_what_numpy_leaves_undefined_and_a_wrong_element() {
+        let delta = Delta {
+            dec: le(NumType::Float64),
+            enc: le(NumType::Int8),
+        };
+        let src: Vec<u8> = [1.5f64, 100.0, 300.0, 0.0]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let mut dst = [0u8; 4];
+        let mut run = EncodeRun::default();
+        // 1.5 -> 1 and 98.5 -> 98 fit; 200 does not fit int8.
+        assert_eq!(
+            delta.encode(&mut run, &src, le(NumType::Float64), &mut dst),
+            Err(FilterError::Unrepresentable {
+                index: 2,
+                ty: NumType::Int8
+            })
+        );
+        assert_eq!(&dst[..2], &[1, 98]);
+        assert_eq!(
+            delta.encode(
+                &mut EncodeRun::default(),
+                &src,
+                le(NumType::Int64),
+                &mut dst
+            ),
+            Err(FilterError::TypeMismatch {
+                expected: NumType::Float64,
+                got: NumType::Int64
+            })
+        );
+        assert!(matches!(
+            delta.encode(
+                &mut EncodeRun::default(),
+                &src,
+                le(NumType::Float64),
+                &mut dst[..3]
+            ),
+            Err(FilterError::BufferTooSmall { needed: 4, len: 3 })
+        ));
     }
 }

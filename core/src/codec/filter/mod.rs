@@ -114,6 +114,23 @@ pub enum FilterError {
         /// The type that is not floating-point.
         ty: NumType,
     },
+    /// zinto has no encoder for this filter ([`Filter::encodes`] says why).
+    NoEncoder,
+    /// An encoder was given elements of another type than the filter decodes to.
+    TypeMismatch {
+        /// The filter's decoded type.
+        expected: NumType,
+        /// The type it was given.
+        got: NumType,
+    },
+    /// An element encodes to a value its stored integer type cannot hold: NaN, an infinity,
+    /// or a number out of range (NumPy's cast of those is undefined, so zinto refuses).
+    Unrepresentable {
+        /// The element's index in the chunk (in the order the filter sees it).
+        index: u64,
+        /// The stored type.
+        ty: NumType,
+    },
 }
 
 impl core::fmt::Display for FilterError {
@@ -151,6 +168,19 @@ impl core::fmt::Display for FilterError {
             FilterError::NotFloat { ty } => write!(
                 f,
                 "quantize needs floating-point types but was given {}",
+                ty.name()
+            ),
+            FilterError::NoEncoder => write!(f, "zinto has no encoder for this filter"),
+            FilterError::TypeMismatch { expected, got } => write!(
+                f,
+                "the filter encodes {} elements but was given {}",
+                expected.name(),
+                got.name()
+            ),
+            FilterError::Unrepresentable { index, ty } => write!(
+                f,
+                "element {index} encodes to a value {} cannot hold (NaN, infinite or out of \
+                 range)",
                 ty.name()
             ),
         }
@@ -232,6 +262,92 @@ fn map_in_place(
     } else {
         (0..n).try_for_each(&mut step)
     }
+}
+
+/// Whether NumPy's cast of `v` to `ty` is defined: any value into a float or bool, integers
+/// into integers (they wrap), and finite floats whose integer part is in the type's range.
+#[allow(clippy::cast_precision_loss)] // powers of two up to 2^64 are exact in an `f64`
+fn castable(v: Value, ty: NumType) -> bool {
+    let Value::Float(x) = v else {
+        return true;
+    };
+    if ty.is_float() || ty == NumType::Bool {
+        return true;
+    }
+    // The range of the integer part as [lo, hi), powers of two and so exact in an `f64`.
+    let bits = ty.size() * 8;
+    let (lo, hi) = if ty.kind() == 'u' {
+        (0.0, (1u128 << bits) as f64)
+    } else {
+        (
+            -((1u128 << (bits - 1)) as f64),
+            (1u128 << (bits - 1)) as f64,
+        )
+    };
+    // trunc(x) >= lo for x in (lo - 1, lo) too; `lo - 1.0` rounds to `lo` for 64 bits.
+    x.is_finite() && (x >= lo || x > lo - 1.0) && x < hi
+}
+
+/// `x` rounded to the nearest integer, ties to even (NumPy's `around`), without `std`:
+/// adding and taking away 2^52 rounds in the current (nearest-even) mode.
+#[must_use]
+pub(crate) fn round_ties_even(x: f64) -> f64 {
+    const BIG: f64 = 4_503_599_627_370_496.0; // 2^52: every f64 this large is an integer
+    let a = if x < 0.0 { -x } else { x };
+    if a.is_nan() || a >= BIG {
+        return x; // integral already, or NaN or infinite
+    }
+    let r = (a + BIG) - BIG;
+    if x.is_sign_negative() { -r } else { r }
+}
+
+/// Encodes the whole elements of `src` (read as `from`, of the filter's decoded type `dec`)
+/// into `dst` as `enc`, each through `f` (given the element and what the chunk's run so far
+/// left); returns how many. `f` answers `Err(value)` where NumPy raises; a result that NumPy's
+/// cast into `enc` leaves undefined, or an `Err`, is refused
+/// ([`FilterError::Unrepresentable`]) unless the element is the run's `exempt` value, which is
+/// then stored as [`Value::cast`] gives it.
+fn map_encode(
+    (src, from, dec): (&[u8], Elem, Elem),
+    (dst, enc): (&mut [u8], Elem),
+    run: &mut spec::EncodeRun,
+    mut f: impl FnMut(Value, &spec::EncodeRun) -> Result<Value, Value>,
+) -> Result<usize, FilterError> {
+    if from.ty != dec.ty {
+        return Err(FilterError::TypeMismatch {
+            expected: dec.ty,
+            got: from.ty,
+        });
+    }
+    let n = src.len() / from.size();
+    let needed = bytes_of(n, enc.size())?;
+    let short = FilterError::BufferTooSmall {
+        needed,
+        len: dst.len(),
+    };
+    if dst.len() < needed {
+        return Err(short);
+    }
+    for (s, d) in src
+        .chunks_exact(from.size())
+        .zip(dst.chunks_exact_mut(enc.size()))
+    {
+        let v = from.read(s).ok_or(short)?;
+        let (out, defined) = match f(v, run) {
+            Ok(out) => (out, castable(out, enc.ty)),
+            Err(out) => (out, false),
+        };
+        if !defined && !run.exempt.is_some_and(|e| e.same_bits(v)) {
+            return Err(FilterError::Unrepresentable {
+                index: run.done,
+                ty: enc.ty,
+            });
+        }
+        enc.write(out, d).ok_or(short)?;
+        run.prev = Some(v);
+        run.done += 1;
+    }
+    Ok(n)
 }
 
 #[cfg(test)]
@@ -337,5 +453,5 @@ mod tests {
 }
 
 mod spec;
-pub use spec::{Filter, FilterAux};
+pub use spec::{EncodeRun, Filter, FilterAux};
 pub(crate) use spec::{FilterCodec, FromFilterConfig};

@@ -370,6 +370,16 @@ impl Value {
         }
     }
 
+    /// Whether `self` and `other` are the same value bit for bit (a NaN is itself).
+    #[must_use]
+    pub fn same_bits(self, other: Value) -> bool {
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a.to_bits() == b.to_bits(),
+            (Value::Int(_), Value::Float(_)) | (Value::Float(_), Value::Int(_)) => false,
+        }
+    }
+
     /// The value as an `f64`: floats as they are, integers rounded to nearest.
     #[allow(clippy::cast_precision_loss)] // rounding is NumPy's int-to-float cast
     pub fn to_f64(self) -> f64 {

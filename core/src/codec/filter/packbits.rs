@@ -7,7 +7,7 @@
 //! ([`Filter::keeps_elements`](super::Filter::keeps_elements)): it stores `1 + ceil(bytes / 8)` bytes for a chunk of
 //! `bytes`, and may be followed (in encoding order) only by compressors and checksums.
 
-use super::spec::{FilterAux, FilterCodec, FromFilterConfig, decode_error};
+use super::spec::{EncodeRun, FilterAux, FilterCodec, FromFilterConfig, decode_error};
 use super::{Elem, FilterError};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
@@ -107,6 +107,20 @@ impl FilterCodec for PackBits {
             })
             .map_err(decode_error(CodecName::PackBits))?;
         unpack(buf, bits).map_err(decode_error(CodecName::PackBits))
+    }
+
+    fn encodes(&self) -> Result<(), &'static str> {
+        Err("zinto reads it but does not encode it yet")
+    }
+
+    fn encode(
+        &self,
+        _: &mut EncodeRun,
+        _: &[u8],
+        _: Elem,
+        _: &mut [u8],
+    ) -> Result<usize, FilterError> {
+        Err(FilterError::NoEncoder)
     }
 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

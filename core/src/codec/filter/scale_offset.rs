@@ -26,8 +26,8 @@
 //! or infinity is refused ([`FilterError::BadScale`]), as no encoder makes usable data with it.
 
 use super::numeric::Elem;
-use super::spec::{FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
-use super::{FilterError, NumType, Value, map_in_place};
+use super::spec::{EncodeRun, FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};
+use super::{FilterError, NumType, Value, map_encode, map_in_place, round_ties_even};
 use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
 use crate::dtype::{f16_from_f64, f16_to_f64};
@@ -75,6 +75,28 @@ pub fn decode(
         map_in_place(buf, n, dec, enc, |v| {
             Value::Float(v.to_f64() / scale + offset)
         })
+    }
+}
+
+/// numcodecs 0.16.6's `FixedScaleOffset.encode` of one float element `x`:
+/// `np.around((arr - offset) * scale)` in the array's own float type (NEP 50: the Python
+/// numbers are weak, so a `float32` array computes in `float32` and a `float16` one in halves,
+/// each operation through `float32`), ties to even; the caller casts it to `astype`.
+#[allow(clippy::cast_possible_truncation)] // `float32` arithmetic is what NumPy does
+fn scaled(x: f64, scale: f64, offset: f64, dec: NumType) -> f64 {
+    let half = |x: f64| f16_to_f64(f16_from_f64(x));
+    match dec {
+        NumType::Float16 => {
+            let (scale, offset) = (half(scale) as f32, half(offset) as f32);
+            let shifted = half(f64::from(x as f32 - offset)) as f32;
+            round_ties_even(half(f64::from(shifted * scale)))
+        }
+        NumType::Float32 => {
+            let (scale, offset) = (scale as f32, offset as f32);
+            // An f32 is exact in an f64, and its rounded value is an f32 again.
+            round_ties_even(f64::from((x as f32 - offset) * scale))
+        }
+        _ => round_ties_even((x - offset) * scale),
     }
 }
 
@@ -137,6 +159,31 @@ impl FilterCodec for FixedScaleOffset {
 
     fn encoded_len(&self, n: usize, _: usize) -> Option<usize> {
         n.checked_mul(self.enc.size())
+    }
+
+    fn encodes(&self) -> Result<(), &'static str> {
+        if self.dec.ty.is_float() {
+            Ok(())
+        } else {
+            Err(
+                "over integers (NumPy's arithmetic there depends on whether scale and offset \
+                 were written as integers or floats, which zinto does not keep)",
+            )
+        }
+    }
+
+    fn encode(
+        &self,
+        run: &mut EncodeRun,
+        src: &[u8],
+        from: Elem,
+        dst: &mut [u8],
+    ) -> Result<usize, FilterError> {
+        self.encodes().map_err(|_| FilterError::NoEncoder)?;
+        let (scale, offset, dec) = (self.scale, self.offset, self.dec.ty);
+        map_encode((src, from, self.dec), (dst, self.enc), run, |v, _| {
+            Ok(Value::Float(scaled(v.to_f64(), scale, offset, dec)))
+        })
     }
 
     fn keeps_elements(&self) -> bool {
@@ -394,5 +441,103 @@ mod tests {
         decode(&mut buf, 2, -2.0, 1.0, f8, u1).unwrap();
         assert_eq!(buf[..8], (-1.0f64).to_le_bytes());
         assert_eq!(buf[8..], 1.0f64.to_le_bytes());
+    }
+
+    #[test]
+    fn encode_rounds_halves_to_even_in_the_array_type_and_refuses_what_does_not_fit() {
+        let f8 = Elem::new(NumType::Float64, Endian::Little);
+        let u1 = Elem::new(NumType::UInt8, Endian::Little);
+        let fso = FixedScaleOffset {
+            scale: 10.0,
+            offset: 1000.0,
+            dec: f8,
+            enc: u1,
+        };
+        let mut src = [0u8; 40];
+        for (d, v) in src
+            .chunks_exact_mut(8)
+            .zip([1000.25f64, 1000.75, 1000.0, 1025.5, 1030.0])
+        {
+            d.copy_from_slice(&v.to_le_bytes());
+        }
+        let mut dst = [0u8; 5];
+        assert_eq!(
+            fso.encode(&mut EncodeRun::default(), &src, f8, &mut dst),
+            Err(FilterError::Unrepresentable {
+                index: 4,
+                ty: NumType::UInt8
+            })
+        );
+        assert_eq!(&dst[..4], &[2, 8, 0, 255]);
+        // The fill value (0 here, padding edge chunks) is stored as the saturating cast gives
+        // it: -10000 as 0.
+        let mut run = EncodeRun {
+            exempt: Some(Value::Float(0.0)),
+            ..EncodeRun::default()
+        };
+        let zeros = [0u8; 8];
+        assert_eq!(fso.encode(&mut run, &zeros, f8, &mut dst), Ok(1));
+        assert_eq!(dst[0], 0);
+        assert!(fso.encode(&mut run, &nan_or(0.5), f8, &mut dst).is_err());
+        let nan = f64::NAN.to_le_bytes();
+        assert!(matches!(
+            fso.encode(&mut EncodeRun::default(), &nan, f8, &mut dst),
+            Err(FilterError::Unrepresentable { index: 0, .. })
+        ));
+        // float32 data computes in float32: 0.1 rounds there first.
+        let f4 = Elem::new(NumType::Float32, Endian::Little);
+        let fso = FixedScaleOffset {
+            scale: 3.0,
+            offset: 0.5,
+            dec: f4,
+            enc: Elem::new(NumType::Int32, Endian::Big),
+        };
+        let src = 2.0f32.to_le_bytes();
+        let mut dst = [0u8; 4];
+        assert_eq!(
+            fso.encode(&mut EncodeRun::default(), &src, f4, &mut dst),
+            Ok(1)
+        );
+        assert_eq!(dst, 4i32.to_be_bytes()); // (2 - 0.5) * 3 = 4.5 -> 4
+    }
+
+    fn nan_or(x: f64) -> [u8; 8] {
+        x.to_le_bytes()
+    }
+
+    #[test]
+    fn integers_are_not_encoded() {
+        let i4 = Elem::new(NumType::Int32, Endian::Little);
+        let fso = FixedScaleOffset {
+            scale: 2.0,
+            offset: 1.0,
+            dec: i4,
+            enc: i4,
+        };
+        assert!(fso.encodes().is_err());
+        assert_eq!(
+            fso.encode(&mut EncodeRun::default(), &[0; 4], i4, &mut [0; 4]),
+            Err(FilterError::NoEncoder)
+        );
+    }
+
+    #[test]
+    fn round_ties_even_is_numpys_around() {
+        let cases: [(f64, f64); 8] = [
+            (0.5, 0.0),
+            (1.5, 2.0),
+            (2.5, 2.0),
+            (-2.5, -2.0),
+            (-0.3, -0.0),
+            (2.499_999_999_999_999_6, 2.0),
+            (4_503_599_627_370_497.0, 4_503_599_627_370_497.0),
+            (1e300, 1e300),
+        ];
+        for (x, want) in cases {
+            let got = round_ties_even(x);
+            assert_eq!(got.to_bits(), want.to_bits(), "{x}");
+        }
+        assert!(round_ties_even(f64::NAN).is_nan());
+        assert_eq!(round_ties_even(f64::NEG_INFINITY), f64::NEG_INFINITY);
     }
 }

@@ -6,7 +6,7 @@
 
 use super::super::config::{Config, Reader};
 use super::super::{ChainError, CodecName, DecodeError, Endian};
-use super::{Elem, FilterError};
+use super::{Elem, FilterError, Value};
 pub use crate::codec::registry::Filter;
 
 /// What a filter's decode may use besides the chunk, both the caller's.
@@ -57,8 +57,36 @@ pub(crate) trait FilterCodec: core::fmt::Debug {
     /// [`Filter::decode`]).
     fn decode(&self, buf: &mut [u8], n: usize, aux: &mut FilterAux<'_>) -> Result<(), DecodeError>;
 
+    /// Whether it encodes, or why not: asked before a write touches the store.
+    fn encodes(&self) -> Result<(), &'static str>;
+
+    /// Applies the filter to the whole elements of `src` (read as `from`, which must be of its
+    /// decoded type), writing as many of its stored elements at the start of `dst` (see
+    /// [`Filter::encode`]).
+    fn encode(
+        &self,
+        run: &mut EncodeRun,
+        src: &[u8],
+        from: Elem,
+        dst: &mut [u8],
+    ) -> Result<usize, FilterError>;
+
     /// Its configuration as the CLI shows it.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result;
+}
+
+/// What a filter's encoder carries from one run of a chunk's elements to the next: a chunk
+/// is encoded window by window, and `delta` needs the element before each window.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EncodeRun {
+    /// Elements of the chunk encoded so far (an error names the element by it).
+    pub done: u64,
+    /// The last element encoded, as read (`delta`'s).
+    pub prev: Option<Value>,
+    /// An element value stored even where NumPy's cast of its encoding is undefined (as
+    /// [`Value::cast`] gives it) instead of refused: the array's fill value, which pads edge
+    /// chunks, and which zarr-python stores whatever the machine's cast makes of it.
+    pub exempt: Option<Value>,
 }
 
 fn filter_error(codec: CodecName, error: FilterError) -> ChainError {
@@ -148,6 +176,37 @@ impl Filter {
     /// Whether decoding needs `spare` bytes besides the chunk (only `shuffle` does: one chunk).
     pub fn needs_spare(&self) -> bool {
         self.codec().needs_spare()
+    }
+
+    /// Whether zinto encodes this filter, or why not (`delta`, `fixedscaleoffset` over floats
+    /// and `astype` do).
+    ///
+    /// # Errors
+    /// The reason, as a phrase.
+    pub fn encodes(&self) -> Result<(), &'static str> {
+        self.codec().encodes()
+    }
+
+    /// Applies the filter as numcodecs' `encode` does to the whole elements of `src`, read as
+    /// `from` (the filter's decoded type, in any byte order), writing as many stored elements
+    /// (in the filter's stored byte order) at the start of `dst`; returns how many. A chunk
+    /// may come window by window: `run` carries what one window leaves the next (start each
+    /// chunk with `EncodeRun::default()`).
+    ///
+    /// # Errors
+    /// [`FilterError::NoEncoder`] for a filter without one ([`Self::encodes`]),
+    /// [`FilterError::TypeMismatch`] if `from` is not its decoded type,
+    /// [`FilterError::BufferTooSmall`] for a short `dst`, and
+    /// [`FilterError::Unrepresentable`] for an element whose encoded value its stored integer
+    /// type cannot hold (NaN, an infinity, out of range: NumPy's cast of those is undefined).
+    pub fn encode(
+        &self,
+        run: &mut EncodeRun,
+        src: &[u8],
+        from: Elem,
+        dst: &mut [u8],
+    ) -> Result<usize, FilterError> {
+        self.codec().encode(run, src, from, dst)
     }
 
     /// Undoes the filter over `n` elements at the start of `buf` (which must hold
