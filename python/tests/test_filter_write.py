@@ -172,3 +172,15 @@ def test_filters_zinto_does_not_encode_are_refused_by_name(tmp_path):
     make(path, "<f8", [numcodecs.Quantize(digits=2, dtype="<f8")], shape=(4,), chunks=(4,))
     with pytest.raises(zinto.ZintoError, match="quantize"):
         zinto.open(path)[...] = np.arange(4.0)
+
+
+def test_a_filter_in_another_byte_order_than_the_array_is_refused_not_misread(tmp_path):
+    """numcodecs stores `Delta(dtype=">f8", astype="<f8")`'s elements little-endian in a
+    big-endian array; zinto runs filters in the array's byte order, so it refuses the array
+    (it read other numbers before this check)."""
+    path = tmp_path / "e.zarr"
+    make(path, ">f8", [numcodecs.Delta(dtype=">f8", astype="<f8")], shape=(6,), chunks=(6,))
+    with zarr.config.set(DEFAULT):
+        zarr.open_array(str(path), mode="r+")[...] = np.arange(6.0) * 3
+    with pytest.raises(zinto.MetadataError, match="delta.*<f8.*another byte order"):
+        zinto.open(path)

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::codecs::{configured, elem_after, filter_elem, filter_table};
 use serde::Deserialize;
 use serde_json::Value;
+use zinto_core::codec::filter::Filter;
 use zinto_core::codec::{Codec, CodecChain, CodecName, Endian};
 use zinto_core::{ChunkGrid, MemoryOrder};
 
@@ -180,7 +181,8 @@ fn codecs_of(
             CodecName::from_v2_id(id).ok_or_else(|| unsupported(format!("v2 {role} {id:?}")))?;
         let codec = configured(name, config, elem)?
             .ok_or_else(|| unsupported(format!("v2 {role} {id:?} (not a numcodecs codec)")))?;
-        if matches!(codec, Codec::Filter(_)) {
+        if let Codec::Filter(f) = &codec {
+            same_byte_order(f, endian.unwrap_or(Endian::NATIVE), id)?;
             let elem_size = dtype.fixed_size().unwrap_or(1);
             tables.push(filter_table(&codec, config, elem_size, tables.is_empty())?);
         } else {
@@ -196,6 +198,22 @@ fn codecs_of(
         names,
         tables,
     })
+}
+
+/// Refuses a filter that states a byte order other than the array's for a type it reads or
+/// stores: numcodecs then stores its elements in that order, while zinto's chain runs every
+/// filter in the array's (a `>f8` array with `Delta(dtype=">f8", astype="<f8")` would read as
+/// other numbers).
+fn same_byte_order(f: &Filter, array: Endian, id: &str) -> Result<(), MetadataError> {
+    for elem in [f.decoded_elem(), f.encoded_elem()].into_iter().flatten() {
+        if elem.size() > 1 && elem.endian != array {
+            return Err(unsupported(format!(
+                "v2 filter {id:?} with {} in another byte order than the array's",
+                elem.type_str()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// What `.zarray` says of the codecs: the chain's codecs, their names as metadata gives them,
