@@ -401,6 +401,9 @@ impl ArrayBuilder {
             }
             Some(Compressor::Gzip(g)) => json!({"id": "gzip", "level": g.level.unwrap_or(6)}),
             Some(Compressor::Zlib(z)) => json!({"id": "zlib", "level": z.level.unwrap_or(6)}),
+            Some(Compressor::Lz4(l)) => {
+                json!({"id": "lz4", "acceleration": l.acceleration.unwrap_or(1)})
+            }
             Some(Compressor::Blosc(b)) => json!({
                 "id": "blosc", "cname": b.cname.unwrap_or(BloscCname::Lz4).name(),
                 "clevel": b.clevel.unwrap_or(5), "blocksize": b.blocksize.unwrap_or(0),
@@ -408,7 +411,7 @@ impl ArrayBuilder {
             }),
             Some(other) => {
                 return Err(refused(format!(
-                    "creating a Zarr v2 array compressed with {other} (zstd, gzip, zlib or blosc)"
+                    "creating a Zarr v2 array compressed with {other} (zstd, gzip, zlib, lz4 or blosc)"
                 )));
             }
         };

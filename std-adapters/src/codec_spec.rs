@@ -1,17 +1,18 @@
 //! Codec chains written as text, as `zinto create --codec SPEC` and Python's
 //! `zinto.create(codecs=[...])` take them: `raw`, `zstd[:LEVEL]` (default 3), `gzip[:LEVEL]`,
-//! `zlib[:LEVEL]` (default 5), `crc32c`, `blosc:CNAME[:CLEVEL[:SHUFFLE]]` (CNAME `lz4`,
+//! `zlib[:LEVEL]` (default 5), `lz4` (numcodecs' LZ4, Zarr v2 only), `crc32c`,
+//! `blosc:CNAME[:CLEVEL[:SHUFFLE]]` (CNAME `lz4`,
 //! `lz4hc`, `zstd` or `zlib`; CLEVEL 0 to 9, default 5; SHUFFLE `noshuffle`, `shuffle`
 //! (default) or `bitshuffle`); at most one compressor.
 
 use zinto_core::codec::blosc::{BloscCname, BloscShuffle};
-use zinto_core::codec::{BloscConfig, Compressor, Gzip, Zlib, Zstd};
+use zinto_core::codec::{BloscConfig, Compressor, Gzip, Lz4, Zlib, Zstd};
 
 use crate::ArrayBuilder;
 
 /// The codecs zinto writes, as their specs are written (for messages).
 pub const WRITTEN: &str =
-    "raw, zstd[:LEVEL], gzip[:LEVEL], zlib[:LEVEL], crc32c, blosc:CNAME[:CLEVEL[:SHUFFLE]]";
+    "raw, zstd[:LEVEL], gzip[:LEVEL], zlib[:LEVEL], lz4, crc32c, blosc:CNAME[:CLEVEL[:SHUFFLE]]";
 
 /// A codec spec that is not one zinto writes, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,6 +103,9 @@ fn parse(spec: &str) -> Result<Parsed, String> {
         }))),
         "zlib" => Ok(Parsed::Compressor(Compressor::Zlib(Zlib {
             level: Some(level(9, 5)?),
+        }))),
+        "lz4" => no_level(Parsed::Compressor(Compressor::Lz4(Lz4 {
+            acceleration: Some(1),
         }))),
         "blosc" => blosc(arg.unwrap_or("")).map(Parsed::Compressor),
         _ => Err(format!("not a codec zinto writes ({WRITTEN})")),

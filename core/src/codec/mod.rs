@@ -32,6 +32,7 @@ mod deflate;
 mod error;
 pub mod filter;
 pub mod lz4;
+pub mod lz4_encode;
 mod lz_copy;
 mod name;
 mod progress;

@@ -275,6 +275,10 @@ impl Encode for BloscEncode {
         Ok(head)
     }
 
+    fn whole_input(&self) -> bool {
+        false
+    }
+
     fn head(&self) -> &[u8] {
         &self.head
     }

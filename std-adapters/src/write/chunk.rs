@@ -131,8 +131,10 @@ impl Worker {
         let runs = piece
             .runs(grid, job.plan.elem, order, job.region.shape())
             .map_err(|e| at(ErrorKind::Layout(e)))?;
-        // A transposed chunk's runs do not walk it forwards: it is laid out in the scratch.
-        if piece.is_whole_chunk(grid) && order.is_c() {
+        // A transposed chunk's runs do not walk it forwards: it is laid out in the scratch,
+        // as is one in many runs for a compressor that needs it in one slice.
+        let one_slice = !job.plan.whole_input || runs.clone().nth(1).is_none();
+        if piece.is_whole_chunk(grid) && order.is_c() && one_slice {
             self.whole(job, &key, runs).map_err(at)
         } else {
             self.cut(job, &key, piece, runs).map_err(at)

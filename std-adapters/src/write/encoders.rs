@@ -5,7 +5,8 @@
 //! zstd comes from C zstd (the `zstd-c` feature) and gzip and zlib from zlib-rs (the
 //! `zlib-rs` feature): both compress as fast as anything zinto could write, and both write
 //! their output straight into the window. Without the feature, the compressor is refused by
-//! name when a write begins (there is no pure-Rust encoder yet). Blosc is `blosc.rs`.
+//! name when a write begins (there is no pure-Rust encoder yet). Blosc is `blosc.rs`,
+//! numcodecs' LZ4 `lz4.rs`.
 
 use zinto_core::codec::{Compressor, Progress};
 
@@ -41,6 +42,10 @@ pub(crate) trait Encode: Send {
     /// The head, once [`Encode::encode`] said [`Status::Done`](zinto_core::codec::Status).
     fn head(&self) -> &[u8];
 
+    /// Whether it must be given each chunk whole, in one slice, at every call until it has
+    /// consumed it (numcodecs' LZ4: one block, whose literal runs are unbounded).
+    fn whole_input(&self) -> bool;
+
     /// Compresses what it can of `input` into `out`; `last` says nothing follows `input`.
     /// [`Status::Done`] only once `last` was given and every byte is out.
     fn encode(&mut self, input: &[u8], out: &mut [u8], last: bool)
@@ -71,12 +76,14 @@ pub(crate) fn encoder(
         Compressor::Gzip(_) | Compressor::Zlib(_) => {
             refused("this build has no DEFLATE encoder (the zlib-rs feature)")
         }
-        Compressor::Lz4(_) => refused("not yet (Blosc with lz4 inside is written)"),
+        Compressor::Lz4(_) => Ok(Box::new(super::lz4::Lz4Encode::new())),
         Compressor::Bz2(_)
         | Compressor::Lzma(_)
         | Compressor::Pcodec(_)
         | Compressor::Zfpy(_)
-        | Compressor::Base64(_) => refused("zinto reads it, and writes zstd, gzip, zlib and blosc"),
+        | Compressor::Base64(_) => {
+            refused("zinto reads it, and writes zstd, gzip, zlib, lz4 and blosc")
+        }
         // A compressor added to zinto-core after this list (the enum is non-exhaustive).
         _ => refused("not a compressor zinto writes"),
     }
@@ -135,6 +142,10 @@ mod zstd {
 
         fn head(&self) -> &[u8] {
             &[]
+        }
+
+        fn whole_input(&self) -> bool {
+            false
         }
 
         fn encode(
@@ -236,6 +247,10 @@ mod deflate {
 
         fn head(&self) -> &[u8] {
             &[]
+        }
+
+        fn whole_input(&self) -> bool {
+            false
         }
 
         fn encode(

@@ -19,6 +19,7 @@ mod blosc;
 mod chunk;
 mod encoders;
 mod filters;
+mod lz4;
 mod plan;
 mod shard;
 mod stream;

@@ -17,6 +17,8 @@ use crate::metadata::{ArrayMetadata, MetadataError};
 pub(crate) struct WritePlan {
     /// The compressor, if the chunks are compressed.
     pub(crate) compressor: Option<Compressor>,
+    /// The compressor must be given each chunk whole, in one slice (numcodecs' LZ4).
+    pub(crate) whole_input: bool,
     /// `crc32c` codecs after it.
     pub(crate) crc32c: usize,
     /// Bytes to swap each scalar by (0: stored in the machine's order).
@@ -133,15 +135,22 @@ impl WritePlan {
                 .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?,
             None => chunk_len,
         };
+        let mut whole_input = false;
         if let Some(c) = &level.bytes_codecs.compressor {
             // Refused before any chunk is written (or removed), not at the first chunk.
             // Begun on one chunk, so that a chunk the compressor refuses (a Blosc chunk over
             // 2 GiB) is refused here too.
             let encode = |e: super::encoders::EncodeError| ErrorKind::Encode(e.to_string());
-            super::encoders::encoder(c, elem)
-                .map_err(encode)?
-                .begin(stored_len as u64)
-                .map_err(encode)?;
+            let mut encoder = super::encoders::encoder(c, elem).map_err(encode)?;
+            encoder.begin(stored_len as u64).map_err(encode)?;
+            // Chunks reach a compressor that needs them whole only as one slice of the
+            // input or of the scratch: not through filters, a byte swap or a shard's parts.
+            whole_input = encoder.whole_input();
+            if whole_input && (filters.is_some() || swap > 1 || shard.is_some()) {
+                return Err(unsupported(&format!(
+                    "{c} after filters, in another byte order or inside shards"
+                )));
+            }
             // A Blosc chunk's header is written last, so no checksum can run over it as it
             // streams.
             if matches!(c, Compressor::Blosc(_)) && crc32c > 0 {
@@ -149,6 +158,7 @@ impl WritePlan {
             }
         }
         Ok(Self {
+            whole_input,
             compressor: level.bytes_codecs.compressor,
             crc32c,
             swap: if swap > 1 { swap } else { 0 },

@@ -4,7 +4,7 @@
 use zinto::core::codec::blosc::{BloscCname, BloscShuffle};
 use zinto::core::codec::{
     BloscConfig, BytesCodecs, Checksums, ChunkDecoder, CodecName, Compressor, DecodeError, Status,
-    blosclz, lz4,
+    blosclz, lz4, lz4_encode,
 };
 
 use super::decode::{assert_same_outcome, feed_windowed, ruzstd_bound, window_for};
@@ -95,7 +95,8 @@ pub fn decode_blosc(data: &[u8]) {
 
 /// `[dst_len: u16, block...]`: one LZ4 block into a guarded destination of `dst_len` bytes,
 /// allocating nothing. Where lz4_flex (safe decoder) and zinto both decode, the bytes agree;
-/// and the block's own bytes, compressed by lz4_flex, decode back exactly.
+/// and the block's own bytes, compressed by lz4_flex and by zinto's streaming encoder (through
+/// output windows of `dst_len % 97 + 1` bytes, allocating nothing), decode back exactly.
 pub fn decode_lz4(data: &[u8]) {
     let mut input = Input::new(data);
     let dst_len = usize::from(input.u16());
@@ -120,6 +121,29 @@ pub fn decode_lz4(data: &[u8]) {
         back.bytes() == block,
         "an lz4_flex block decoded to other bytes"
     );
+    let ours = encode_lz4(block, dst_len % 97 + 1);
+    let theirs = lz4_flex::block::decompress(&ours, block.len());
+    assert!(
+        theirs.as_deref().ok() == Some(block),
+        "lz4_flex did not decode zinto's block back"
+    );
+}
+
+/// `block` through zinto's LZ4 block encoder, `window` bytes of output at a time.
+fn encode_lz4(block: &[u8], window: usize) -> Vec<u8> {
+    let mut table = Box::new([0u32; lz4_encode::HASH_ENTRIES]);
+    let mut encoder = lz4_encode::Lz4Encoder::new();
+    let mut out = vec![0u8; window];
+    let mut stored = Vec::with_capacity(block.len() + block.len() / 255 + 16);
+    loop {
+        let step = with_cap(0, || encoder.encode(block, &mut out, &mut table));
+        let (n, done) = step.expect("a block under 4 GiB");
+        stored.extend_from_slice(&out[..n]);
+        if done {
+            return stored;
+        }
+        assert_eq!(n, window, "an unfinished call filled its window");
+    }
 }
 
 /// `[dst_len: u16, stream...]`: one BloscLZ stream into a guarded destination of `dst_len`
