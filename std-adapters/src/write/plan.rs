@@ -84,6 +84,34 @@ fn filter_stage(
     )))
 }
 
+/// Whether this build writes compressor `c` for chunks of `stored_len` bytes of `elem`-byte
+/// elements, and whether it needs each chunk whole in one slice; refused before any chunk is
+/// written (or removed), not at the first chunk. Begun on one chunk, so that a chunk the
+/// compressor refuses (a Blosc chunk over 2 GiB) is refused here too.
+fn check_compressor(
+    c: &Compressor,
+    (elem, stored_len): (usize, usize),
+    streams_in_parts: bool,
+    crc32c: usize,
+) -> Result<bool, ErrorKind> {
+    let encode = |e: super::encoders::EncodeError| ErrorKind::Encode(e.to_string());
+    let mut encoder = super::encoders::encoder(c, elem).map_err(encode)?;
+    encoder.begin(stored_len as u64).map_err(encode)?;
+    // Chunks reach a compressor that needs them whole only as one slice of the input or of
+    // the scratch: not through filters, a byte swap or a shard's parts.
+    let whole_input = encoder.whole_input();
+    if whole_input && streams_in_parts {
+        return Err(unsupported(&format!(
+            "{c} after filters, in another byte order or inside shards"
+        )));
+    }
+    // A Blosc chunk's header is written last, so no checksum can run over it as it streams.
+    if matches!(c, Compressor::Blosc(_)) && crc32c > 0 {
+        return Err(unsupported("a crc32c checksum after blosc"));
+    }
+    Ok(whole_input)
+}
+
 impl WritePlan {
     /// The plan for `meta`, or what in it the write path does not write.
     pub(crate) fn of(meta: &ArrayMetadata) -> Result<Self, ErrorKind> {
@@ -135,28 +163,11 @@ impl WritePlan {
                 .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?,
             None => chunk_len,
         };
-        let mut whole_input = false;
-        if let Some(c) = &level.bytes_codecs.compressor {
-            // Refused before any chunk is written (or removed), not at the first chunk.
-            // Begun on one chunk, so that a chunk the compressor refuses (a Blosc chunk over
-            // 2 GiB) is refused here too.
-            let encode = |e: super::encoders::EncodeError| ErrorKind::Encode(e.to_string());
-            let mut encoder = super::encoders::encoder(c, elem).map_err(encode)?;
-            encoder.begin(stored_len as u64).map_err(encode)?;
-            // Chunks reach a compressor that needs them whole only as one slice of the
-            // input or of the scratch: not through filters, a byte swap or a shard's parts.
-            whole_input = encoder.whole_input();
-            if whole_input && (filters.is_some() || swap > 1 || shard.is_some()) {
-                return Err(unsupported(&format!(
-                    "{c} after filters, in another byte order or inside shards"
-                )));
-            }
-            // A Blosc chunk's header is written last, so no checksum can run over it as it
-            // streams.
-            if matches!(c, Compressor::Blosc(_)) && crc32c > 0 {
-                return Err(unsupported("a crc32c checksum after blosc"));
-            }
-        }
+        let streams_in_parts = filters.is_some() || swap > 1 || shard.is_some();
+        let whole_input = match &level.bytes_codecs.compressor {
+            Some(c) => check_compressor(c, (elem, stored_len), streams_in_parts, crc32c)?,
+            None => false,
+        };
         Ok(Self {
             whole_input,
             compressor: level.bytes_codecs.compressor,
