@@ -271,6 +271,7 @@ def write_seeds():
         "2d_v2_zlib_forder_be": [1, 8, 10, 3, 4, 0, 0x80 | 0x40 | 0x20 | 0x18 | 3, 3],
         "3d_complex_transposed_shards": [2, 5, 6, 7, 1, 2, 3, 0x44, 0x45, 2],
         "2d_blosc_blosclz_shuffle_f32": [1, 9, 6, 3, 4, 0xA0, 14, 2],
+        "2d_v2_lz4": [1, 9, 6, 3, 4, 0x02, 0x80, 2],
     }
     for name, head in cases.items():
         write("write_roundtrip", name, bytes(head) + bytes(rng.randrange(256) for _ in range(3000)))
