@@ -85,6 +85,22 @@ impl CompressorCodec for Lz4 {
         {
             d.whole.clear();
             d.whole_len = usize::try_from(encoded_len).map_err(|_| SIZE_NOT_USIZE)?;
+            // The stream is gathered whole: reserved once, so it is held once (grown by
+            // doubling, its last step held both the old and the new buffer: up to three
+            // times the stream). The reservation is sized by the output, the caller's: a
+            // stream longer than LZ4 makes of its chunk (LZ4_compressBound, and the size
+            // header) is refused before it is read.
+            let bound = d
+                .decoded_len
+                .checked_add(d.decoded_len / 255 + 16 + 4)
+                .ok_or(SIZE_NOT_USIZE)?;
+            if d.whole_len > bound {
+                return Err(DecodeError::Corrupt {
+                    codec: CodecName::Lz4,
+                    reason: "stored longer than LZ4 makes its chunk",
+                });
+            }
+            d.whole.reserve_exact(d.whole_len);
             Ok(())
         }
         #[cfg(not(feature = "alloc"))]
