@@ -136,6 +136,19 @@ def test_filters_chain_with_a_compressor_and_a_partial_write(tmp_path):
                                       zarr.open_array(str(theirs_z), mode="r")[...])
 
 
+def test_blosc_after_filters_takes_the_filtered_element_size(tmp_path):
+    """numcodecs' Blosc shuffles by the filtered array's itemsize: 4 after AsType(f8 -> f4)."""
+    filters = [numcodecs.AsType(encode_dtype="<f4", decode_dtype="<f8")]
+    compressor = numcodecs.Blosc(cname="lz4", clevel=5, shuffle=numcodecs.Blosc.SHUFFLE)
+    values = samples("<f4", 4).astype("<f8")  # exact in float32
+    ours, theirs = both_write(tmp_path, "<f8", filters, values, compressor)
+    for path in (ours, theirs):
+        first = (path / "0.0").read_bytes()
+        assert first[3] == 4, f"{path.name}: Blosc typesize {first[3]}"
+    with zarr.config.set(DEFAULT):
+        np.testing.assert_array_equal(zarr.open_array(str(ours), mode="r")[...], values)
+
+
 def test_a_first_element_numcodecs_refuses_is_refused(tmp_path):
     path = tmp_path / "d.zarr"
     make(path, "<i4", [numcodecs.Delta(dtype="<i4", astype="<i2")], shape=(4,), chunks=(4,))
@@ -143,11 +156,27 @@ def test_a_first_element_numcodecs_refuses_is_refused(tmp_path):
         numcodecs.Delta(dtype="<i4", astype="<i2").encode(np.array([70000, 1, 2, 3], "<i4"))
     with pytest.raises(zinto.ZintoError, match="delta.*element 0.*int16"):
         zinto.open(path)[...] = np.array([70000, 1, 2, 3], "<i4")
+    # Into an unsigned type NumPy wraps the first element too: stored as numcodecs stores it.
+    unsigned = tmp_path / "u.zarr"
+    make(unsigned, "<i2", [numcodecs.Delta(dtype="<i2", astype="<u2")], shape=(4,), chunks=(4,))
+    zinto.open(unsigned)[...] = np.array([-1, 5, -3, 2], "<i2")
+    want_bytes = numcodecs.Delta(dtype="<i2", astype="<u2").encode(np.array([-1, 5, -3, 2], "<i2"))
+    assert (unsigned / "0").read_bytes() == want_bytes.tobytes()
     zinto.open(path)[...] = np.array([7, 70000, -70000, 3], "<i4")  # differences wrap
     with zarr.config.set(DEFAULT):
         got = zarr.open_array(str(path), mode="r")[...]
     want = np.cumsum(np.array([7, 69993, -140000, 70003], "<i4").astype("<i2"), dtype="<i4")
     np.testing.assert_array_equal(got, want)
+
+
+def test_delta_exempts_no_element_its_decoder_sums_after(tmp_path):
+    """A difference stored as something else would shift every later element: delta refuses
+    even the fill value's out-of-range difference (numcodecs stores whatever the cast makes,
+    and the rows after it then read back shifted)."""
+    path = tmp_path / "d.zarr"
+    make(path, "<f8", [numcodecs.Delta(dtype="<f8", astype="<i2")], shape=(4,), chunks=(4,))
+    with pytest.raises(zinto.ZintoError, match="delta.*element 2"):
+        zinto.open(path)[...] = np.array([20000.0, 40000.0, 0.0, 5.0])
 
 
 def test_values_numpy_leaves_undefined_are_refused_naming_the_filter(tmp_path):

@@ -289,8 +289,8 @@ fn cut_chunk_writes_use_one_chunk_of_scratch_per_worker() {
 }
 
 /// The field's array with numcodecs filters before its bytes (`astype` float32 to float64,
-/// then `delta` over float64: exact both ways for these values), `zstd` after, made by writing
-/// its `zarr.json` (the builder makes no filters).
+/// then `delta` over float64: exact both ways for these values), stored uncompressed, made by
+/// writing its `zarr.json` (the builder makes no filters).
 fn filtered(store: impl Store) -> Array<impl Store> {
     let meta = serde_json::json!({
         "zarr_format": 3, "node_type": "array", "shape": SHAPE, "data_type": "float32",

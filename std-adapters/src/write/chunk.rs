@@ -92,7 +92,8 @@ impl Worker {
     pub(crate) fn new(plan: &WritePlan) -> Result<Self, ErrorKind> {
         let encoder = match &plan.compressor {
             Some(c) => Some(
-                encoders::encoder(c, plan.elem).map_err(|e| ErrorKind::Encode(e.to_string()))?,
+                encoders::encoder(c, plan.stored_elem)
+                    .map_err(|e| ErrorKind::Encode(e.to_string()))?,
             ),
             None => None,
         };

@@ -25,6 +25,9 @@ pub(crate) struct WritePlan {
     pub(crate) swap: usize,
     /// Bytes of one element.
     pub(crate) elem: usize,
+    /// Bytes of one element as the compressor is given it: after the filters (numcodecs'
+    /// Blosc takes its typesize from the filtered array), `elem` without filters.
+    pub(crate) stored_elem: usize,
     /// One element of fill value, native byte order.
     pub(crate) fill: Vec<u8>,
     /// Bytes of one whole chunk.
@@ -163,9 +166,10 @@ impl WritePlan {
                 .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?,
             None => chunk_len,
         };
+        let stored_elem = filters.as_ref().map_or(elem, FilterStage::stored_size);
         let streams_in_parts = filters.is_some() || swap > 1 || shard.is_some();
         let whole_input = match &level.bytes_codecs.compressor {
-            Some(c) => check_compressor(c, (elem, stored_len), streams_in_parts, crc32c)?,
+            Some(c) => check_compressor(c, (stored_elem, stored_len), streams_in_parts, crc32c)?,
             None => false,
         };
         Ok(Self {
@@ -174,6 +178,7 @@ impl WritePlan {
             crc32c,
             swap: if swap > 1 { swap } else { 0 },
             elem,
+            stored_elem,
             fill: meta.fill_value.as_bytes().to_vec(),
             chunk_len,
             stored_len,

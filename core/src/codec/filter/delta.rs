@@ -212,16 +212,20 @@ impl FilterCodec for Delta {
         dst: &mut [u8],
     ) -> Result<usize, FilterError> {
         let (dec, enc) = (self.dec.ty, self.enc.ty);
+        // No element is exempt from refusal here: a difference stored as something else
+        // would shift every element the decoder sums after it (the fill value pads a 2-d
+        // edge chunk's rows, with data after them).
+        run.exempt = None;
         map_encode((src, from, self.dec), (dst, self.enc), run, |v, run| {
-            // `enc[0] = arr[0]` is a scalar assignment: NumPy raises OverflowError for an
-            // integer out of the stored type's range (the differences, an array, wrap).
-            let first_wraps = run.prev.is_none()
+            // `enc[0] = arr[0]` is a scalar assignment: NumPy 2 raises OverflowError for an
+            // integer out of a *signed* stored type's range; into an unsigned type it wraps,
+            // as the differences (an array) do.
+            let first_raises = run.prev.is_none()
                 && matches!(v, Value::Int(_))
-                && !enc.is_float()
-                && enc != NumType::Bool
+                && enc.kind() == 'i'
                 && v.cast(enc) != v;
             let d = difference(v, run.prev, dec);
-            if first_wraps { Err(d) } else { Ok(d) }
+            if first_raises { Err(d) } else { Ok(d) }
         })
     }
 
@@ -505,6 +509,22 @@ mod tests {
             }),
             "numcodecs raises OverflowError for a first element out of range"
         );
+        // Into an unsigned type the first element wraps, as NumPy's setitem casts it.
+        let to_u2 = Delta {
+            dec: le(NumType::Int32),
+            enc: le(NumType::UInt16),
+        };
+        let mut out = [0u8; 2];
+        assert_eq!(
+            to_u2.encode(
+                &mut EncodeRun::default(),
+                &(-1i32).to_le_bytes(),
+                le(NumType::Int32),
+                &mut out
+            ),
+            Ok(1)
+        );
+        assert_eq!(out, [0xff, 0xff]);
         let src: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         // The differences wrap in int32, then wrap again into int16 (NumPy's setitem cast).
         #[allow(clippy::cast_possible_truncation)]

@@ -478,7 +478,11 @@ mod tests {
         let zeros = [0u8; 8];
         assert_eq!(fso.encode(&mut run, &zeros, f8, &mut dst), Ok(1));
         assert_eq!(dst[0], 0);
-        assert!(fso.encode(&mut run, &nan_or(0.5), f8, &mut dst).is_err());
+        // Only the fill value is exempt: another value out of range is still refused.
+        assert!(
+            fso.encode(&mut run, &2000.5f64.to_le_bytes(), f8, &mut dst)
+                .is_err()
+        );
         let nan = f64::NAN.to_le_bytes();
         assert!(matches!(
             fso.encode(&mut EncodeRun::default(), &nan, f8, &mut dst),
@@ -499,10 +503,6 @@ mod tests {
             Ok(1)
         );
         assert_eq!(dst, 4i32.to_be_bytes()); // (2 - 0.5) * 3 = 4.5 -> 4
-    }
-
-    fn nan_or(x: f64) -> [u8; 8] {
-        x.to_le_bytes()
     }
 
     #[test]
