@@ -160,13 +160,14 @@ impl WritePlan {
             .and_then(|n| usize::try_from(n).ok())
             .and_then(|n| n.checked_mul(elem))
             .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
-        let stored_len = match &filters {
-            Some(stage) => (chunk_len / elem)
-                .checked_mul(stage.stored_size())
+        let stored_elem = filters.as_ref().map_or(elem, FilterStage::stored_size);
+        // Elements of no bytes (none are stored) leave the length as it is.
+        let stored_len = match chunk_len.checked_div(elem) {
+            Some(n) => n
+                .checked_mul(stored_elem)
                 .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?,
             None => chunk_len,
         };
-        let stored_elem = filters.as_ref().map_or(elem, FilterStage::stored_size);
         let streams_in_parts = filters.is_some() || swap > 1 || shard.is_some();
         let whole_input = match &level.bytes_codecs.compressor {
             Some(c) => check_compressor(c, (stored_elem, stored_len), streams_in_parts, crc32c)?,
