@@ -225,11 +225,18 @@ impl ArrayBuilder {
                 "a crc32c checksum after blosc (a Blosc chunk's header is written last)".into(),
             ));
         }
-        if self.dtype.number().is_none() {
+        let date = matches!(
+            self.dtype,
+            DataType::DateTime64(_) | DataType::TimeDelta64(_)
+        );
+        if self.dtype.number().is_none() && self.vlen_codec().is_none() && !date {
             return Err(refused(format!(
-                "creating arrays of {} (not yet: numbers and bool)",
+                "creating arrays of {} (not yet: numbers, bool, dates, durations, string and bytes)",
                 self.dtype
             )));
+        }
+        if self.vlen_codec().is_some() {
+            self.check_vlen()?;
         }
         if let Some(names) = &self.dimension_names
             && names.len() != self.shape.len()
@@ -256,6 +263,38 @@ impl ArrayBuilder {
                 ]
             }
         })
+    }
+
+    /// The object codec of a variable-length type (`string`, `bytes`), as zarr-python names it.
+    fn vlen_codec(&self) -> Option<&'static str> {
+        match self.dtype {
+            DataType::String => Some("vlen-utf8"),
+            DataType::Bytes => Some("vlen-bytes"),
+            _ => None,
+        }
+    }
+
+    /// What a variable-length array cannot have: its elements have no byte order, memory
+    /// order or size for `endian`, `order` or v3 Blosc's typesize to name, and zinto does not
+    /// shard them (Zarr v2 Blosc, numcodecs' default for object arrays, shuffles bytes).
+    fn check_vlen(&self) -> Result<(), ErrorKind> {
+        let what = if self.order.as_ref().is_some_and(|o| !o.is_c()) {
+            "a memory order other than C"
+        } else if self.endian == Endian::Big {
+            "a big-endian byte order"
+        } else if self.shards.is_some() {
+            "shards"
+        } else if self.format == ZarrFormat::V3
+            && matches!(self.compressor, Some(Compressor::Blosc(_)))
+        {
+            "blosc in Zarr v3 (its typesize is an element's size)"
+        } else {
+            return Ok(());
+        };
+        Err(refused(format!(
+            "{what} for an array of {} (variable-length)",
+            self.dtype
+        )))
     }
 
     /// The fill value as stated, or the type's zero.
@@ -311,7 +350,10 @@ impl ArrayBuilder {
             let axes: Vec<usize> = order.axes().collect();
             codecs.push(json!({"name": "transpose", "configuration": {"order": axes}}));
         }
-        codecs.push(json!({"name": "bytes", "configuration": {"endian": endian}}));
+        codecs.push(match self.vlen_codec() {
+            Some(vlen) => json!({"name": vlen, "configuration": {}}),
+            None => json!({"name": "bytes", "configuration": {"endian": endian}}),
+        });
         if let Some(c) = &self.compressor {
             codecs.push(match c {
                 Compressor::Zstd(z) => json!({"name": "zstd", "configuration": {"level": z.level.unwrap_or(0), "checksum": z.checksum}}),
@@ -343,7 +385,7 @@ impl ArrayBuilder {
             "zarr_format": 3,
             "node_type": "array",
             "shape": self.shape,
-            "data_type": self.dtype.name(),
+            "data_type": self.data_type_v3(),
             "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": grid}},
             "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
             "fill_value": fill,
@@ -354,6 +396,19 @@ impl ArrayBuilder {
             obj.insert("dimension_names".into(), json!(names));
         }
         Ok(doc)
+    }
+
+    /// The v3 `data_type`: a name, or for dates and durations the name with the unit.
+    fn data_type_v3(&self) -> Value {
+        match self.dtype {
+            // zarr-python 3.1 names variable-length bytes so (zinto reads "bytes" too).
+            DataType::Bytes => json!("variable_length_bytes"),
+            DataType::DateTime64(u) | DataType::TimeDelta64(u) => json!({
+                "name": self.dtype.name(),
+                "configuration": {"unit": u.unit.code(), "scale_factor": u.scale},
+            }),
+            dtype => json!(dtype.name()),
+        }
     }
 
     /// v2's `order`: C or F.
@@ -377,10 +432,13 @@ impl ArrayBuilder {
         if self.shards.is_some() {
             return Err(refused("shards in a Zarr v2 array (a v3 codec)".into()));
         }
-        let native = self
-            .dtype
-            .numpy_str()
-            .ok_or(refused(format!("creating arrays of {}", self.dtype)))?;
+        let native = match self.vlen_codec() {
+            Some(_) => "|O".to_owned(),
+            None => self
+                .dtype
+                .numpy_str()
+                .ok_or(refused(format!("creating arrays of {}", self.dtype)))?,
+        };
         let dtype = match (self.endian, native.as_bytes().first()) {
             (Endian::Big, Some(b'<')) => format!(">{}", &native[1..]),
             (Endian::Little, Some(b'>')) => format!("<{}", &native[1..]),
@@ -423,7 +481,7 @@ impl ArrayBuilder {
             "compressor": compressor,
             "fill_value": fill,
             "order": self.v2_order()?,
-            "filters": null,
+            "filters": self.vlen_codec().map(|id| json!([{"id": id}])),
             "dimension_separator": ".",
         }))
     }

@@ -79,6 +79,16 @@ pub enum ErrorKind {
     /// A chunk could not be encoded: a compressor this build does not write, or its
     /// library's error.
     Encode(String),
+    /// Variable-length values given to [`Array::write_vlen`](crate::Array::write_vlen) were
+    /// refused before anything was written: offsets of another count than the region's
+    /// elements plus one, going backwards or past the values, an element over the format's
+    /// 4 GiB, or a string that is not UTF-8.
+    VlenInput {
+        /// The element (C order in the region), if one is to blame.
+        element: Option<u64>,
+        /// What is wrong, in a few words.
+        why: &'static str,
+    },
     /// The output buffer is not the size of the selection.
     OutputSize {
         /// Bytes the selection needs.
@@ -124,6 +134,13 @@ impl fmt::Display for ErrorKind {
                 f,
                 "output buffer holds {got} bytes, the selection needs {expected}"
             ),
+            Self::VlenInput { element, why } => {
+                write!(f, "variable-length input refused: {why}")?;
+                match element {
+                    Some(i) => write!(f, " (element {i} of the region, C order)"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -253,6 +270,7 @@ impl std::error::Error for Error {
             ErrorKind::Layout(e) => Some(e),
             ErrorKind::Segment(e) => Some(e),
             ErrorKind::OutputSize { .. }
+            | ErrorKind::VlenInput { .. }
             | ErrorKind::FortranOrder { .. }
             | ErrorKind::SegmentsDisagree { .. }
             | ErrorKind::ChunkTooLarge { .. }

@@ -16,7 +16,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use zinto_core::codec::{BytesCodecs, CodecName, DecodeError, VlenItems, decoded_len, size_probe};
+use zinto_core::codec::{
+    BytesCodecs, ChainLevel, CodecName, DecodeError, VlenItems, decoded_len, size_probe,
+};
 use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
 
 use crate::error::ErrorKind;
@@ -324,44 +326,81 @@ impl<S: Store> Walk<'_, S> {
             }
             return Ok(());
         };
-        let elements = product(&level.chunk_shape).map_err(ErrorKind::Layout)?;
-        decode_whole(store, ctx, key, len, &level.bytes_codecs, &mut chunk.bytes)?;
-        chunk.spans.clear();
-        let mut items = VlenItems::new(&chunk.bytes, codec, elements).map_err(ErrorKind::Decode)?;
-        while let Some(item) = items.next() {
-            let len = item.map_err(ErrorKind::Decode)?.len();
-            chunk.spans.push((items.consumed() - len, len));
-        }
-        items.finish().map_err(ErrorKind::Decode)?;
+        let chunk_in = ChunkIn {
+            key,
+            len,
+            codec,
+            level,
+        };
+        chunk.load(store, ctx, &chunk_in)?;
         for run in runs {
             for k in 0..run.len {
-                let (start, len) =
-                    chunk
-                        .spans
-                        .get(run.src + k)
-                        .copied()
-                        .ok_or(ErrorKind::Internal {
-                            what: "a run past the chunk's items",
-                        })?;
-                let item = chunk
-                    .bytes
-                    .get(start..start + len)
-                    .ok_or(ErrorKind::Internal {
-                        what: "an item span past the decoded chunk",
-                    })?;
-                visit(run.dst + k, item)?;
+                visit(run.dst + k, chunk.item(run.src + k)?)?;
             }
         }
         Ok(())
     }
 }
 
+/// A stored chunk of variable-length values, to decode.
+pub(crate) struct ChunkIn<'a> {
+    /// Its key.
+    pub(crate) key: &'a str,
+    /// Its stored bytes.
+    pub(crate) len: u64,
+    /// `vlen-utf8` or `vlen-bytes`.
+    pub(crate) codec: CodecName,
+    /// The chain level it is encoded by.
+    pub(crate) level: &'a ChainLevel,
+}
+
 /// One decoded chunk and where each of its items starts (reused from chunk to chunk).
 #[derive(Default)]
-struct ChunkItems {
+pub(crate) struct ChunkItems {
     bytes: Vec<u8>,
     /// `(start, len)` of each item in `bytes`, in storage order.
     spans: Vec<(usize, usize)>,
+}
+
+impl ChunkItems {
+    /// Decodes the stored chunk `chunk` and finds its items (as many as its chunk shape holds).
+    pub(crate) fn load<S: Store>(
+        &mut self,
+        store: &S,
+        ctx: &mut ReadContext,
+        chunk: &ChunkIn<'_>,
+    ) -> Result<(), ErrorKind> {
+        let level = chunk.level;
+        let elements = product(&level.chunk_shape).map_err(ErrorKind::Layout)?;
+        decode_whole(
+            store,
+            ctx,
+            chunk.key,
+            chunk.len,
+            &level.bytes_codecs,
+            &mut self.bytes,
+        )?;
+        self.spans.clear();
+        let mut items =
+            VlenItems::new(&self.bytes, chunk.codec, elements).map_err(ErrorKind::Decode)?;
+        while let Some(item) = items.next() {
+            let len = item.map_err(ErrorKind::Decode)?.len();
+            self.spans.push((items.consumed() - len, len));
+        }
+        items.finish().map_err(ErrorKind::Decode)
+    }
+
+    /// Item `i` of the chunk loaded last, in storage order.
+    pub(crate) fn item(&self, i: usize) -> Result<&[u8], ErrorKind> {
+        let (start, len) = self.spans.get(i).copied().ok_or(ErrorKind::Internal {
+            what: "a run past the chunk's items",
+        })?;
+        self.bytes
+            .get(start..start + len)
+            .ok_or(ErrorKind::Internal {
+                what: "an item span past the decoded chunk",
+            })
+    }
 }
 
 /// Decodes the whole stored chunk `key` (`len` bytes) into `out`, sized from the stored

@@ -455,10 +455,11 @@ fn what_the_write_path_does_not_write_is_refused_by_name() {
             .contains("crc32c checksum after blosc"),
         "{blosc_crc}"
     );
-    let e = ArrayBuilder::new(&SHAPE, DataType::String, &CHUNKS)
+    // Fixed-length strings are not created yet (variable-length ones are: write_vlen.rs).
+    let e = ArrayBuilder::new(&SHAPE, DataType::FixedUtf32 { chars: 4 }, &CHUNKS)
         .create(FileStore::new(&dir), "")
         .unwrap_err();
-    assert!(e.to_string().contains("string"), "{e}");
+    assert!(e.to_string().contains("fixed_length_utf32"), "{e}");
     let e = b
         .clone()
         .fill_value(serde_json::json!("seven"))

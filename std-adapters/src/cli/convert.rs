@@ -174,6 +174,9 @@ fn convert_array(
     (args, remote): (&ConvertArgs, StoreArgs),
 ) -> Result<(), Failure> {
     let dst = new_array(src, to, (args, remote))?;
+    if src.dtype().fixed_size().is_none() {
+        return convert_vlen(args, (src, &dst));
+    }
     let shape = src.shape().to_vec();
     let elem = src.metadata().elem_size() as u64;
     let (rows, row_bytes) = match shape.split_first() {
@@ -214,6 +217,65 @@ fn convert_array(
     Ok(())
 }
 
+/// Rows `start..start + n` of the first dimension, every other dimension whole.
+fn slab_region(shape: &[u64], (start, n): (u64, u64)) -> Result<Region, Failure> {
+    let mut region_start = vec![0; shape.len()];
+    let mut region_shape = shape.to_vec();
+    if let (Some(s), Some(r)) = (region_start.first_mut(), region_shape.first_mut()) {
+        (*s, *r) = (start, n);
+    }
+    Region::new(&region_start, &region_shape).map_err(|e| Failure::Other(e.to_string()))
+}
+
+/// A variable-length array (strings, bytes), one row of destination chunks (or shards) at a
+/// time: its size is known only once read, so `--memory` cannot size the slab; a slab holds
+/// its values and an 8-byte offset per element.
+fn convert_vlen(
+    args: &ConvertArgs,
+    (src, dst): (&Array<AnyStore>, &Array<AnyStore>),
+) -> Result<(), Failure> {
+    let shape = src.shape().to_vec();
+    let rows = shape.first().copied().unwrap_or(1);
+    let outer = dst.shard_shape().unwrap_or(dst.chunk_shape());
+    let step = outer.first().copied().unwrap_or(1).max(1);
+    let read = ReadOptions {
+        threads: args.threads,
+        ..ReadOptions::default()
+    };
+    let write = WriteOptions {
+        threads: args.threads,
+        ..WriteOptions::default()
+    };
+    let baseline = rss::current_rss_bytes();
+    let started = Instant::now();
+    let mut bytes = 0usize;
+    let mut start = 0;
+    while start < rows.max(1) {
+        let n = step.min(rows - start).max(u64::from(rows == 0));
+        let region = slab_region(&shape, (start, n))?;
+        let slab = src
+            .read_vlen_with(&region, &read)
+            .map_err(|e| Failure::Other(format!("{}: {e}", args.src.display())))?;
+        dst.write_vlen_with(&region, slab.offsets(), slab.values(), &write)
+            .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))?;
+        bytes = bytes.saturating_add(slab.values().len());
+        start += n.max(1);
+    }
+    let summary = ReadSummary {
+        len: bytes,
+        seconds: started.elapsed().as_secs_f64(),
+        baseline,
+        workers: args.threads.map_or_else(
+            || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+            NonZeroUsize::get,
+        ),
+        chunks: dst.metadata().grid.num_chunks(),
+        wrote: true,
+    };
+    summary.print(args.json, &shape, src.dtype());
+    Ok(())
+}
+
 /// Rows `start..start + n` of the first dimension (every other dimension whole): read from
 /// `src` into `slab`, then written into `dst`.
 fn copy_slab(
@@ -222,13 +284,7 @@ fn copy_slab(
     (start, n): (u64, u64),
     slab: &mut [u8],
 ) -> Result<(), Failure> {
-    let mut region_start = vec![0; src.shape().len()];
-    let mut region_shape = src.shape().to_vec();
-    if let (Some(s), Some(r)) = (region_start.first_mut(), region_shape.first_mut()) {
-        (*s, *r) = (start, n);
-    }
-    let region =
-        Region::new(&region_start, &region_shape).map_err(|e| Failure::Other(e.to_string()))?;
+    let region = slab_region(src.shape(), (start, n))?;
     let read = ReadOptions {
         threads: args.threads,
         ..ReadOptions::default()

@@ -35,9 +35,11 @@ impl FillValue {
         &self.bytes
     }
 
-    /// The fill value as metadata states it, for a number or bool of `dtype` (floats not
-    /// finite as `"NaN"`, `"Infinity"`, `"-Infinity"`; a NaN of another payload as its hex
-    /// bits; complex as `[re, im]`); `None` for other types, or bytes of another size. Parsed
+    /// The fill value as metadata states it, for a number, bool, date, duration or
+    /// variable-length value of `dtype` (floats not finite as `"NaN"`, `"Infinity"`,
+    /// `"-Infinity"`; a NaN of another payload as its hex bits; complex as `[re, im]`; NaT as
+    /// `"NaT"`; strings as themselves, bytes as base64); `None` for fixed-length strings and
+    /// bytes, or bytes of another size. Parsed
     /// back by [`FillValue::parse`] to the same bytes.
     pub fn to_json(&self, dtype: DataType) -> Option<Value> {
         use DataType as T;
@@ -85,12 +87,16 @@ impl FillValue {
             T::Float64 => f64_of(b)?,
             T::Complex64 => Value::from(vec![f32_of(b.get(..4)?)?, f32_of(b.get(4..)?)?]),
             T::Complex128 => Value::from(vec![f64_of(b.get(..8)?)?, f64_of(b.get(8..)?)?]),
-            T::DateTime64(_)
-            | T::TimeDelta64(_)
-            | T::FixedUtf32 { .. }
-            | T::FixedBytes { .. }
-            | T::String
-            | T::Bytes => return None,
+            T::DateTime64(_) | T::TimeDelta64(_) => match i64::from_ne_bytes(b.try_into().ok()?) {
+                i64::MIN => Value::from("NaT"),
+                count => Value::from(count),
+            },
+            T::String => Value::from(std::str::from_utf8(b).ok()?),
+            T::Bytes => {
+                use base64::Engine;
+                Value::from(base64::engine::general_purpose::STANDARD.encode(b))
+            }
+            T::FixedUtf32 { .. } | T::FixedBytes { .. } => return None,
         })
     }
 
@@ -323,7 +329,27 @@ mod tests {
                 assert_eq!(back.as_bytes(), &bytes[..], "{dtype}: {json}");
             }
         }
-        assert!(FillValue::zero(T::String).to_json(T::String).is_none());
+        // The other types with a JSON form, each parsed back to the same bytes.
+        let ns = super::super::dtype::TimeUnit {
+            unit: super::super::dtype::Unit::Nanosecond,
+            scale: 1,
+        };
+        for (dtype, bytes) in [
+            (T::String, "çà ".as_bytes().to_vec()),
+            (T::String, vec![]),
+            (T::Bytes, vec![0, 255, 7]),
+            (T::DateTime64(ns), i64::MIN.to_ne_bytes().to_vec()),
+            (T::TimeDelta64(ns), (-5i64).to_ne_bytes().to_vec()),
+        ] {
+            let fill = FillValue {
+                bytes: bytes.clone(),
+            };
+            let json = fill.to_json(dtype).unwrap();
+            assert_eq!(FillValue::parse(dtype, &json).unwrap().as_bytes(), bytes);
+        }
+        // Not UTF-8: no string states it.
+        let bad = FillValue { bytes: vec![0xff] };
+        assert!(bad.to_json(T::String).is_none());
     }
 
     use serde_json::json;

@@ -216,11 +216,22 @@ impl Worker {
         plan: &WritePlan,
         writer: &'w mut dyn ObjectWriter,
     ) -> Result<ChunkStream<'w>, ErrorKind> {
+        self.stream_of(plan.stored_len as u64, plan, writer)
+    }
+
+    /// A stream of `len` bytes, one chunk's, into `writer`: for chunks whose length their
+    /// values decide (variable-length data), not the plan.
+    pub(crate) fn stream_of<'w>(
+        &'w mut self,
+        len: u64,
+        plan: &WritePlan,
+        writer: &'w mut dyn ObjectWriter,
+    ) -> Result<ChunkStream<'w>, ErrorKind> {
         let encoder = self.encoder.as_deref_mut().map(|e| e as &mut dyn Encode);
         ChunkStream::new(
             encoder,
             &mut self.windows,
-            (plan.stored_len as u64, plan.swap, plan.crc32c),
+            (len, plan.swap, plan.crc32c),
             writer,
         )
         .map_err(stream_kind)

@@ -23,12 +23,13 @@ mod lz4;
 mod plan;
 mod shard;
 mod stream;
+mod vlen;
 
 use std::num::NonZeroUsize;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use zinto_core::{Pieces, Region};
+use zinto_core::{Piece, Pieces, Region};
 
 use crate::Array;
 use crate::error::{Error, ErrorKind};
@@ -124,6 +125,18 @@ impl<S: Store> Array<S> {
             .map_err(|kind| Error::new(self.path(), None, kind))
     }
 
+    /// Whether zinto writes this array of variable-length values with
+    /// [`Array::write_vlen`], answered before anything is written, as
+    /// [`Self::check_writable`] answers for [`Self::write_from`].
+    ///
+    /// # Errors
+    /// As said; [`ErrorKind::WrongType`] for an array of fixed-size elements.
+    pub fn check_vlen_writable(&self) -> Result<(), Error> {
+        WritePlan::of_vlen(self.metadata())
+            .map(|_| ())
+            .map_err(|kind| Error::new(self.path(), None, kind))
+    }
+
     /// [`Self::write_from`] with explicit options (threads, progress, cancel, empty chunks).
     ///
     /// # Errors
@@ -136,6 +149,7 @@ impl<S: Store> Array<S> {
         options: &WriteOptions<'_>,
     ) -> Result<(), Error> {
         let err = |kind| Error::new(self.path(), None, kind);
+        let plan = WritePlan::of(self.metadata()).map_err(err)?;
         let expected = self.selection_len(region)?;
         if input.len() != expected {
             return Err(err(ErrorKind::OutputSize {
@@ -143,15 +157,7 @@ impl<S: Store> Array<S> {
                 got: input.len() as u64,
             }));
         }
-        let plan = WritePlan::of(self.metadata()).map_err(err)?;
-        let pieces = self
-            .metadata()
-            .grid
-            .pieces(region)
-            .map_err(|e| err(ErrorKind::Layout(e)))?;
-        let total = pieces
-            .chunk_count()
-            .map_err(|e| err(ErrorKind::Layout(e)))?;
+        let pool = Pool::new(self, region, options)?;
         let job = WriteJob {
             array: self,
             plan: &plan,
@@ -159,70 +165,108 @@ impl<S: Store> Array<S> {
             input,
             options,
         };
+        pool.run(
+            || chunk::Worker::new(&plan),
+            |worker, piece| worker.write_piece(&job, piece),
+        )
+    }
+}
+
+/// The chunks one write touches and the workers that write them.
+pub(crate) struct Pool<'a> {
+    path: &'a str,
+    options: &'a WriteOptions<'a>,
+    pieces: Pieces<'a>,
+    total: u64,
+    threads: usize,
+}
+
+impl<'a> Pool<'a> {
+    /// The pool writing `region` of `array`: one worker per chunk at most.
+    pub(crate) fn new<S: Store>(
+        array: &'a Array<S>,
+        region: &'a Region,
+        options: &'a WriteOptions<'a>,
+    ) -> Result<Self, Error> {
+        let err = |kind| Error::new(array.path(), None, kind);
+        let pieces = array
+            .metadata()
+            .grid
+            .pieces(region)
+            .map_err(|e| err(ErrorKind::Layout(e)))?;
+        let total = pieces
+            .chunk_count()
+            .map_err(|e| err(ErrorKind::Layout(e)))?;
         let threads = options
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
             .get()
             .min(usize::try_from(total).unwrap_or(usize::MAX));
-        run_workers(&job, &pieces, total, threads)
+        Ok(Self {
+            path: array.path(),
+            options,
+            pieces,
+            total,
+            threads,
+        })
     }
-}
 
-/// Runs `threads` workers over the `total` pieces, each taking the next piece until none is
-/// left, one fails, or the write is cancelled; the first error is the write's.
-fn run_workers<S: Store>(
-    job: &WriteJob<'_, S>,
-    pieces: &Pieces<'_>,
-    total: u64,
-    threads: usize,
-) -> Result<(), Error> {
-    let err = |kind| Error::new(job.array.path(), None, kind);
-    let next = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
-    let first_error: Mutex<Option<Error>> = Mutex::new(None);
-    let stop = AtomicBool::new(false);
-    let work = || {
-        let mut worker = chunk::Worker::new(job.plan).map_err(err)?;
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            if job
-                .options
-                .cancel
-                .is_some_and(|c| c.load(Ordering::Relaxed))
-            {
-                return Err(err(ErrorKind::Cancelled));
-            }
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(piece) = pieces.get(i) else {
-                return Ok(());
-            };
-            worker.write_piece(job, &piece)?;
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if let Some(progress) = job.options.progress {
-                progress(n, total);
-            }
-        }
-    };
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| {
-                if let Err(e) = work() {
-                    stop.store(true, Ordering::Relaxed);
-                    let mut slot = first_error
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    slot.get_or_insert(e);
+    /// Runs the workers (each made by `new_worker`), each taking the next piece and writing
+    /// it with `write` until none is left, one fails, or the write is cancelled; the first
+    /// error is the write's.
+    pub(crate) fn run<W>(
+        &self,
+        new_worker: impl Fn() -> Result<W, ErrorKind> + Sync,
+        write: impl Fn(&mut W, &Piece) -> Result<(), Error> + Sync,
+    ) -> Result<(), Error> {
+        let err = |kind| Error::new(self.path, None, kind);
+        let next = AtomicU64::new(0);
+        let done = AtomicU64::new(0);
+        let first_error: Mutex<Option<Error>> = Mutex::new(None);
+        let stop = AtomicBool::new(false);
+        let work = || {
+            let mut worker = new_worker().map_err(err)?;
+            loop {
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(());
                 }
-            });
+                if self
+                    .options
+                    .cancel
+                    .is_some_and(|c| c.load(Ordering::Relaxed))
+                {
+                    return Err(err(ErrorKind::Cancelled));
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(piece) = self.pieces.get(i) else {
+                    return Ok(());
+                };
+                write(&mut worker, &piece)?;
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if let Some(progress) = self.options.progress {
+                    progress(n, self.total);
+                }
+            }
+        };
+        std::thread::scope(|s| {
+            for _ in 0..self.threads {
+                s.spawn(|| {
+                    if let Err(e) = work() {
+                        stop.store(true, Ordering::Relaxed);
+                        let mut slot = first_error
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner);
+                        slot.get_or_insert(e);
+                    }
+                });
+            }
+        });
+        match first_error
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-    });
-    match first_error
-        .into_inner()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-    {
-        Some(e) => Err(e),
-        None => Ok(()),
     }
 }

@@ -116,14 +116,41 @@ fn check_compressor(
 }
 
 impl WritePlan {
-    /// The plan for `meta`, or what in it the write path does not write.
+    /// The plan for `meta` written from a flat buffer ([`Array::write_from`](crate::Array::write_from)),
+    /// or what in it the write path does not write.
     pub(crate) fn of(meta: &ArrayMetadata) -> Result<Self, ErrorKind> {
         let Some(elem) = meta.dtype.fixed_size() else {
+            return Err(ErrorKind::Metadata(MetadataError::Unsupported(format!(
+                "writing variable-length data ({}) from a flat buffer (Array::write_vlen writes it)",
+                meta.dtype
+            ))));
+        };
+        Self::with_elem(meta, elem)
+    }
+
+    /// The plan for `meta`, an array of variable-length values, written from offsets and
+    /// values ([`Array::write_vlen`](crate::Array::write_vlen)): its chain sees the `vlen-*`
+    /// encoding as bytes (elements of one byte), so `chunk_len` and `stored_len` count
+    /// elements, not the bytes of a chunk, which each chunk's values decide.
+    pub(crate) fn of_vlen(meta: &ArrayMetadata) -> Result<Self, ErrorKind> {
+        if meta.dtype.fixed_size().is_some() {
+            return Err(ErrorKind::WrongType {
+                dtype: meta.dtype,
+                read_as: "variable-length values (Array::write_from writes it)",
+            });
+        }
+        let plan = Self::with_elem(meta, 1)?;
+        if !plan.order.is_c() {
             return Err(unsupported(&format!(
-                "variable-length data ({})",
+                "variable-length data ({}) in a chunk order other than C",
                 meta.dtype
             )));
-        };
+        }
+        Ok(plan)
+    }
+
+    /// The plan for `meta`, its elements `elem` bytes each as the chain sees them.
+    fn with_elem(meta: &ArrayMetadata, elem: usize) -> Result<Self, ErrorKind> {
         let (shard, level) = match meta.chain.levels() {
             [level] => (None, level),
             [outer, inner] => match &outer.array_to_bytes {

@@ -1,0 +1,406 @@
+//! Variable-length values (strings, bytes) written from offsets and values, Arrow style
+//! ([`Array::write_vlen`]), the mirror of [`Array::read_vlen`].
+//!
+//! Each chunk the region touches is stored as its `vlen-*` codec lays it out (a `u32` count,
+//! then each element as a `u32` length and its bytes), gathered a window at a time into the
+//! worker's compressor stream: no chunk-sized buffer, except for a compressor that takes a
+//! chunk whole (numcodecs' LZ4), and the old values of a chunk the region cuts, decoded first
+//! (one chunk per worker, as for fixed-size data). Edge chunks are padded with the fill value
+//! and chunks left all fill value are not written (an old one is removed), as zarr-python does.
+
+use zinto_core::codec::CodecName;
+use zinto_core::{MemoryOrder, Piece, Region, Runs, product};
+
+use super::chunk::{Worker, stream_kind};
+use super::stream::{ChunkStream, StreamError};
+use super::{Pool, WRITE_WINDOW, WriteOptions, WritePlan};
+use crate::Array;
+use crate::error::{Error, ErrorKind};
+use crate::metadata::DataType;
+use crate::reader::ReadContext;
+use crate::store::Store;
+use crate::vlen::{ChunkIn, ChunkItems};
+
+/// The `vlen-*` codec of a variable-length data type.
+fn vlen_codec(dtype: DataType) -> Option<CodecName> {
+    match dtype {
+        DataType::String => Some(CodecName::VlenUtf8),
+        DataType::Bytes => Some(CodecName::VlenBytes),
+        _ => None,
+    }
+}
+
+fn refused(element: Option<usize>, why: &'static str) -> ErrorKind {
+    ErrorKind::VlenInput {
+        element: element.map(|i| i as u64),
+        why,
+    }
+}
+
+/// A region's values, checked: element `i` is `values[offsets[i]..offsets[i + 1]]`.
+#[derive(Clone, Copy)]
+struct Input<'a> {
+    offsets: &'a [u64],
+    values: &'a [u8],
+}
+
+impl<'a> Input<'a> {
+    /// `offsets` and `values` for `elements` elements, each checked (in order, within the
+    /// values, at most `u32::MAX` bytes, UTF-8 if `utf8`) before any chunk is written.
+    fn check(
+        offsets: &'a [u64],
+        values: &'a [u8],
+        elements: usize,
+        utf8: bool,
+    ) -> Result<Self, ErrorKind> {
+        if elements.checked_add(1) != Some(offsets.len()) {
+            return Err(refused(
+                None,
+                "the offsets are not one more than the region's elements",
+            ));
+        }
+        for (i, pair) in offsets.windows(2).enumerate() {
+            let (start, end) = (pair[0], pair[1]);
+            if end < start {
+                return Err(refused(Some(i), "an offset before the one preceding it"));
+            }
+            let item = usize::try_from(start)
+                .ok()
+                .zip(usize::try_from(end).ok())
+                .and_then(|(s, e)| values.get(s..e))
+                .ok_or(refused(Some(i), "an offset past the values"))?;
+            if u32::try_from(item.len()).is_err() {
+                return Err(refused(Some(i), "an element over 4 GiB (u32 lengths)"));
+            }
+            if utf8 && std::str::from_utf8(item).is_err() {
+                return Err(refused(Some(i), "a string that is not UTF-8"));
+            }
+        }
+        Ok(Self { offsets, values })
+    }
+
+    /// Element `i` (checked by [`Self::check`]).
+    fn item(&self, i: usize) -> Result<&'a [u8], ErrorKind> {
+        let at = |k: usize| self.offsets.get(k).and_then(|&o| usize::try_from(o).ok());
+        at(i)
+            .zip(at(i + 1))
+            .and_then(|(s, e)| self.values.get(s..e))
+            .ok_or(ErrorKind::Internal {
+                what: "a variable-length element outside the checked input",
+            })
+    }
+}
+
+/// Where one element of a chunk being written comes from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// The fill value (outside the region, no old chunk).
+    Fill,
+    /// The old chunk's element at this index.
+    Old(usize),
+    /// The input's element at this index.
+    Input(usize),
+}
+
+/// One write of variable-length values: what every worker shares.
+struct VlenJob<'a, S> {
+    array: &'a Array<S>,
+    plan: &'a WritePlan,
+    codec: CodecName,
+    region: &'a Region,
+    input: Input<'a>,
+    options: &'a WriteOptions<'a>,
+}
+
+/// A worker's state, kept from chunk to chunk.
+struct VlenWorker {
+    /// The compressor and its windows.
+    chunk: Worker,
+    /// Where the stored bytes gather before they go to the compressor.
+    gather: Vec<u8>,
+    /// Each element of the chunk under way.
+    sources: Vec<Source>,
+    /// The old chunk, for a chunk the region cuts.
+    old: ChunkItems,
+    ctx: ReadContext,
+}
+
+impl<S: Store> Array<S> {
+    /// Writes variable-length values (a `string` or `bytes` array) into `region`, C order,
+    /// Arrow style: element `i` is `values[offsets[i]..offsets[i + 1]]`, as
+    /// [`Array::read_vlen`] gives them ([`VlenData::offsets`](crate::VlenData::offsets),
+    /// [`VlenData::values`](crate::VlenData::values)). One worker per core.
+    ///
+    /// ```
+    /// use zinto::{ArrayBuilder, DataType, MemoryStore, Region};
+    ///
+    /// let array = ArrayBuilder::new(&[5], DataType::String, &[2])
+    ///     .zstd(3)
+    ///     .create(MemoryStore::new(), "names")?;
+    /// let (offsets, values) = ([0, 2, 2, 5], "abçd");
+    /// array.write_vlen(&Region::from_ranges(&[1..4])?, &offsets, values.as_bytes())?;
+    /// let back = array.read_vlen(&Region::whole(&[5])?)?;
+    /// assert_eq!(back.iter().collect::<Vec<_>>(), [&b""[..], b"ab", b"", "çd".as_bytes(), b""]);
+    /// # Ok::<(), zinto::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ErrorKind::VlenInput`] for offsets that do not fit the region or the values, or a
+    /// string that is not UTF-8 (nothing is written then); [`ErrorKind::WrongType`] for an
+    /// array of fixed-size elements (use [`Array::write_from`]); otherwise as
+    /// [`Array::write_from`].
+    pub fn write_vlen(&self, region: &Region, offsets: &[u64], values: &[u8]) -> Result<(), Error> {
+        self.write_vlen_with(region, offsets, values, &WriteOptions::default())
+    }
+
+    /// [`Self::write_vlen`] with explicit options (threads, progress, cancel, empty chunks).
+    ///
+    /// # Errors
+    /// As [`Self::write_vlen`]; [`ErrorKind::Cancelled`] once `cancel` is set.
+    pub fn write_vlen_with(
+        &self,
+        region: &Region,
+        offsets: &[u64],
+        values: &[u8],
+        options: &WriteOptions<'_>,
+    ) -> Result<(), Error> {
+        let err = |kind| Error::new(self.path(), None, kind);
+        let plan = WritePlan::of_vlen(self.metadata()).map_err(err)?;
+        let codec = vlen_codec(self.dtype()).ok_or(err(ErrorKind::Internal {
+            what: "a variable-length plan for a fixed-size type",
+        }))?;
+        let elements = region
+            .num_elements()
+            .and_then(|n| usize::try_from(n).map_err(|_| zinto_core::LayoutError::Overflow))
+            .map_err(|e| err(ErrorKind::Layout(e)))?;
+        let utf8 = codec == CodecName::VlenUtf8;
+        let input = Input::check(offsets, values, elements, utf8).map_err(err)?;
+        let pool = Pool::new(self, region, options)?;
+        let job = VlenJob {
+            array: self,
+            plan: &plan,
+            codec,
+            region,
+            input,
+            options,
+        };
+        pool.run(
+            || VlenWorker::new(&plan),
+            |worker, piece| {
+                let key = self.chunk_key(&piece.chunk);
+                worker
+                    .write_piece(&job, piece, &key)
+                    .map_err(|kind| Error::new(self.path(), Some(&key), kind))
+            },
+        )
+    }
+}
+
+impl VlenWorker {
+    fn new(plan: &WritePlan) -> Result<Self, ErrorKind> {
+        Ok(Self {
+            chunk: Worker::new(plan)?,
+            gather: Vec::new(),
+            sources: Vec::new(),
+            old: ChunkItems::default(),
+            ctx: ReadContext::new()?,
+        })
+    }
+
+    /// Writes the chunk of `piece` as `key`.
+    fn write_piece<S: Store>(
+        &mut self,
+        job: &VlenJob<'_, S>,
+        piece: &Piece,
+        key: &str,
+    ) -> Result<(), ErrorKind> {
+        self.lay_sources(job, piece, key)?;
+        let fill = job.array.metadata().fill_value.as_bytes();
+        if !job.options.write_empty_chunks {
+            let mut all_fill = true;
+            for &source in &self.sources {
+                all_fill &= self.item(job, source)? == fill;
+                if !all_fill {
+                    break;
+                }
+            }
+            if all_fill {
+                return job.array.store().delete(key).map_err(ErrorKind::Store);
+            }
+        }
+        self.store_chunk(job, key)
+    }
+
+    /// Where each element of the chunk comes from: the region's input, else the old chunk
+    /// (if the region cuts it and it exists), else the fill value.
+    fn lay_sources<S: Store>(
+        &mut self,
+        job: &VlenJob<'_, S>,
+        piece: &Piece,
+        key: &str,
+    ) -> Result<(), ErrorKind> {
+        let meta = job.array.metadata();
+        let level = meta.chain.outer();
+        let elements = product(&level.chunk_shape)
+            .ok()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+        self.sources.clear();
+        self.sources
+            .try_reserve_exact(elements)
+            .map_err(|_| ErrorKind::OutOfMemory {
+                bytes: (elements as u64).saturating_mul(16),
+            })?;
+        self.sources.resize(elements, Source::Fill);
+        let in_array = meta
+            .grid
+            .chunk_region(&piece.chunk)
+            .map_err(ErrorKind::Layout)?;
+        if piece.in_chunk.shape() != in_array.shape()
+            && let Some(len) = job.array.store().size(key).map_err(ErrorKind::Store)?
+        {
+            let chunk = ChunkIn {
+                key,
+                len,
+                codec: job.codec,
+                level,
+            };
+            self.old.load(job.array.store(), &mut self.ctx, &chunk)?;
+            for (i, s) in self.sources.iter_mut().enumerate() {
+                *s = Source::Old(i);
+            }
+        }
+        let order = MemoryOrder::c(level.chunk_shape.len()).map_err(ErrorKind::Layout)?;
+        let runs = Runs::new(
+            1,
+            &level.chunk_shape,
+            &order,
+            &piece.in_chunk,
+            job.region.shape(),
+            &piece.in_output,
+        )
+        .map_err(ErrorKind::Layout)?;
+        for run in runs {
+            let slots =
+                self.sources
+                    .get_mut(run.src..run.src + run.len)
+                    .ok_or(ErrorKind::Internal {
+                        what: "a run outside its chunk's elements",
+                    })?;
+            for (k, slot) in slots.iter_mut().enumerate() {
+                *slot = Source::Input(run.dst + k);
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes of the element `source` names.
+    fn item<'s, S: Store>(
+        &'s self,
+        job: &VlenJob<'s, S>,
+        source: Source,
+    ) -> Result<&'s [u8], ErrorKind> {
+        match source {
+            Source::Fill => Ok(job.array.metadata().fill_value.as_bytes()),
+            Source::Old(i) => self.old.item(i),
+            Source::Input(i) => job.input.item(i),
+        }
+    }
+
+    /// The chunk's stored bytes: the count, then each element's length and bytes, streamed.
+    fn store_chunk<S: Store>(&mut self, job: &VlenJob<'_, S>, key: &str) -> Result<(), ErrorKind> {
+        let count = u32::try_from(self.sources.len())
+            .map_err(|_| refused(None, "a chunk of over 4 Gi elements (a u32 count)"))?;
+        let mut total = 4u64;
+        for &source in &self.sources {
+            let len = self.item(job, source)?.len() as u64;
+            total = total
+                .checked_add(4 + len)
+                .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+        }
+        let cap = if job.plan.whole_input {
+            usize::try_from(total).map_err(|_| ErrorKind::OutOfMemory { bytes: total })?
+        } else {
+            WRITE_WINDOW
+        };
+        let mut gather = std::mem::take(&mut self.gather);
+        gather.clear();
+        if gather.capacity() < cap {
+            gather
+                .try_reserve_exact(cap)
+                .map_err(|_| ErrorKind::OutOfMemory { bytes: cap as u64 })?;
+        }
+        let result = self.stream_chunk(job, key, (count, total), &mut gather);
+        self.gather = gather;
+        result
+    }
+
+    fn stream_chunk<S: Store>(
+        &mut self,
+        job: &VlenJob<'_, S>,
+        key: &str,
+        (count, total): (u32, u64),
+        gather: &mut Vec<u8>,
+    ) -> Result<(), ErrorKind> {
+        let mut writer = job.array.store().writer(key).map_err(ErrorKind::Store)?;
+        let sources = std::mem::take(&mut self.sources);
+        let result = (|| {
+            let mut stream = Gather {
+                cap: gather.capacity(),
+                buf: gather,
+                stream: self.chunk.stream_of(total, job.plan, &mut *writer)?,
+            };
+            stream.put(&count.to_le_bytes()).map_err(stream_kind)?;
+            for &source in &sources {
+                let item = match source {
+                    Source::Fill => job.array.metadata().fill_value.as_bytes(),
+                    Source::Old(i) => self.old.item(i)?,
+                    Source::Input(i) => job.input.item(i)?,
+                };
+                // Checked to fit a u32 (input) or read as one (old chunk, fill value).
+                let len = u32::try_from(item.len())
+                    .map_err(|_| refused(None, "an element over 4 GiB (u32 lengths)"))?;
+                stream.put(&len.to_le_bytes()).map_err(stream_kind)?;
+                stream.put(item).map_err(stream_kind)?;
+            }
+            stream.finish().map_err(stream_kind)
+        })();
+        self.sources = sources;
+        result?;
+        writer.commit().map_err(ErrorKind::Store)
+    }
+}
+
+/// A chunk's stored bytes gathered into a window (`cap` bytes) before they go on to the
+/// stream, so that short elements are not fed to the compressor one by one.
+struct Gather<'g, 's> {
+    buf: &'g mut Vec<u8>,
+    cap: usize,
+    stream: ChunkStream<'s>,
+}
+
+impl Gather<'_, '_> {
+    fn put(&mut self, bytes: &[u8]) -> Result<(), StreamError> {
+        if self.buf.len() + bytes.len() > self.cap {
+            self.flush()?;
+        }
+        if bytes.len() >= self.cap {
+            return self.stream.push(bytes);
+        }
+        self.buf.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), StreamError> {
+        if !self.buf.is_empty() {
+            self.stream.push(&self.buf[..])?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), StreamError> {
+        self.flush()?;
+        self.stream.finish().map(|_| ())
+    }
+}
