@@ -248,7 +248,12 @@ impl RsArray {
     /// Why zinto does not write this array (a codec, filter or type it does not write yet),
     /// or `None` if it does.
     fn write_refusal(&self) -> Option<String> {
-        self.inner.check_writable().err().map(|e| e.to_string())
+        let checked = if self.inner.dtype().fixed_size().is_some() {
+            self.inner.check_writable()
+        } else {
+            self.inner.check_vlen_writable()
+        };
+        checked.err().map(|e| e.to_string())
     }
 
     /// Writes `input` (the region's elements in C order and the array's type in native byte
@@ -273,5 +278,34 @@ impl RsArray {
             write_empty_chunks,
         };
         crate::write::write(py, &self.inner, &w)
+    }
+
+    /// Writes variable-length values (a `string` or `bytes` array) into the region
+    /// `start`/`shape`, C order, as `read_vlen` gives them: element `i` is
+    /// `values[offsets[i]:offsets[i + 1]]` (UTF-8 for strings). Offsets that do not fit the
+    /// region or the values, or a string that is not UTF-8, are refused (`ValueError`) before
+    /// anything is written. Otherwise as `write_from`.
+    #[pyo3(signature = (start, shape, offsets, values, threads=None, write_empty_chunks=false))]
+    #[allow(clippy::too_many_arguments)] // write_from's, with the offsets
+    fn write_vlen(
+        &self,
+        py: Python<'_>,
+        start: Vec<u64>,
+        shape: Vec<u64>,
+        offsets: PyReadonlyArray1<'_, u64>,
+        values: PyReadonlyArray1<'_, u8>,
+        threads: Option<usize>,
+        write_empty_chunks: bool,
+    ) -> PyResult<()> {
+        let w = crate::write::Write {
+            region: region(&start, &shape)?,
+            input: crate::write::input(&values)?,
+            threads: crate::write::threads(threads)?,
+            write_empty_chunks,
+        };
+        let offsets = offsets.as_slice().map_err(|_| {
+            pyo3::exceptions::PyValueError::new_err("the offsets must be C-contiguous")
+        })?;
+        crate::write::write_vlen(py, &self.inner, &w, offsets)
     }
 }

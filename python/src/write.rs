@@ -18,7 +18,7 @@ use crate::{errors, interruptible};
 #[pyo3(from_item_all)]
 pub struct NewArray {
     shape: Vec<u64>,
-    /// NumPy's name of the type (`"float32"`, `"bool"`).
+    /// NumPy's name of the type (`"float32"`, `"bool"`), or `"string"`, `"bytes"`.
     dtype: String,
     big_endian: bool,
     chunks: Vec<u64>,
@@ -75,14 +75,18 @@ fn store_at(path: &std::path::Path, anonymous: bool) -> PyResult<(AnyStore, Stri
 
 impl NewArray {
     fn builder(&self) -> PyResult<ArrayBuilder> {
-        let number = zinto::core::dtype::Number::from_name(&self.dtype).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "dtype {}: zinto creates arrays of numbers and bool (not yet strings, dates or structured types)",
-                self.dtype
-            ))
-        })?;
-        let mut b = ArrayBuilder::new(&self.shape, DataType::from(number), &self.chunks)
-            .overwrite(self.overwrite);
+        let dtype = match self.dtype.as_str() {
+            "string" => DataType::String,
+            "bytes" => DataType::Bytes,
+            name => DataType::from(zinto::core::dtype::Number::from_name(name).ok_or_else(
+                || {
+                    PyValueError::new_err(format!(
+                        "dtype {name}: zinto creates arrays of numbers, bool, strings and bytes (not yet dates or structured types)"
+                    ))
+                },
+            )?),
+        };
+        let mut b = ArrayBuilder::new(&self.shape, dtype, &self.chunks).overwrite(self.overwrite);
         b = match self.zarr_format {
             3 => b,
             2 => b.zarr_format(ZarrFormat::V2),
@@ -154,6 +158,28 @@ pub fn write<S: Store>(py: Python<'_>, array: &zinto::Array<S>, w: &Write<'_>) -
         };
         array
             .write_from_with(&w.region, w.input, &options)
+            .map_err(errors::to_py)
+    })
+}
+
+/// Writes variable-length values into `array`'s region: element `i` is
+/// `w.input[offsets[i]..offsets[i + 1]]`, C order; off the GIL, cancelled by Ctrl-C between
+/// chunks.
+pub fn write_vlen<S: Store>(
+    py: Python<'_>,
+    array: &zinto::Array<S>,
+    w: &Write<'_>,
+    offsets: &[u64],
+) -> PyResult<()> {
+    interruptible::run(py, |cancel| {
+        let options = WriteOptions {
+            threads: w.threads,
+            cancel: Some(cancel),
+            write_empty_chunks: w.write_empty_chunks,
+            ..WriteOptions::default()
+        };
+        array
+            .write_vlen_with(&w.region, offsets, w.input, &options)
             .map_err(errors::to_py)
     })
 }

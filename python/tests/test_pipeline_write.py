@@ -368,3 +368,92 @@ def test_a_whole_chunk_past_the_pipeline_s_edge_is_not_cut_short(tmp_path, where
         z[8:12] = [5]
     with zarr.config.set({"codec_pipeline.path": DEFAULT}):
         np.testing.assert_array_equal(zarr.open_array(store, mode="r")[8:12], [5, 5, 5, 5])
+
+
+STRING_CHAINS = {
+    "v3 zstd": dict(zarr_format=3, compressors=[ZstdCodec(level=1)]),
+    "v3 raw": dict(zarr_format=3, compressors=None),
+    "v2 blosc (numcodecs' default)": dict(zarr_format=2, compressors=numcodecs.Blosc()),
+    "v2 zstd": dict(zarr_format=2, compressors=numcodecs.Zstd(level=1)),
+}
+
+
+@pytest.mark.parametrize("kind", ["string", "bytes"])
+@pytest.mark.parametrize("chain", STRING_CHAINS)
+def test_string_and_bytes_writes_match_a_model(tmp_path, chain, kind):
+    """Variable-length strings (from StringDType and object values) and bytes, written by
+    zinto (`write_vlen`) into a LocalStore, read back by the default pipeline as the model
+    says; a selection that is not one rectangle goes to the default pipeline."""
+    from zarr.core.dtype import VariableLengthBytes
+
+    path = tmp_path / "s.zarr"
+    shape = (9, 7)
+    fill = "" if kind == "string" else b""
+    model = np.full(shape, fill, dtype=object)
+    words = ["Zürich", "", "東京", "🦀", "x" * 70, "a b"]
+    rng = np.random.default_rng(2)
+
+    def value(n):
+        picked = [words[i] for i in rng.integers(0, len(words), n)]
+        return picked if kind == "string" else [w.encode() for w in picked]
+
+    dtype = str if kind == "string" else VariableLengthBytes()
+    before = pipeline.writes_by_zinto
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        z = zarr.create_array(str(path), shape=shape, chunks=(4, 3), dtype=dtype,
+                              **STRING_CHAINS[chain])
+        keys = [np.s_[...], np.s_[2:7, 1:6], np.s_[5], np.s_[:, -1], np.s_[0:4, 0:3]]
+        for i, key in enumerate(keys):
+            n = model[key].size
+            if i == 3:
+                v = "same" if kind == "string" else b"same"  # a scalar over the region
+            else:
+                v = np.array(value(n), dtype=object).reshape(model[key].shape)
+                if kind == "string" and i == 1:
+                    v = v.astype(np.dtypes.StringDType())
+            z[key] = v
+            model[key] = v
+            got = default_reads(path)
+            assert got.tolist() == model.tolist(), key
+        z[4:9, 3:7] = fill  # those chunks are removed, not written
+        model[4:9, 3:7] = fill
+        assert not (path / ("c/1/1" if chain.startswith("v3") else "1.1")).exists()
+        writes = pipeline.writes_by_zinto - before
+        handed = pipeline.writes_handed_on[pipeline.SELECTION_KIND]
+        z.oindex[[0, 8], :] = np.full((2, 7), fill, dtype=object)  # not one rectangle
+        model[[0, 8], :] = fill
+        assert pipeline.writes_handed_on[pipeline.SELECTION_KIND] == handed + 1
+    assert default_reads(path).tolist() == model.tolist()
+    assert writes == len(keys) + 1, pipeline.writes_handed_on
+
+
+def test_strings_into_a_memory_store_go_to_the_default_pipeline():
+    before = pipeline.writes_handed_on[pipeline.STRINGS_NOT_ADDRESSED]
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        z = zarr.create_array(zarr.storage.MemoryStore(), shape=(4,), chunks=(2,), dtype=str)
+        z[...] = np.array(["a", "bb", "", "ç"], dtype=object)
+        assert z[...].tolist() == ["a", "bb", "", "ç"]
+    assert pipeline.writes_handed_on[pipeline.STRINGS_NOT_ADDRESSED] == before + 1
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+@pytest.mark.parametrize("dtype", ["<U5", "S4"])
+def test_fixed_length_strings_and_bytes_are_written_as_their_bytes(tmp_path, dtype, zarr_format):
+    """NumPy's `U` (UTF-32) and `S` elements are fixed-size: zinto writes their bytes as it
+    writes numbers, edge chunks and chunks of fill value as zarr-python does."""
+    path = tmp_path / "u.zarr"
+    words = ["ab", "çé🦀", "", "zzzzz"] if dtype.startswith("<U") else [b"ab", b"\x00c", b"", b"wxyz"]
+    model = np.zeros((7, 5), dtype=dtype)
+    before = pipeline.writes_by_zinto
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        z = zarr.create_array(str(path), shape=(7, 5), chunks=(3, 2), dtype=dtype,
+                              zarr_format=zarr_format)
+        for i, key in enumerate([np.s_[...], np.s_[1:6, 1:4], np.s_[6], np.s_[0:3, 0:2]]):
+            v = np.resize(np.array(words[i:] + words[:i], dtype=dtype), model[key].shape)
+            if i == 3:
+                v = np.zeros(model[key].shape, dtype=dtype)  # the fill value: removed
+            z[key] = v
+            model[key] = v
+            np.testing.assert_array_equal(default_reads(path), model, err_msg=str(key))
+    assert not (path / ("c/0/0" if zarr_format == 3 else "0.0")).exists()
+    assert pipeline.writes_by_zinto - before == 4, pipeline.writes_handed_on

@@ -164,7 +164,7 @@ def test_refusals_are_clear(tmp_path):
         zinto.create(tmp_path / "b", (4,), "f4", (2,), codecs="zstd:30")
     with pytest.raises(ValueError, match="one compressor at most"):
         zinto.create(tmp_path / "c", (4,), "f4", (2,), codecs=["zstd", "gzip"])
-    with pytest.raises(ValueError, match="numbers and bool"):
+    with pytest.raises(ValueError, match="numbers, bool, strings and bytes"):
         zinto.create(tmp_path / "d", (4,), "U3", (2,))
     arr = zinto.create(tmp_path / "e", (4, 4), "f4", (2, 2))
     with pytest.raises(ValueError, match="broadcast"):
@@ -196,3 +196,33 @@ def test_auto_chunks():
     assert zinto._write.auto_chunks((10,), 8) == [10]
     assert zinto._write.auto_chunks((3, 0, 5), 4) == [3, 1, 5]
     assert zinto._write.auto_chunks((), 4) == []
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+def test_strings_and_bytes_are_written_and_read_back_by_zarr_python(tmp_path, zarr_format):
+    words = np.array(["Zürich", "", "東京", "🦀 crab", "a" * 100, "x"], dtype=object)
+    s = zinto.create(tmp_path / "s", (6, 4), str, (4, 3), zarr_format=zarr_format,
+                     fill_value="-")
+    model = np.full((6, 4), "-", dtype=object)
+    s[...] = np.resize(words, (6, 4))
+    model[...] = np.resize(words, (6, 4))
+    s[1:5, 2] = np.array(["p", "q", "r", "ß"], dtype=np.dtypes.StringDType())
+    model[1:5, 2] = ["p", "q", "r", "ß"]
+    s[5] = "last"
+    model[5] = "last"
+    s[0:4, 0:3] = "-"  # all fill value: the chunk is removed
+    model[0:4, 0:3] = "-"
+    assert s[...].tolist() == model.tolist()
+    back = zarr.open_array(tmp_path / "s", mode="r")
+    assert back[...].tolist() == model.tolist()
+    key = "c/0/0" if zarr_format == 3 else "0.0"
+    assert not (tmp_path / "s" / key).exists()
+    b = zinto.create(tmp_path / "b", (5,), bytes, (2,), zarr_format=zarr_format)
+    b[...] = [b"\x00\xff", b"", b"abc", b"d", b"\xc3"]
+    b[1:3] = [b"x", b"yz"]
+    expected = [b"\x00\xff", b"x", b"yz", b"d", b"\xc3"]
+    assert zarr.open_array(tmp_path / "b", mode="r")[...].tolist() == expected
+    with pytest.raises(TypeError, match="takes str"):
+        s[0, 0] = b"bytes"
+    with pytest.raises(TypeError, match="takes bytes"):
+        b[0] = "text"

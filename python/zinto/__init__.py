@@ -229,6 +229,9 @@ class Array:
         """Writes `value` into `self[key]` (NumPy basic indexing; `value` broadcast to the
         selection and cast to the array's type as NumPy's assignment does).
 
+        Strings and bytes (variable-length arrays) take `str` and `bytes` elements (or arrays
+        of them): they are encoded once into offsets and values, then written as numbers are.
+
         Each chunk the selection touches is encoded once, straight from `value` when it is a
         C-contiguous array of the array's dtype (else `value` is converted once), and written
         whole: chunks the selection only cuts are read, merged and written back. Chunks left
@@ -239,7 +242,10 @@ class Array:
         start, extent, kept = _normalize(key, self.shape)
         shape = tuple(n for n, k in zip(extent, kept) if k)
         if self._vlen:
-            raise TypeError("zinto does not write variable-length strings or bytes yet")
+            text = self._rs.dtype == "string"
+            offsets, values = _vlen.flatten(value, shape, text)
+            self._rs.write_vlen(start, extent, offsets, values, threads, write_empty_chunks)
+            return
         data = _write.prepare(value, self.dtype, shape)
         if data.size:
             flat = data.reshape(-1).view(np.uint8)

@@ -6,6 +6,7 @@ chunk it covers is encoded straight from it into the store: written whole under 
 name and renamed, so Ctrl-C (honoured between chunks) never leaves a torn chunk.
 """
 
+import base64
 import json
 import math
 import numbers
@@ -55,6 +56,33 @@ def _fill_json(fill_value, dtype):
     return json.dumps(value)
 
 
+def _vlen_kind(dtype):
+    """"string" for variable-length strings (`str`, ``"string"``, NumPy's StringDType),
+    "bytes" for variable-length bytes (`bytes`, ``"bytes"``), else None."""
+    if dtype is str or (isinstance(dtype, str) and dtype in ("string", "str")):
+        return "string"
+    if dtype is bytes or (isinstance(dtype, str) and dtype in ("bytes", "variable_length_bytes")):
+        return "bytes"
+    if isinstance(dtype, np.dtype) and dtype.kind == "T":
+        return "string"
+    if isinstance(dtype, type) and dtype.__name__ == "StringDType":
+        return "string"
+    return None
+
+
+def _vlen_fill_json(fill_value, kind):
+    """A string's or bytes' fill value as the metadata states it (bytes as base64)."""
+    if fill_value is None:
+        return None
+    if kind == "string":
+        if not isinstance(fill_value, str):
+            raise TypeError(f"fill_value of a string array: a str, not {type(fill_value).__name__}")
+        return json.dumps(fill_value)
+    if not isinstance(fill_value, (bytes, bytearray)):
+        raise TypeError(f"fill_value of a bytes array: bytes, not {type(fill_value).__name__}")
+    return json.dumps(base64.b64encode(bytes(fill_value)).decode("ascii"))
+
+
 def _big_endian(dtype):
     order = dtype.byteorder
     return order == ">" or (order == "=" and sys.byteorder == "big")
@@ -66,7 +94,9 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     """Creates an array at `path` (a directory, or an ``s3://``, ``gs://``, ``az://`` URL) and
     returns it, open for reading and writing (`Array.write`, ``arr[...] = value``).
 
-    - `dtype`: a NumPy number or bool type; a big-endian one (``">f4"``) is stored big-endian.
+    - `dtype`: a NumPy number or bool type; a big-endian one (``">f4"``) is stored big-endian;
+      or variable-length strings (`str`, ``"string"``, NumPy's StringDType) or bytes (`bytes`,
+      ``"bytes"``), written from `str` and `bytes` elements.
     - `chunks`: the chunk shape; `shards`: store the chunks in shards of this shape (v3), each
       dimension a multiple of the chunk's.
     - `codecs`: the chain, as ``zinto create --codec`` takes it: ``"raw"``, ``"zstd[:LEVEL]"``
@@ -82,16 +112,17 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     """
     from . import Array
 
-    dtype = np.dtype(dtype)
+    vlen = _vlen_kind(dtype)
+    dtype = np.dtype(object) if vlen else np.dtype(dtype)
     shape = _dims(shape, "shape")
     spec = {
         "shape": shape,
-        "dtype": dtype.name,
-        "big_endian": _big_endian(dtype),
+        "dtype": vlen or dtype.name,
+        "big_endian": False if vlen else _big_endian(dtype),
         "chunks": _dims(chunks, "chunks"),
         "shards": None if shards is None else _dims(shards, "shards"),
         "codecs": [codecs] if isinstance(codecs, str) else list(codecs or ()),
-        "fill_value": _fill_json(fill_value, dtype),
+        "fill_value": _vlen_fill_json(fill_value, vlen) if vlen else _fill_json(fill_value, dtype),
         "zarr_format": int(zarr_format),
         "attributes": None if attributes is None else json.dumps(attributes),
         "dimension_names": None if dimension_names is None else list(dimension_names),

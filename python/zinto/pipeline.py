@@ -74,6 +74,7 @@ FOREIGN_CODEC = "a codec class of the user's own (registered with zarr), not zar
 BY_PIECES = (NOT_ONE_RECTANGLE, OUTPUT_NOT_C_ORDER, OUTPUT_BIG_ENDIAN)
 STORE_READ_ONLY = "read-only store"
 NOT_WRITTEN_BY_ZINTO = "codec, filter or type zinto does not write yet"
+STRINGS_NOT_ADDRESSED = "strings or bytes into a store zinto does not address"
 
 # A scalar written over a region is laid into one buffer of at most this many bytes (whole
 # chunk rows along the first dimension), reused slab by slab, not one of the region's size.
@@ -633,7 +634,13 @@ class ZintoCodecPipeline(CodecPipeline):
         chunk_shape = self._meta.chunk_shape
 
         def write():
-            if pieces is None:
+            if target.vlen is not None:
+                if pieces is not None:
+                    raise _Unhandled  # before anything is written
+                _array_path, start, extent = region
+                text = target.vlen == "string"
+                target.write_vlen(start, extent, *_vlen.flatten(data, extent, text))
+            elif pieces is None:
                 _array_path, start, extent = region
                 _write_region(target.write, start, extent, data, chunk_shape)
             else:
@@ -719,6 +726,8 @@ class ZintoCodecPipeline(CodecPipeline):
         refused = _refuse_array(rs, dtype)
         if refused is not None:
             return refused
+        if rs.dtype in ("string", "bytes"):
+            return STRINGS_NOT_ADDRESSED  # `encode_chunks` takes fixed-size values
         document = await self._present_document(batch, array_path, rs.shape)
         if document is None:
             return METADATA_NOT_TAKEN
@@ -761,7 +770,7 @@ def _refuse_value(data):
     """Why zinto does not write `data` (the value zarr-python hands over), or None."""
     if not isinstance(data, np.ndarray):
         return OUTPUT_NOT_NUMPY
-    if data.dtype.kind in "OTUSV":
+    if data.dtype.kind == "V":
         return OUTPUT_OBJECTS
     if not data.dtype.isnative:
         return OUTPUT_BIG_ENDIAN
@@ -769,12 +778,21 @@ def _refuse_value(data):
 
 
 def _refuse_array(rs, dtype):
-    """Why zinto does not write values of `dtype` into the zinto array `rs`, or None."""
-    try:
-        if not isinstance(rs, _zinto.RsArray) or np.dtype(rs.dtype) != dtype:
+    """Why zinto does not write values of `dtype` into the zinto array `rs`, or None: strings
+    from StringDType or object values, bytes from object values, other types from their own."""
+    if not isinstance(rs, _zinto.RsArray):
+        return DTYPE_DIFFERS
+    if rs.dtype in ("string", "bytes"):
+        if dtype.kind not in ("OT" if rs.dtype == "string" else "O"):
             return DTYPE_DIFFERS
-    except TypeError:
-        return DTYPE_DIFFERS  # a type NumPy does not name as zinto does
+    elif dtype.kind in "OT":
+        return OUTPUT_OBJECTS
+    else:
+        try:
+            if np.dtype(rs.dtype) != dtype:
+                return DTYPE_DIFFERS
+        except TypeError:
+            return DTYPE_DIFFERS  # a type NumPy does not name as zinto does
     if rs.write_refusal() is not None:
         return NOT_WRITTEN_BY_ZINTO
     return None
@@ -801,12 +819,17 @@ class _WriteTarget:
         self.reader, self.writer, self.empty = reader, writer, empty
         self.in_place, self.keys = in_place, keys
         self.shape = reader.shape
+        # "string" or "bytes" for a variable-length array (written by `write_vlen`), else None.
+        self.vlen = reader.dtype if reader.dtype in ("string", "bytes") else None
 
     def read(self, start, extent, flat):
         self.reader.read_into(start, extent, flat, 1)
 
     def write(self, start, extent, flat):
         self.writer.write_from(start, extent, flat, None, self.empty)
+
+    def write_vlen(self, start, extent, offsets, values):
+        self.writer.write_vlen(start, extent, offsets, values, None, self.empty)
 
     async def finish(self, batch):
         if self.keys is None:
