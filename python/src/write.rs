@@ -81,7 +81,7 @@ impl NewArray {
             name => DataType::from(zinto::core::dtype::Number::from_name(name).ok_or_else(
                 || {
                     PyValueError::new_err(format!(
-                        "dtype {name}: zinto creates arrays of numbers, bool, strings and bytes (not yet dates or structured types)"
+                        "dtype {name}: zinto creates arrays of numbers, bool, and variable-length strings (str) and bytes (bytes); not yet fixed-length strings, dates or structured types"
                     ))
                 },
             )?),
@@ -182,6 +182,63 @@ pub fn write_vlen<S: Store>(
             .write_vlen_with(&w.region, offsets, w.input, &options)
             .map_err(errors::to_py)
     })
+}
+
+/// Offsets and values, as NumPy arrays.
+type VlenParts<'py> = (
+    Bound<'py, numpy::PyArray1<u64>>,
+    Bound<'py, numpy::PyArray1<u8>>,
+);
+
+/// The elements of `items` (any iterable: `array.flat` of a NumPy array) as `write_vlen`
+/// takes them: offsets (one more than the elements) and the elements' bytes end to end. With
+/// `text`, each element is a `str` (UTF-8; any other value but bytes as `str(x)`, as NumPy's
+/// string assignment makes it); else bytes-like, `None` empty, as zarr-python stores it. One element at a time: no Python object per
+/// element is kept, so the memory is the result.
+#[pyfunction]
+pub fn vlen_parts<'py>(
+    py: Python<'py>,
+    items: &Bound<'py, PyAny>,
+    text: bool,
+) -> PyResult<VlenParts<'py>> {
+    use pyo3::types::{PyByteArray, PyBytes, PyString};
+    let mut offsets = vec![0u64];
+    let mut values: Vec<u8> = Vec::new();
+    for item in items.try_iter()? {
+        let item = item?;
+        // zarr-python stores None as empty bytes (numcodecs' VLenBytes); in a string array it
+        // is "None", as NumPy's cast to its string type makes it (below).
+        if !text && item.is_none() {
+            offsets.push(values.len() as u64);
+            continue;
+        }
+        let is_bytes = item.is_instance_of::<PyBytes>() || item.is_instance_of::<PyByteArray>();
+        if text {
+            if is_bytes {
+                return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                    "a string array takes str, not {}",
+                    item.get_type().name()?
+                )));
+            }
+            let s = match item.cast::<PyString>() {
+                Ok(s) => s.clone(),
+                Err(_) => item.str()?,
+            };
+            values.extend_from_slice(s.to_cow()?.as_bytes());
+        } else if is_bytes {
+            values.extend_from_slice(&item.extract::<Vec<u8>>()?);
+        } else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "a bytes array takes bytes, not {}",
+                item.get_type().name()?
+            )));
+        }
+        offsets.push(values.len() as u64);
+    }
+    Ok((
+        numpy::PyArray1::from_vec(py, offsets),
+        numpy::PyArray1::from_vec(py, values),
+    ))
 }
 
 /// A region's write for a store zinto does not write itself (zarr-python's `MemoryStore`,

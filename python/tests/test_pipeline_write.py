@@ -457,3 +457,52 @@ def test_fixed_length_strings_and_bytes_are_written_as_their_bytes(tmp_path, dty
             np.testing.assert_array_equal(default_reads(path), model, err_msg=str(key))
     assert not (path / ("c/0/0" if zarr_format == 3 else "0.0")).exists()
     assert pipeline.writes_by_zinto - before == 4, pipeline.writes_handed_on
+
+
+def test_string_values_of_another_shape_or_none_are_handled_as_zarr_python_does(tmp_path):
+    """From a review: a value of another shape with as many elements is refused (as NumPy
+    refuses it), not laid over the region or past it; None is stored as zarr-python stores it;
+    a string scalar over a large region is written slab by slab."""
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        z = zarr.create_array(str(tmp_path / "s.zarr"), shape=(4, 3), chunks=(2, 2), dtype=str)
+        z[...] = np.full((4, 3), "k", dtype=object)
+        handed = pipeline.writes_handed_on[pipeline.SELECTION_KIND]
+        with pytest.raises(ValueError):
+            z[0:2, 0:3] = np.array([["a", "b"], ["c", "d"], ["e", "f"]], dtype=object)
+        # Handed on (the default pipeline raises NumPy's error); nothing past the selection.
+        assert pipeline.writes_handed_on[pipeline.SELECTION_KIND] == handed + 1
+        assert default_reads(tmp_path / "s.zarr")[2:].tolist() == [["k"] * 3] * 2
+        z[...] = np.full((4, 3), "k", dtype=object)
+        n = np.full((4, 3), "k", dtype=object)
+        z[1, 0:3] = np.array(["x", None, "z"], dtype=object)
+        n[1] = ["x", "None", "z"]  # NumPy's cast to StringDType, as zarr-python stores it
+        assert default_reads(tmp_path / "s.zarr").tolist() == n.tolist()
+        from zarr.core.dtype import VariableLengthBytes
+
+        b = zarr.create_array(str(tmp_path / "b.zarr"), shape=(3,), chunks=(2,),
+                              dtype=VariableLengthBytes())
+        before = pipeline.writes_by_zinto
+        b[...] = np.array([b"x", None, b"z"], dtype=object)
+        assert pipeline.writes_by_zinto == before + 1
+        assert default_reads(tmp_path / "b.zarr").tolist() == [b"x", b"", b"z"]
+        big = zarr.create_array(str(tmp_path / "big.zarr"), shape=(3_000_000,), chunks=(100_000,),
+                                dtype=str)
+        before = pipeline.writes_by_zinto
+        sizes = []
+        flatten = pipeline._vlen.flatten
+
+        def recorded(value, shape, text):
+            sizes.append(int(np.prod(shape)))
+            return flatten(value, shape, text)
+
+        pipeline._vlen.flatten = recorded
+        try:
+            big[...] = "abc"
+        finally:
+            pipeline._vlen.flatten = flatten
+        assert pipeline.writes_by_zinto == before + 1
+        # Slabs of whole chunk rows, at most SCALAR_SLAB_ELEMENTS each (offsets and values of
+        # a slab, not of the region's 3 million elements).
+        assert sum(sizes) == 3_000_000 and max(sizes) <= pipeline._vlen.SCALAR_SLAB_ELEMENTS, sizes
+    back = zarr.open_array(str(tmp_path / "big.zarr"), mode="r")
+    assert back[2_999_998:].tolist() == ["abc", "abc"] and back[0] == "abc"

@@ -243,8 +243,14 @@ class Array:
         shape = tuple(n for n, k in zip(extent, kept) if k)
         if self._vlen:
             text = self._rs.dtype == "string"
-            offsets, values = _vlen.flatten(value, shape, text)
-            self._rs.write_vlen(start, extent, offsets, values, threads, write_empty_chunks)
+
+            def write(start, extent, offsets, values):
+                self._rs.write_vlen(start, extent, offsets, values, threads, write_empty_chunks)
+
+            if np.ndim(value) == 0:
+                _vlen.write(write, start, extent, value, self.chunks[0] if self.chunks else 1, text)
+            else:
+                write(start, extent, *_vlen.flatten(value, extent, text))
             return
         data = _write.prepare(value, self.dtype, shape)
         if data.size:

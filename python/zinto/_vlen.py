@@ -32,27 +32,38 @@ def flatten(value, shape, text):
     """`value` broadcast to `shape` as `write_vlen` takes it: the offsets (`uint64`, one more
     than the elements) and the elements' bytes end to end (`uint8`), C order. Strings are
     encoded as UTF-8 (other values as NumPy's string assignment makes them, `str(x)`; bytes are
-    refused); a bytes array takes bytes-like elements only."""
+    refused); a bytes array takes bytes-like elements only. The elements are read one at a time
+    (`_zinto.vlen_parts`): no Python object per element is kept."""
+    from . import _zinto
+
     if isinstance(value, np.ndarray) and value.dtype.kind in "OTUS":
         a = value
     else:
         a = np.asarray(value, dtype=object)
     shape = tuple(shape)
-    if a.ndim and a.size == int(np.prod(shape, dtype=np.int64)):
+    if [n for n in a.shape if n != 1] == [n for n in shape if n != 1]:
         a = a.reshape(shape)  # the selection's shape, its dropped (length 1) axes aside
-    items = np.broadcast_to(a, shape).reshape(-1).tolist()
-    parts = [_encoded(x, text) for x in items]
-    lengths = np.fromiter(map(len, parts), dtype=np.uint64, count=len(parts))
-    offsets = np.zeros(len(parts) + 1, dtype=np.uint64)
-    np.cumsum(lengths, out=offsets[1:])
-    return offsets, np.frombuffer(b"".join(parts), dtype=np.uint8)
+    return _zinto.vlen_parts(np.broadcast_to(a, shape).flat, text)
 
 
-def _encoded(x, text):
-    if isinstance(x, (bytes, bytearray, memoryview)):
-        if text:
-            raise TypeError(f"a string array takes str, not {type(x).__name__}")
-        return bytes(x)
-    if text:
-        return (x if isinstance(x, str) else str(x)).encode("utf-8")
-    raise TypeError(f"a bytes array takes bytes, not {type(x).__name__}")
+# A scalar written over a region is encoded a slab at a time: whole chunk rows along the first
+# dimension, at least this many elements a slab.
+SCALAR_SLAB_ELEMENTS = 1 << 20
+
+
+def write(write_vlen, start, extent, value, chunk_rows, text):
+    """`write_vlen(start, extent, offsets, values)` of `value` over the region: a scalar in
+    slabs of whole chunk rows along the first dimension (its offsets and values made slab by
+    slab, not for the whole region), anything else at once."""
+    scalar = not (isinstance(value, np.ndarray) and value.ndim) and np.ndim(value) == 0
+    if not scalar or not extent:
+        write_vlen(start, extent, *flatten(value, extent, text))
+        return
+    row = int(np.prod(extent[1:], dtype=np.int64))
+    rows = max(chunk_rows, (SCALAR_SLAB_ELEMENTS // max(row, 1)) // chunk_rows * chunk_rows)
+    at, end = start[0], start[0] + extent[0]
+    while at < end:
+        until = min(end, at // chunk_rows * chunk_rows + rows)
+        slab = [until - at, *extent[1:]]
+        write_vlen([at, *start[1:]], slab, *flatten(value, slab, text))
+        at = until

@@ -369,6 +369,11 @@ class ZintoCodecPipeline(CodecPipeline):
                 n = sel.stop - sel.start
                 if osel.stop - osel.start != n:
                     return None
+                # The piece lies inside the value: a value of another shape with as many
+                # elements (3 x 2 into 2 x 3) is not laid over the region, the default
+                # pipeline refuses it as NumPy does.
+                if o > len(out_shape) or osel.stop > out_shape[o - 1]:
+                    return None
                 here.append(origin + sel.start - osel.start)
                 volume *= n
             if o != len(out_sel):
@@ -379,6 +384,8 @@ class ZintoCodecPipeline(CodecPipeline):
                 return None
             covered += volume
         if start is None or covered != int(np.prod(out_shape, dtype=np.int64)):
+            return None
+        if len(out_shape) != m.ndim - len(dropped):
             return None
         extent, i = [], 0
         for d in range(m.ndim):
@@ -639,7 +646,8 @@ class ZintoCodecPipeline(CodecPipeline):
                     raise _Unhandled  # before anything is written
                 _array_path, start, extent = region
                 text = target.vlen == "string"
-                target.write_vlen(start, extent, *_vlen.flatten(data, extent, text))
+                rows = chunk_shape[0] if chunk_shape else 1
+                _vlen.write(target.write_vlen, start, extent, data, rows, text)
             elif pieces is None:
                 _array_path, start, extent = region
                 _write_region(target.write, start, extent, data, chunk_shape)

@@ -193,8 +193,9 @@ fn convert_array(
     let baseline = rss::current_rss_bytes();
     let started = Instant::now();
     let mut start = 0;
-    while start < rows.max(1) {
-        let n = step.min(rows - start).max(u64::from(rows == 0));
+    // An array with no rows (a first dimension of 0) has nothing to copy: its metadata is all.
+    while start < rows {
+        let n = step.min(rows - start);
         let len = usize::try_from(n.saturating_mul(row_bytes)).unwrap_or(usize::MAX);
         let part = slab
             .get_mut(..len)
@@ -250,8 +251,9 @@ fn convert_vlen(
     let started = Instant::now();
     let mut bytes = 0usize;
     let mut start = 0;
-    while start < rows.max(1) {
-        let n = step.min(rows - start).max(u64::from(rows == 0));
+    // An array with no rows (a first dimension of 0) has nothing to copy: its metadata is all.
+    while start < rows {
+        let n = step.min(rows - start);
         let region = slab_region(&shape, (start, n))?;
         let slab = src
             .read_vlen_with(&region, &read)
