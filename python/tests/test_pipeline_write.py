@@ -472,6 +472,11 @@ def test_string_values_of_another_shape_or_none_are_handled_as_zarr_python_does(
         # Handed on (the default pipeline raises NumPy's error); nothing past the selection.
         assert pipeline.writes_handed_on[pipeline.SELECTION_KIND] == handed + 1
         assert default_reads(tmp_path / "s.zarr")[2:].tolist() == [["k"] * 3] * 2
+        f = zarr.create_array(str(tmp_path / "f.zarr"), shape=(4, 3), chunks=(2, 2), dtype="f4",
+                              fill_value=7)
+        with pytest.raises(ValueError):
+            f[0:2, 0:3] = np.arange(6, dtype="f4").reshape(3, 2)
+        np.testing.assert_array_equal(default_reads(tmp_path / "f.zarr")[2:], 7)
         z[...] = np.full((4, 3), "k", dtype=object)
         n = np.full((4, 3), "k", dtype=object)
         z[1, 0:3] = np.array(["x", None, "z"], dtype=object)
