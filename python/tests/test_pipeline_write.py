@@ -503,11 +503,12 @@ def test_string_values_of_another_shape_or_none_are_handled_as_zarr_python_does(
         pipeline._vlen.flatten = recorded
         try:
             big[...] = "abc"
+            big[1:] = np.full(2_999_999, "de", dtype=object)
         finally:
             pipeline._vlen.flatten = flatten
-        assert pipeline.writes_by_zinto == before + 1
-        # Slabs of whole chunk rows, at most SCALAR_SLAB_ELEMENTS each (offsets and values of
-        # a slab, not of the region's 3 million elements).
-        assert sum(sizes) == 3_000_000 and max(sizes) <= pipeline._vlen.SCALAR_SLAB_ELEMENTS, sizes
+        assert pipeline.writes_by_zinto == before + 2
+        # Slabs of whole chunk rows, at most SLAB_ELEMENTS each (offsets and values of a slab,
+        # not of the region's 3 million elements), for a scalar and for an array alike.
+        assert sum(sizes) == 5_999_999 and max(sizes) <= pipeline._vlen.SLAB_ELEMENTS, sizes
     back = zarr.open_array(str(tmp_path / "big.zarr"), mode="r")
-    assert back[2_999_998:].tolist() == ["abc", "abc"] and back[0] == "abc"
+    assert back[2_999_998:].tolist() == ["de", "de"] and back[0] == "abc" and back[1] == "de"

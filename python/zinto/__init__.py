@@ -247,10 +247,7 @@ class Array:
             def write(start, extent, offsets, values):
                 self._rs.write_vlen(start, extent, offsets, values, threads, write_empty_chunks)
 
-            if np.ndim(value) == 0:
-                _vlen.write(write, start, extent, value, self.chunks[0] if self.chunks else 1, text)
-            else:
-                write(start, extent, *_vlen.flatten(value, extent, text))
+            _vlen.write(write, start, extent, value, self.chunks[0] if self.chunks else 1, text)
             return
         data = _write.prepare(value, self.dtype, shape)
         if data.size:

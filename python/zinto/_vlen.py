@@ -28,6 +28,20 @@ def fill(out, offsets, values, text):
     out[...] = flat.reshape(out.shape)
 
 
+def shaped(value, shape, text=True):
+    """`value` as an array of `shape`: reshaped if it is the shape but for length-1 axes (a
+    selection's dropped axes), else broadcast (a scalar, or NumPy's broadcasting, which raises
+    for a value that does not fit)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "OTUS":
+        a = value
+    else:
+        a = np.asarray(value, dtype=object)
+    shape = tuple(shape)
+    if [n for n in a.shape if n != 1] == [n for n in shape if n != 1]:
+        return a.reshape(shape)
+    return np.broadcast_to(a, shape)
+
+
 def flatten(value, shape, text):
     """`value` broadcast to `shape` as `write_vlen` takes it: the offsets (`uint64`, one more
     than the elements) and the elements' bytes end to end (`uint8`), C order. Strings are
@@ -36,34 +50,28 @@ def flatten(value, shape, text):
     (`_zinto.vlen_parts`): no Python object per element is kept."""
     from . import _zinto
 
-    if isinstance(value, np.ndarray) and value.dtype.kind in "OTUS":
-        a = value
-    else:
-        a = np.asarray(value, dtype=object)
-    shape = tuple(shape)
-    if [n for n in a.shape if n != 1] == [n for n in shape if n != 1]:
-        a = a.reshape(shape)  # the selection's shape, its dropped (length 1) axes aside
-    return _zinto.vlen_parts(np.broadcast_to(a, shape).flat, text)
+    return _zinto.vlen_parts(shaped(value, shape).flat, text)
 
 
-# A scalar written over a region is encoded a slab at a time: whole chunk rows along the first
-# dimension, at least this many elements a slab.
-SCALAR_SLAB_ELEMENTS = 1 << 20
+# A value written over a region is encoded a slab at a time: whole chunk rows along the first
+# dimension, at least this many elements a slab (or one chunk row).
+SLAB_ELEMENTS = 1 << 20
 
 
 def write(write_vlen, start, extent, value, chunk_rows, text):
-    """`write_vlen(start, extent, offsets, values)` of `value` over the region: a scalar in
-    slabs of whole chunk rows along the first dimension (its offsets and values made slab by
-    slab, not for the whole region), anything else at once."""
-    scalar = not (isinstance(value, np.ndarray) and value.ndim) and np.ndim(value) == 0
-    if not scalar or not extent:
+    """`write_vlen(start, extent, offsets, values)` of `value` over the region, in slabs of
+    whole chunk rows along the first dimension: the offsets and values of one slab at a time,
+    never of the whole region (a slab's chunks are written whole, so none is rewritten)."""
+    if not extent:
         write_vlen(start, extent, *flatten(value, extent, text))
         return
+    a = shaped(value, extent)
     row = int(np.prod(extent[1:], dtype=np.int64))
-    rows = max(chunk_rows, (SCALAR_SLAB_ELEMENTS // max(row, 1)) // chunk_rows * chunk_rows)
+    rows = max(chunk_rows, (SLAB_ELEMENTS // max(row, 1)) // chunk_rows * chunk_rows)
     at, end = start[0], start[0] + extent[0]
     while at < end:
         until = min(end, at // chunk_rows * chunk_rows + rows)
         slab = [until - at, *extent[1:]]
-        write_vlen([at, *start[1:]], slab, *flatten(value, slab, text))
+        part = a[at - start[0]:until - start[0]]
+        write_vlen([at, *start[1:]], slab, *flatten(part, slab, text))
         at = until
