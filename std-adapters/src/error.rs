@@ -113,7 +113,10 @@ impl fmt::Display for ErrorKind {
             Self::OutOfMemory { bytes } => write!(f, "cannot allocate {bytes} bytes"),
             Self::Internal { what } => write!(f, "internal error (a bug in zinto): {what}"),
             Self::WrongType { dtype, read_as } => {
-                write!(f, "data type {dtype} cannot be read as {read_as}")
+                write!(
+                    f,
+                    "data type {dtype} cannot be read or written as {read_as}"
+                )
             }
             Self::Cancelled => f.write_str("the read was cancelled"),
             Self::ChunkChanged => {

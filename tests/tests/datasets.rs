@@ -326,7 +326,11 @@ fn reads_of_the_wrong_kind_are_refused_by_type() {
     let e = numbers
         .read_into_typed(&Region::whole(&[5]).unwrap(), &mut wrong)
         .unwrap_err();
-    assert!(e.to_string().contains("int32 cannot be read as f32"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("int32 cannot be read or written as f32"),
+        "{e}"
+    );
 }
 
 #[test]
