@@ -203,8 +203,21 @@ fn convert_array(
         copy_slab(args, (src, &dst), (start, n), part)?;
         start += n.max(1);
     }
+    let len = usize::try_from(rows.saturating_mul(row_bytes)).unwrap_or(usize::MAX);
+    print_summary(args, (src, &dst), len, (started, baseline));
+    Ok(())
+}
+
+/// The summary line `read` prints, for `len` bytes copied from `src` into `dst` since
+/// `started`, with the process's resident set at `baseline` before.
+fn print_summary(
+    args: &ConvertArgs,
+    (src, dst): (&Array<AnyStore>, &Array<AnyStore>),
+    len: usize,
+    (started, baseline): (Instant, Option<u64>),
+) {
     let summary = ReadSummary {
-        len: usize::try_from(rows.saturating_mul(row_bytes)).unwrap_or(usize::MAX),
+        len,
         seconds: started.elapsed().as_secs_f64(),
         baseline,
         workers: args.threads.map_or_else(
@@ -214,8 +227,20 @@ fn convert_array(
         chunks: dst.metadata().grid.num_chunks(),
         wrote: true,
     };
-    summary.print(args.json, &shape, src.dtype());
-    Ok(())
+    summary.print(args.json, src.shape(), src.dtype());
+}
+
+/// The read and write options of one slab: the threads the command was given.
+fn slab_options(args: &ConvertArgs) -> (ReadOptions<'static>, WriteOptions<'static>) {
+    let read = ReadOptions {
+        threads: args.threads,
+        ..ReadOptions::default()
+    };
+    let write = WriteOptions {
+        threads: args.threads,
+        ..WriteOptions::default()
+    };
+    (read, write)
 }
 
 /// Rows `start..start + n` of the first dimension, every other dimension whole.
@@ -239,14 +264,7 @@ fn convert_vlen(
     let rows = shape.first().copied().unwrap_or(1);
     let outer = dst.shard_shape().unwrap_or(dst.chunk_shape());
     let step = outer.first().copied().unwrap_or(1).max(1);
-    let read = ReadOptions {
-        threads: args.threads,
-        ..ReadOptions::default()
-    };
-    let write = WriteOptions {
-        threads: args.threads,
-        ..WriteOptions::default()
-    };
+    let (read, write) = slab_options(args);
     let baseline = rss::current_rss_bytes();
     let started = Instant::now();
     let mut bytes = 0usize;
@@ -263,18 +281,7 @@ fn convert_vlen(
         bytes = bytes.saturating_add(slab.values().len());
         start += n.max(1);
     }
-    let summary = ReadSummary {
-        len: bytes,
-        seconds: started.elapsed().as_secs_f64(),
-        baseline,
-        workers: args.threads.map_or_else(
-            || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
-            NonZeroUsize::get,
-        ),
-        chunks: dst.metadata().grid.num_chunks(),
-        wrote: true,
-    };
-    summary.print(args.json, &shape, src.dtype());
+    print_summary(args, (src, dst), bytes, (started, baseline));
     Ok(())
 }
 
@@ -287,14 +294,7 @@ fn copy_slab(
     slab: &mut [u8],
 ) -> Result<(), Failure> {
     let region = slab_region(src.shape(), (start, n))?;
-    let read = ReadOptions {
-        threads: args.threads,
-        ..ReadOptions::default()
-    };
-    let write = WriteOptions {
-        threads: args.threads,
-        ..WriteOptions::default()
-    };
+    let (read, write) = slab_options(args);
     src.read_into_with(&region, slab, &read)
         .map_err(|e| Failure::Other(format!("{}: {e}", args.src.display())))?;
     dst.write_from_with(&region, slab, &write)
