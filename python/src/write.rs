@@ -3,6 +3,7 @@
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
@@ -146,16 +147,23 @@ pub struct Write<'a> {
     pub write_empty_chunks: bool,
 }
 
+impl Write<'_> {
+    /// The options of this write, cancelled by `cancel`.
+    fn options<'c>(&self, cancel: &'c AtomicBool) -> WriteOptions<'c> {
+        WriteOptions {
+            threads: self.threads,
+            cancel: Some(cancel),
+            write_empty_chunks: self.write_empty_chunks,
+            ..WriteOptions::default()
+        }
+    }
+}
+
 /// Writes `w.input` (the region's elements in C order, in the array's native-order type)
 /// into `array`'s region, off the GIL, cancelled by Ctrl-C between chunks.
 pub fn write<S: Store>(py: Python<'_>, array: &zinto::Array<S>, w: &Write<'_>) -> PyResult<()> {
     interruptible::run(py, |cancel| {
-        let options = WriteOptions {
-            threads: w.threads,
-            cancel: Some(cancel),
-            write_empty_chunks: w.write_empty_chunks,
-            ..WriteOptions::default()
-        };
+        let options = w.options(cancel);
         array
             .write_from_with(&w.region, w.input, &options)
             .map_err(errors::to_py)
@@ -172,12 +180,7 @@ pub fn write_vlen<S: Store>(
     offsets: &[u64],
 ) -> PyResult<()> {
     interruptible::run(py, |cancel| {
-        let options = WriteOptions {
-            threads: w.threads,
-            cancel: Some(cancel),
-            write_empty_chunks: w.write_empty_chunks,
-            ..WriteOptions::default()
-        };
+        let options = w.options(cancel);
         array
             .write_vlen_with(&w.region, offsets, w.input, &options)
             .map_err(errors::to_py)
