@@ -122,6 +122,15 @@ impl VlenData {
 /// An error with the chunk key it happened at, if any.
 type KeyedError = (Option<String>, ErrorKind);
 
+/// The `vlen-*` codec of a variable-length data type; `None` for a type of fixed size.
+pub(crate) fn vlen_codec(dtype: DataType) -> Option<CodecName> {
+    match dtype {
+        DataType::String => Some(CodecName::VlenUtf8),
+        DataType::Bytes => Some(CodecName::VlenBytes),
+        _ => None,
+    }
+}
+
 /// Reads the variable-length `selection` of the array `meta` describes (see [`VlenData`]).
 pub(crate) fn read<S: Store>(
     store: &S,
@@ -131,16 +140,10 @@ pub(crate) fn read<S: Store>(
     cancel: Option<&AtomicBool>,
 ) -> Result<VlenData, KeyedError> {
     let at = |kind| (None, kind);
-    let codec = match meta.dtype {
-        DataType::String => CodecName::VlenUtf8,
-        DataType::Bytes => CodecName::VlenBytes,
-        dtype => {
-            return Err(at(ErrorKind::WrongType {
-                dtype,
-                read_as: "variable-length values (use Array::read_into)",
-            }));
-        }
-    };
+    let codec = vlen_codec(meta.dtype).ok_or(at(ErrorKind::WrongType {
+        dtype: meta.dtype,
+        read_as: "variable-length values (use Array::read_into)",
+    }))?;
     // The offsets first: a selection too large for them is refused before anything else is
     // allocated for it.
     let n = selection

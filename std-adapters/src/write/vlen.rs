@@ -16,19 +16,9 @@ use super::stream::{ChunkStream, StreamError};
 use super::{Pool, WRITE_WINDOW, WriteOptions, WritePlan};
 use crate::Array;
 use crate::error::{Error, ErrorKind};
-use crate::metadata::DataType;
 use crate::reader::ReadContext;
 use crate::store::Store;
-use crate::vlen::{ChunkIn, ChunkItems};
-
-/// The `vlen-*` codec of a variable-length data type.
-fn vlen_codec(dtype: DataType) -> Option<CodecName> {
-    match dtype {
-        DataType::String => Some(CodecName::VlenUtf8),
-        DataType::Bytes => Some(CodecName::VlenBytes),
-        _ => None,
-    }
-}
+use crate::vlen::{ChunkIn, ChunkItems, vlen_codec};
 
 fn refused(element: Option<usize>, why: &'static str) -> ErrorKind {
     ErrorKind::VlenInput {
@@ -219,7 +209,7 @@ impl VlenWorker {
         if !job.options.write_empty_chunks {
             let mut all_fill = true;
             for &source in &self.sources {
-                all_fill &= self.item(job, source)? == fill;
+                all_fill &= element(&self.old, job, source)? == fill;
                 if !all_fill {
                     break;
                 }
@@ -294,26 +284,13 @@ impl VlenWorker {
         Ok(())
     }
 
-    /// The bytes of the element `source` names.
-    fn item<'s, S: Store>(
-        &'s self,
-        job: &VlenJob<'s, S>,
-        source: Source,
-    ) -> Result<&'s [u8], ErrorKind> {
-        match source {
-            Source::Fill => Ok(job.array.metadata().fill_value.as_bytes()),
-            Source::Old(i) => self.old.item(i),
-            Source::Input(i) => job.input.item(i),
-        }
-    }
-
     /// The chunk's stored bytes: the count, then each element's length and bytes, streamed.
     fn store_chunk<S: Store>(&mut self, job: &VlenJob<'_, S>, key: &str) -> Result<(), ErrorKind> {
         let count = u32::try_from(self.sources.len())
             .map_err(|_| refused(None, "a chunk of over 4 Gi elements (a u32 count)"))?;
         let mut total = 4u64;
         for &source in &self.sources {
-            let len = self.item(job, source)?.len() as u64;
+            let len = element(&self.old, job, source)?.len() as u64;
             total = total
                 .checked_add(4 + len)
                 .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
@@ -352,11 +329,7 @@ impl VlenWorker {
             };
             stream.put(&count.to_le_bytes()).map_err(stream_kind)?;
             for &source in &sources {
-                let item = match source {
-                    Source::Fill => job.array.metadata().fill_value.as_bytes(),
-                    Source::Old(i) => self.old.item(i)?,
-                    Source::Input(i) => job.input.item(i)?,
-                };
+                let item = element(&self.old, job, source)?;
                 // Checked to fit a u32 (input) or read as one (old chunk, fill value).
                 let len = u32::try_from(item.len())
                     .map_err(|_| refused(None, "an element over 4 GiB (u32 lengths)"))?;
@@ -368,6 +341,20 @@ impl VlenWorker {
         self.sources = sources;
         result?;
         writer.commit().map_err(ErrorKind::Store)
+    }
+}
+
+/// The bytes of the element `source` names: of the old chunk `old`, the job's input or its
+/// array's fill value.
+fn element<'s, S: Store>(
+    old: &'s ChunkItems,
+    job: &VlenJob<'s, S>,
+    source: Source,
+) -> Result<&'s [u8], ErrorKind> {
+    match source {
+        Source::Fill => Ok(job.array.metadata().fill_value.as_bytes()),
+        Source::Old(i) => old.item(i),
+        Source::Input(i) => job.input.item(i),
     }
 }
 
