@@ -13,9 +13,11 @@
 
 pub mod alloc;
 pub mod blosc_writer;
+pub mod files;
 pub mod guard;
 pub mod harness;
 pub mod http;
+pub mod rng;
 
 /// Whether this build writes the compressors a chain's name mentions: zstd needs zinto's
 /// `zstd-c` feature, gzip and zlib its `zlib-rs` feature (without them the write path refuses

@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
 
 use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use zinto::core::MemoryOrder;
 use zinto::core::codec::Endian;
@@ -15,27 +15,8 @@ use zinto::{
     ArrayBuilder, DataType, ErrorKind, FileStore, ObjectWriter, Region, Store, StoreError,
     WriteOptions, ZarrFormat,
 };
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("zinto-write-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-/// xorshift64: the same cases on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use zinto_tests::files::{chunk_files, temp_dir, walk};
+use zinto_tests::rng::Rng;
 
 const SHAPE: [u64; 3] = [13, 17, 5];
 const CHUNKS: [u64; 3] = [4, 6, 5];
@@ -190,8 +171,8 @@ impl Model {
 fn values(rng: &mut Rng, dtype: DataType, elems: usize, elem: usize) -> Vec<u8> {
     (0..elems * elem)
         .map(|_| match dtype {
-            DataType::Bool => (rng.next() & 1) as u8,
-            _ => rng.next() as u8,
+            DataType::Bool => (rng.next_u64() & 1) as u8,
+            _ => rng.next_u64() as u8,
         })
         .collect()
 }
@@ -206,30 +187,10 @@ fn random_region(rng: &mut Rng) -> Region {
     Region::new(&start, &shape).unwrap()
 }
 
-fn chunk_files(dir: &Path) -> usize {
-    walk(dir)
-        .iter()
-        .filter(|p| !p.ends_with("zarr.json") && !p.ends_with(".zarray") && !p.ends_with(".zattrs"))
-        .count()
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = vec![];
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 #[test]
 fn random_writes_read_back_as_the_model_says() {
     for (case, (name, builder)) in chains().into_iter().enumerate() {
-        let dir = temp_dir(&format!("model-{case}"));
+        let dir = temp_dir("write", &format!("model-{case}"));
         // Every third chain through a store that syncs each file before its rename.
         let store = match case % 3 {
             0 => FileStore::new(&dir).with_fsync(),
@@ -380,7 +341,7 @@ impl<S: Store> Store for FailingWrites<S> {
 
 #[test]
 fn a_failed_write_leaves_the_old_chunk_whole_and_no_temporary_file() {
-    let dir = temp_dir("failing");
+    let dir = temp_dir("write", "failing");
     let builder = ArrayBuilder::new(&SHAPE, DataType::Float32, &CHUNKS).crc32c();
     let array = builder.create(FileStore::new(&dir), "").unwrap();
     let whole = Region::whole(&SHAPE).unwrap();
@@ -422,7 +383,7 @@ fn a_failed_write_leaves_the_old_chunk_whole_and_no_temporary_file() {
 
 #[test]
 fn what_the_write_path_does_not_write_is_refused_by_name() {
-    let dir = temp_dir("refused");
+    let dir = temp_dir("write", "refused");
     let b = ArrayBuilder::new(&SHAPE, DataType::Float32, &CHUNKS);
     let e = b
         .clone()
@@ -488,7 +449,7 @@ fn what_the_write_path_does_not_write_is_refused_by_name() {
 #[test]
 fn a_memory_store_is_written_as_a_file_store_is() {
     for (case, (name, builder)) in chains().into_iter().enumerate() {
-        let dir = temp_dir(&format!("memory-{case}"));
+        let dir = temp_dir("write", &format!("memory-{case}"));
         let on_disk = builder.create(FileStore::new(&dir), "").unwrap();
         let in_memory = builder.create(zinto::MemoryStore::new(), "").unwrap();
         let elem = on_disk.dtype().fixed_size().unwrap();
@@ -526,7 +487,7 @@ fn a_memory_store_is_written_as_a_file_store_is() {
 fn attributes_update_and_consolidated_metadata_lists_the_hierarchy() {
     use zinto::{Group, Node};
     for format in [ZarrFormat::V3, ZarrFormat::V2] {
-        let dir = temp_dir(&format!("consolidate-{format:?}"));
+        let dir = temp_dir("write", &format!("consolidate-{format:?}"));
         let store = FileStore::new(&dir);
         let mut root = Group::create(store.clone(), "", format, serde_json::Map::new()).unwrap();
         Group::create(store.clone(), "inner", format, serde_json::Map::new()).unwrap();
@@ -598,7 +559,7 @@ fn attributes_update_and_consolidated_metadata_lists_the_hierarchy() {
 #[test]
 fn an_edge_chunk_made_all_fill_in_two_cuts_is_removed() {
     for (case, (name, builder)) in chains().into_iter().enumerate() {
-        let dir = temp_dir(&format!("edge-{case}"));
+        let dir = temp_dir("write", &format!("edge-{case}"));
         let array = builder.create(FileStore::new(&dir), "").unwrap();
         let elem = array.dtype().fixed_size().unwrap();
         let fill = array.metadata().fill_value.as_bytes().to_vec();

@@ -10,7 +10,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
 
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
 
 use zinto::core::codec::blosc::{BloscCname, BloscShuffle};
 use zinto::core::codec::{Compressor, Lz4};
@@ -19,6 +18,7 @@ use zinto::{
     WRITE_WINDOW, WriteOptions, ZarrFormat,
 };
 use zinto_tests::alloc::{Counting, measure, one_at_a_time};
+use zinto_tests::files::temp_dir;
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
@@ -37,12 +37,6 @@ const BLOSC_STATE: usize = 3 * (256 << 10) + (64 << 10);
 
 /// numcodecs' LZ4 encoder: its hash table.
 const LZ4_STATE: usize = 16 << 10;
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("zinto-write-memory-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
 
 /// A smooth field with noise in its low bits, float32, C order: compressible, but not to
 /// nothing.
@@ -210,7 +204,11 @@ fn whole_chunk_writes_use_a_window_per_worker_not_a_chunk() {
     let whole = Region::whole(&SHAPE).unwrap();
     for (name, builder, state) in cases().into_iter().chain(sharded()) {
         let bound = THREADS * (WRITE_WINDOW + state) + BOOKKEEPING;
-        let extra = write_extra(FileStore::new(temp_dir(name)), &builder, &whole);
+        let extra = write_extra(
+            FileStore::new(temp_dir("write-memory", name)),
+            &builder,
+            &whole,
+        );
         assert!(
             extra <= bound,
             "{name}: {extra} bytes beyond the input > bound {bound}"
@@ -219,7 +217,7 @@ fn whole_chunk_writes_use_a_window_per_worker_not_a_chunk() {
             bound < CHUNK_LEN,
             "{name}: the bound must be below one chunk to mean anything"
         );
-        let _ = std::fs::remove_dir_all(temp_dir(name));
+        let _ = std::fs::remove_dir_all(temp_dir("write-memory", name));
     }
 }
 
@@ -229,7 +227,7 @@ fn whole_chunk_bounds_catch_a_chunk_sized_buffer() {
     let whole = Region::whole(&SHAPE).unwrap();
     for (name, builder, state) in cases().into_iter().chain(sharded()) {
         let bound = THREADS * (WRITE_WINDOW + state) + BOOKKEEPING;
-        let dir = temp_dir(&format!("{name}-buffering"));
+        let dir = temp_dir("write-memory", &format!("{name}-buffering"));
         let extra = write_extra(Buffering(FileStore::new(&dir)), &builder, &whole);
         assert!(
             extra > bound,
@@ -263,13 +261,13 @@ fn cut_chunk_writes_use_one_chunk_of_scratch_per_worker() {
         };
         let bound =
             THREADS * (WRITE_WINDOW + state + read_state + CHUNK_LEN + BLOCK_LEN) + 4 * BOOKKEEPING;
-        let dir = temp_dir(&format!("{name}-cut"));
+        let dir = temp_dir("write-memory", &format!("{name}-cut"));
         let extra = write_extra(FileStore::new(&dir), &builder, &cut_region());
         assert!(
             extra <= bound,
             "{name}: {extra} bytes beyond the input > bound {bound}"
         );
-        let buffering = temp_dir(&format!("{name}-cut-buffering"));
+        let buffering = temp_dir("write-memory", &format!("{name}-cut-buffering"));
         let more = write_extra(
             Buffering(FileStore::new(&buffering)),
             &builder,
@@ -321,13 +319,13 @@ fn filtered_writes_use_a_window_per_filter_not_a_chunk() {
         bound < CHUNK_LEN,
         "the bound must be below one chunk to mean anything"
     );
-    let dir = temp_dir("filtered");
+    let dir = temp_dir("write-memory", "filtered");
     let extra = write_extra_into(&filtered(FileStore::new(&dir)), &whole);
     assert!(
         extra <= bound,
         "filters: {extra} bytes beyond the input > bound {bound}"
     );
-    let buffering = temp_dir("filtered-buffering");
+    let buffering = temp_dir("write-memory", "filtered-buffering");
     let more = write_extra_into(&filtered(Buffering(FileStore::new(&buffering))), &whole);
     assert!(
         more > bound,
@@ -392,14 +390,14 @@ fn vlen_writes_use_two_windows_and_an_element_table_per_worker_not_a_chunk() {
         if zstd {
             b = b.zstd(3);
         }
-        let dir = temp_dir(name);
+        let dir = temp_dir("write-memory", name);
         let array = b.create(FileStore::new(&dir), "").unwrap();
         let extra = vlen_write_extra(&array, (&offsets, &values));
         assert!(
             extra <= bound,
             "{name}: {extra} bytes beyond the input > bound {bound}"
         );
-        let buffering_dir = temp_dir(&format!("{name}-buffering"));
+        let buffering_dir = temp_dir("write-memory", &format!("{name}-buffering"));
         let array = b
             .create(Buffering(FileStore::new(&buffering_dir)), "")
             .unwrap();

@@ -6,37 +6,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use zinto::core::codec::blosc::{BloscCname, BloscShuffle};
 use zinto::core::codec::{Compressor, Lz4};
 use zinto::{
     Array, ArrayBuilder, DataType, ErrorKind, FileStore, Region, WriteOptions, ZarrFormat,
 };
+use zinto_tests::files::{chunk_files, temp_dir};
+use zinto_tests::rng::Rng;
 
 const SHAPE: [u64; 2] = [13, 8];
 const CHUNKS: [u64; 2] = [4, 3];
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("zinto-write-vlen-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-/// xorshift64: the same cases on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// A random value: text of 0 to 9 characters, some of several bytes, or (one in four) the fill
 /// value, so that chunks become all fill and are removed.
@@ -114,21 +95,6 @@ fn flatten(items: &[Vec<u8>]) -> (Vec<u64>, Vec<u8>) {
     (offsets, values)
 }
 
-/// Chunk files under `dir` (not metadata).
-fn chunk_files(dir: &Path) -> usize {
-    let mut n = 0;
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if p.is_dir() {
-            n += chunk_files(&p);
-        } else if !["zarr.json", ".zarray", ".zattrs"].contains(&name.as_str()) {
-            n += 1;
-        }
-    }
-    n
-}
-
 /// Chunks of the model holding a value other than the fill value.
 fn chunks_not_fill(model: &[Vec<u8>], fill: &[u8]) -> usize {
     let (rows, cols) = (SHAPE[0] as usize, SHAPE[1] as usize);
@@ -151,7 +117,10 @@ fn random_vlen_writes_read_back_as_the_model_says() {
     for dtype in [DataType::String, DataType::Bytes] {
         let fill: &[u8] = b"-";
         for chain in chains() {
-            let dir = temp_dir(&format!("{}-{}", dtype, chain.0.replace(' ', "_")));
+            let dir = temp_dir(
+                "write-vlen",
+                &format!("{}-{}", dtype, chain.0.replace(' ', "_")),
+            );
             let array = create(&dir, dtype, &chain);
             let mut model = vec![fill.to_vec(); (SHAPE[0] * SHAPE[1]) as usize];
             for round in 0..12 {
@@ -194,7 +163,7 @@ fn random_vlen_writes_read_back_as_the_model_says() {
 
 #[test]
 fn vlen_input_is_refused_by_element_before_anything_is_written() {
-    let dir = temp_dir("refused");
+    let dir = temp_dir("write-vlen", "refused");
     let array = create(&dir, DataType::String, &RAW);
     let region = Region::from_ranges(&[0..1, 0..3]).unwrap();
     let cases: [(&[u64], &[u8], Option<u64>); 5] = [
@@ -218,7 +187,7 @@ fn vlen_input_is_refused_by_element_before_anything_is_written() {
         assert_eq!(chunk_files(&dir), 0, "nothing written: {e}");
     }
     // Bytes need not be UTF-8.
-    let bytes_dir = temp_dir("bytes-any");
+    let bytes_dir = temp_dir("write-vlen", "bytes-any");
     let bytes = create(&bytes_dir, DataType::Bytes, &RAW);
     bytes.write_vlen(&region, &[0, 1, 2, 3], b"a\xffc").unwrap();
     let back = bytes.read_vlen(&region).unwrap();
@@ -229,7 +198,7 @@ fn vlen_input_is_refused_by_element_before_anything_is_written() {
 
 #[test]
 fn each_write_call_refuses_the_other_kind_of_array() {
-    let dir = temp_dir("kinds");
+    let dir = temp_dir("write-vlen", "kinds");
     let strings = create(&dir, DataType::String, &RAW);
     let region = Region::from_ranges(&[0..1, 0..1]).unwrap();
     let e = strings.write_from(&region, &[0u8; 8]).unwrap_err();
@@ -262,7 +231,7 @@ fn each_write_call_refuses_the_other_kind_of_array() {
 
 #[test]
 fn vlen_arrays_are_created_only_as_their_codec_lays_them_out() {
-    let dir = temp_dir("builder");
+    let dir = temp_dir("write-vlen", "builder");
     for (what, builder) in [
         (
             "shards",
