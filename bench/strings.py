@@ -64,15 +64,18 @@ print(json.dumps({"seconds": secs, "peak": peak, "base": base, "count": int(out.
 """
 
 
+# The words the strings are made of (bench/strings_write.py makes the same strings).
+WORDS = ["station", "Zürich", "São Paulo", "Tōkyō", "north", "buoy", "Reykjavík", "mast",
+         "delta", "ridge", "東京", "valley"]
+
+
 def strings():
     import numpy as np
 
     rng = np.random.default_rng(13)
-    words = ["station", "Zürich", "São Paulo", "Tōkyō", "north", "buoy", "Reykjavík", "mast",
-             "delta", "ridge", "東京", "valley"]
-    picks = rng.integers(0, len(words), N)
+    picks = rng.integers(0, len(WORDS), N)
     ids = rng.integers(0, 1_000_000_000, N)
-    return np.array([f"{words[p]}-{i}" for p, i in zip(picks.tolist(), ids.tolist())], dtype=object)
+    return np.array([f"{WORDS[p]}-{i}" for p, i in zip(picks.tolist(), ids.tolist())], dtype=object)
 
 
 def write_arrays():

@@ -26,15 +26,9 @@ import argparse
 import json
 import shutil
 import statistics
-import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "bench-data"
-ZINTO = ROOT / "target/release/zinto"
-N = 10_000_000
-CHUNK = 1_000_000
+from strings import CHUNK, DATA, N, WORDS, ZINTO, run
 
 WRITER = r"""
 import json, sys, time, warnings
@@ -46,8 +40,7 @@ def rss(field):
             return int(line.split()[1]) * 1024
 kind, fmt, path, n, chunk = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 rng = np.random.default_rng(13)
-words = ["station", "Zürich", "São Paulo", "Tōkyō", "north", "buoy", "Reykjavík", "mast",
-         "delta", "ridge", "東京", "valley"]
+words = json.loads(sys.argv[6])
 picks, ids = rng.integers(0, len(words), n).tolist(), rng.integers(0, 1_000_000_000, n).tolist()
 data = np.array([f"{words[p]}-{i}" for p, i in zip(picks, ids)], dtype=np.dtypes.StringDType())
 del picks, ids
@@ -96,13 +89,6 @@ WRITERS = {
 }
 
 
-def run(args):
-    r = subprocess.run(args, capture_output=True, text=True)
-    if r.returncode != 0:
-        return {"error": (r.stderr.strip().splitlines() or ["(no message)"])[-1]}
-    return json.loads(r.stdout.strip().splitlines()[-1])
-
-
 def read_back_utf8(path, n):
     """The UTF-8 bytes of the strings at `path`, read by zinto's command (its output is the
     offsets, 8 bytes each and one more, then the values)."""
@@ -125,7 +111,8 @@ def main():
             for name, kind in WRITERS.items():
                 path = DATA / f"strings_write_v{fmt}_{kind}.zarr"
                 shutil.rmtree(path, ignore_errors=True)
-                r = run([sys.executable, "-c", WRITER, kind, str(fmt), str(path), str(n), str(CHUNK)])
+                r = run([sys.executable, "-c", WRITER, kind, str(fmt), str(path), str(n), str(CHUNK),
+                         json.dumps(WORDS)])
                 if round_ == 0 and "error" not in r:
                     back = read_back_utf8(path, n)
                     if back != r["utf8_bytes"]:
