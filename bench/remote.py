@@ -498,7 +498,7 @@ def main():
               + ("" if not args.plain else ", without ETag sidecars: MD5 of each object per GET")
               + (f", behind a proxy delaying each request {args.delay_ms} ms" if args.delay_ms else "")
               + f"; a GET of 64 KiB on a kept-alive connection: {round_trip * 1e3:.1f} ms); median "
-              f"of {args.runs} runs (readers interleaved), each in a fresh process, files in the "
+              f"of {args.runs} runs (readers interleaved, each round starting with the next), each in a fresh process, files in the "
               "page cache (read once before the runs).\n")
         print(f"Peers: {versions(binary)}.\n")
         if left_out:
@@ -514,8 +514,12 @@ def main():
                   + f", Zarr v{fmt}, {peers.CODECS[c['codec']]}; {what}\n", flush=True)
             by_reader = {label: [] for label, _ in readers}
             skipped = {}
-            for _ in range(args.runs):
-                for label, fn in readers:
+            for r in range(args.runs):
+                # Each round starts with the next reader: the first reader of a round measured
+                # slower, whichever it was (docs/benchmarks.md, issue 31), so no reader is
+                # always first.
+                shift = r % len(readers)
+                for label, fn in readers[shift:] + readers[:shift]:
                     if label in skipped:
                         continue
                     try:
