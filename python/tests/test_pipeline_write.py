@@ -512,3 +512,27 @@ def test_string_values_of_another_shape_or_none_are_handled_as_zarr_python_does(
         assert sum(sizes) == 5_999_999 and max(sizes) <= pipeline._vlen.SLAB_ELEMENTS, sizes
     back = zarr.open_array(str(tmp_path / "big.zarr"), mode="r")
     assert back[2_999_998:].tolist() == ["de", "de"] and back[0] == "abc" and back[1] == "de"
+
+
+def test_a_shard_s_inner_writes_inside_a_write_handed_on_are_not_counted_again(tmp_path):
+    """Nested shards, which zinto does not write: the write is handed on once, counted under
+    its reason. The default pipeline's sharding codec then writes each shard's inner chunks
+    through an inner pipeline (one more write per shard); those are that one write's own,
+    counted apart (`inner_calls_of_handed_on`), not as writes handed on."""
+    data = np.arange(32 * 32, dtype="u2").reshape(32, 32)
+    nested = ShardingCodec(chunk_shape=(8, 8), codecs=[ShardingCodec(chunk_shape=(4, 4))])
+    before = (sum(pipeline.writes_handed_on.values()),
+              pipeline.writes_handed_on[pipeline.NO_METADATA],
+              pipeline.inner_calls_of_handed_on["writes"])
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        z = zarr.create_array(str(tmp_path / "n.zarr"), shape=data.shape, chunks=(16, 16),
+                              dtype=data.dtype, compressors=None, serializer=nested)
+        z[...] = data
+    np.testing.assert_array_equal(default_reads(tmp_path / "n.zarr"), data)
+    handed, no_metadata, inner = (sum(pipeline.writes_handed_on.values()),
+                                  pipeline.writes_handed_on[pipeline.NO_METADATA],
+                                  pipeline.inner_calls_of_handed_on["writes"])
+    assert handed == before[0] + 1, pipeline.writes_handed_on
+    assert no_metadata == before[1], pipeline.writes_handed_on
+    # Four shards of (16, 16), each written by the sharding codec through an inner pipeline.
+    assert inner >= before[2] + 4, pipeline.inner_calls_of_handed_on

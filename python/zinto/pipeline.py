@@ -19,6 +19,7 @@ default pipeline, counted by reason, so nothing that works without zinto stops w
 """
 
 import asyncio
+import contextvars
 import itertools
 import json
 import math
@@ -51,6 +52,14 @@ reads_in_pieces = 0
 # The same for writes (`zinto.pipeline.writes_by_zinto`, `writes_handed_on`).
 writes_by_zinto = 0
 writes_handed_on = Counter()
+# Writes and reads a shard's inner pipeline made while the default pipeline did a write or
+# read this pipeline handed on: the sharding codec writing (or reading) the inner chunks of
+# that one call, already counted under its reason, so counted here and not again above
+# (`zinto.pipeline.inner_calls_of_handed_on`, a Counter with keys "writes" and "reads").
+inner_calls_of_handed_on = Counter()
+# Set while the default pipeline does a call this pipeline handed on (asyncio tasks and
+# `asyncio.to_thread` carry it into what that call starts).
+_handing_on = contextvars.ContextVar("zinto_handing_on", default=False)
 
 # Why a read went to the default pipeline.
 NO_METADATA = "inner pipeline of a shard (no array metadata)"
@@ -286,8 +295,15 @@ class ZintoCodecPipeline(CodecPipeline):
         if handed_on is None:
             writes_by_zinto += 1
             return
-        writes_handed_on[handed_on] += 1
-        await self._default.write(batch, value, drop_axes)
+        if handed_on == NO_METADATA and _handing_on.get():
+            inner_calls_of_handed_on["writes"] += 1
+        else:
+            writes_handed_on[handed_on] += 1
+        token = _handing_on.set(True)
+        try:
+            await self._default.write(batch, value, drop_axes)
+        finally:
+            _handing_on.reset(token)
 
     async def read(self, batch_info, out, drop_axes=()):
         global reads_by_zinto
@@ -303,8 +319,15 @@ class ZintoCodecPipeline(CodecPipeline):
         if handed_on is None:
             reads_by_zinto += 1
             return
-        reads_handed_on[handed_on] += 1
-        await self._default.read(batch, out, drop_axes)
+        if handed_on == NO_METADATA and _handing_on.get():
+            inner_calls_of_handed_on["reads"] += 1
+        else:
+            reads_handed_on[handed_on] += 1
+        token = _handing_on.set(True)
+        try:
+            await self._default.read(batch, out, drop_axes)
+        finally:
+            _handing_on.reset(token)
 
     # -- the zinto path ------------------------------------------------------------------
 

@@ -51,6 +51,7 @@ def pytest_sessionfinish(session):
               "reads_handed_on": dict(pipeline.reads_handed_on),
               "reads_in_pieces": pipeline.reads_in_pieces,
               "writes_by_zinto": pipeline.writes_by_zinto,
-              "writes_handed_on": dict(pipeline.writes_handed_on)}
+              "writes_handed_on": dict(pipeline.writes_handed_on),
+              "inner_calls_of_handed_on": dict(pipeline.inner_calls_of_handed_on)}
     with open(os.path.join(folder, f"{worker}.json"), "w") as f:
         json.dump(counts, f)
