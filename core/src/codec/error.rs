@@ -147,6 +147,15 @@ pub enum DecodeError {
         /// Size found.
         got: u64,
     },
+    /// A chunk of variable-length elements states a count other than its element count.
+    CountMismatch {
+        /// The codec.
+        codec: CodecName,
+        /// Elements the chunk must hold.
+        expected: u64,
+        /// Elements it states.
+        got: u64,
+    },
     /// A checksum does not match the data.
     ChecksumMismatch {
         /// The codec whose checksum failed (crc32c; gzip CRC-32; zlib Adler-32; zstd XXH64).
@@ -261,6 +270,11 @@ impl fmt::Display for DecodeError {
                 expected,
                 got,
             } => write!(f, "{codec}: decoded {got} bytes, expected {expected}"),
+            Self::CountMismatch {
+                codec,
+                expected,
+                got,
+            } => write!(f, "{codec}: the chunk holds {got} elements, expected {expected}"),
             Self::ChecksumMismatch {
                 codec,
                 expected,

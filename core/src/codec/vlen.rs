@@ -38,11 +38,11 @@ impl<'a> VlenItems<'a> {
     ///
     /// # Errors
     /// [`DecodeError::Truncated`] if the chunk is shorter than its count field;
-    /// [`DecodeError::SizeMismatch`] if the count is not `elements`.
+    /// [`DecodeError::CountMismatch`] if the count is not `elements`.
     pub fn new(chunk: &'a [u8], codec: CodecName, elements: u64) -> Result<Self, DecodeError> {
         let (count, rest) = u32_le(chunk).ok_or(DecodeError::Truncated { codec })?;
         if u64::from(count) != elements {
-            return Err(DecodeError::SizeMismatch {
+            return Err(DecodeError::CountMismatch {
                 codec,
                 expected: elements,
                 got: u64::from(count),
@@ -149,10 +149,20 @@ mod tests {
                 .and_then(|items| items.collect::<Result<heapless::Vec<&[u8], 4>, _>>());
             assert!(all.is_err(), "cut at {cut} accepted");
         }
+        let short = VlenItems::new(&buf[..n], CodecName::VlenBytes, 3).err();
         assert!(matches!(
-            VlenItems::new(&buf[..n], CodecName::VlenBytes, 3),
-            Err(DecodeError::SizeMismatch { got: 2, .. })
+            short,
+            Some(DecodeError::CountMismatch {
+                got: 2,
+                expected: 3,
+                ..
+            })
         ));
+        if let Some(e) = short {
+            let mut text = heapless::String::<64>::new();
+            core::fmt::write(&mut text, format_args!("{e}")).unwrap();
+            assert_eq!(text, "vlen-bytes: the chunk holds 2 elements, expected 3");
+        }
         buf[n] = 9;
         let mut items = VlenItems::new(&buf[..n + 1], CodecName::VlenBytes, 2).unwrap();
         assert!(items.by_ref().all(|i| i.is_ok()));
