@@ -117,7 +117,7 @@ pub(crate) struct Stored<'k> {
 
 impl Stored<'_> {
     /// The `len` bytes `offset` bytes into these (an inner chunk of a shard).
-    fn within(self, offset: u64, len: u64) -> Self {
+    pub(crate) fn within(self, offset: u64, len: u64) -> Self {
         Self {
             offset: self.offset + offset,
             len,

@@ -17,7 +17,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use zinto_core::codec::{
-    BytesCodecs, ChainLevel, CodecName, DecodeError, VlenItems, decoded_len, size_probe,
+    ArrayToBytes, BytesCodecs, ChainLevel, CodecName, DecodeError, ShardLayout, VlenItems,
+    decoded_len, size_probe,
 };
 use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
 
@@ -296,46 +297,76 @@ impl<S: Store> Walk<'_, S> {
         piece: &Piece,
         visit: &mut Visit<'_>,
     ) -> Result<(), ErrorKind> {
-        let Self {
-            store,
-            meta,
-            codec,
-            out_shape,
-            ..
-        } = *self;
-        let level = meta.chain.outer();
-        let stored = store.size(key).map_err(ErrorKind::Store)?;
-        // A missing chunk: every element is the fill value, walked in C order over the piece.
-        let (order, shape, in_chunk) = match stored {
-            None => (
-                MemoryOrder::c(piece.in_output.ndim()).map_err(ErrorKind::Layout)?,
-                piece.in_output.shape().to_vec(),
-                Region::whole(piece.in_output.shape()).map_err(ErrorKind::Layout)?,
-            ),
-            Some(_) => (
-                level.order.clone(),
-                level.chunk_shape.to_vec(),
-                piece.in_chunk.clone(),
-            ),
+        let outer = self.meta.chain.outer();
+        let Some(len) = self.store.size(key).map_err(ErrorKind::Store)? else {
+            return self.visit_fill(&piece.in_output, visit);
         };
-        let runs = Runs::new(1, &shape, &order, &in_chunk, out_shape, &piece.in_output)
-            .map_err(ErrorKind::Layout)?;
-        let Some(len) = stored else {
-            let fill = meta.fill_value.as_bytes();
-            for run in runs {
-                for k in 0..run.len {
-                    visit(run.dst + k, fill)?;
-                }
-            }
-            return Ok(());
-        };
-        let chunk_in = ChunkIn {
+        let at = Stored {
             key,
+            offset: 0,
             len,
-            codec,
+        };
+        match &outer.array_to_bytes {
+            ArrayToBytes::Bytes(_) => self.visit_chunk(
+                (ctx, chunk),
+                outer,
+                at,
+                (&piece.in_chunk, &piece.in_output),
+                visit,
+            ),
+            ArrayToBytes::Sharding(layout) => {
+                self.visit_shard((ctx, chunk), layout, at, piece, visit)
+            }
+        }
+    }
+
+    /// Calls `visit` with the fill value for every element of `in_output` (a missing chunk).
+    fn visit_fill(&self, in_output: &Region, visit: &mut Visit<'_>) -> Result<(), ErrorKind> {
+        let order = MemoryOrder::c(in_output.ndim()).map_err(ErrorKind::Layout)?;
+        let whole = Region::whole(in_output.shape()).map_err(ErrorKind::Layout)?;
+        let runs = Runs::new(
+            1,
+            in_output.shape(),
+            &order,
+            &whole,
+            self.out_shape,
+            in_output,
+        )
+        .map_err(ErrorKind::Layout)?;
+        let fill = self.meta.fill_value.as_bytes();
+        for run in runs {
+            for k in 0..run.len {
+                visit(run.dst + k, fill)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Calls `visit` for the elements `in_chunk` of the chunk of `level` stored `at`, which
+    /// land at `in_output`.
+    fn visit_chunk(
+        &self,
+        (ctx, chunk): (&mut ReadContext, &mut ChunkItems),
+        level: &ChainLevel,
+        at: Stored<'_>,
+        (in_chunk, in_output): (&Region, &Region),
+        visit: &mut Visit<'_>,
+    ) -> Result<(), ErrorKind> {
+        let runs = Runs::new(
+            1,
+            &level.chunk_shape,
+            &level.order,
+            in_chunk,
+            self.out_shape,
+            in_output,
+        )
+        .map_err(ErrorKind::Layout)?;
+        let chunk_in = ChunkIn {
+            at,
+            codec: self.codec,
             level,
         };
-        chunk.load(store, ctx, &chunk_in)?;
+        chunk.load(self.store, ctx, &chunk_in)?;
         for run in runs {
             for k in 0..run.len {
                 visit(run.dst + k, chunk.item(run.src + k)?)?;
@@ -343,14 +374,64 @@ impl<S: Store> Walk<'_, S> {
         }
         Ok(())
     }
+
+    /// Calls `visit` for every element of `piece` of the shard stored `at`: its index first,
+    /// then each inner chunk the piece touches (missing ones as the fill value).
+    fn visit_shard(
+        &self,
+        (ctx, chunk): (&mut ReadContext, &mut ChunkItems),
+        layout: &ShardLayout,
+        at: Stored<'_>,
+        piece: &Piece,
+        visit: &mut Visit<'_>,
+    ) -> Result<(), ErrorKind> {
+        let inner = self.meta.chain.levels().get(1).ok_or(ErrorKind::Internal {
+            what: "a shard without its inner chain level",
+        })?;
+        let range = layout.index_range(at.len).map_err(ErrorKind::Shard)?;
+        // Bounded by `at.len`, the shard's actual stored size.
+        let mut index = vec![0u8; usize::try_from(range.len).map_err(|_| OVERFLOW)?];
+        self.store
+            .read_into(at.key, range.offset, &mut index)
+            .map_err(ErrorKind::Store)?;
+        let index = layout.parse(&index, at.len).map_err(ErrorKind::Shard)?;
+        let pieces = layout
+            .grid()
+            .pieces(&piece.in_chunk)
+            .map_err(ErrorKind::Layout)?;
+        for i in 0..pieces.chunk_count().map_err(ErrorKind::Layout)? {
+            let ip = pieces.get(i).ok_or(ErrorKind::Internal {
+                what: "an inner piece missing from its own count",
+            })?;
+            let in_output = shifted(&piece.in_output, &ip.in_output)?;
+            match index.get(&ip.chunk).map_err(ErrorKind::Shard)? {
+                None => self.visit_fill(&in_output, visit)?,
+                Some(r) => {
+                    let stored = at.within(r.offset, r.len);
+                    let part = (&ip.in_chunk, &in_output);
+                    self.visit_chunk((ctx, chunk), inner, stored, part, visit)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `inner` (a region of `outer`'s own coordinates) moved to where `outer` starts.
+fn shifted(outer: &Region, inner: &Region) -> Result<Region, ErrorKind> {
+    let start = outer
+        .start()
+        .iter()
+        .zip(inner.start())
+        .map(|(a, b)| a.checked_add(*b).ok_or(OVERFLOW))
+        .collect::<Result<Vec<u64>, ErrorKind>>()?;
+    Region::new(&start, inner.shape()).map_err(ErrorKind::Layout)
 }
 
 /// A stored chunk of variable-length values, to decode.
 pub(crate) struct ChunkIn<'a> {
-    /// Its key.
-    pub(crate) key: &'a str,
-    /// Its stored bytes.
-    pub(crate) len: u64,
+    /// Where its stored bytes are.
+    pub(crate) at: Stored<'a>,
     /// `vlen-utf8` or `vlen-bytes`.
     pub(crate) codec: CodecName,
     /// The chain level it is encoded by.
@@ -375,14 +456,7 @@ impl ChunkItems {
     ) -> Result<(), ErrorKind> {
         let level = chunk.level;
         let elements = product(&level.chunk_shape).map_err(ErrorKind::Layout)?;
-        decode_whole(
-            store,
-            ctx,
-            chunk.key,
-            chunk.len,
-            &level.bytes_codecs,
-            &mut self.bytes,
-        )?;
+        decode_whole(store, ctx, chunk.at, &level.bytes_codecs, &mut self.bytes)?;
         self.spans.clear();
         let mut items =
             VlenItems::new(&self.bytes, chunk.codec, elements).map_err(ErrorKind::Decode)?;
@@ -406,29 +480,31 @@ impl ChunkItems {
     }
 }
 
-/// Decodes the whole stored chunk `key` (`len` bytes) into `out`, sized from the stored
-/// chunk's own header (zstd content size, gzip ISIZE, Blosc `nbytes`, LZ4's size prefix).
-/// zlib and bz2 streams do not state their size and are refused.
+/// Decodes the whole chunk stored `at` into `out`, sized from the stored chunk's own header
+/// (zstd content size, gzip ISIZE, Blosc `nbytes`, LZ4's size prefix). zlib and bz2 streams
+/// do not state their size and are refused.
 fn decode_whole<S: Store>(
     store: &S,
     ctx: &mut ReadContext,
-    key: &str,
-    len: u64,
+    at: Stored<'_>,
     codecs: &BytesCodecs,
     out: &mut Vec<u8>,
 ) -> Result<(), ErrorKind> {
+    let Stored { key, offset, len } = at;
     let decoded = if *codecs == BytesCodecs::default() {
         len
     } else {
         let probe = size_probe(codecs, len).map_err(ErrorKind::Decode)?;
         let mut head = vec![0u8; probe.head_len];
         let mut tail = vec![0u8; probe.tail_len];
-        for (offset, buf) in [(0, &mut head), (probe.tail_offset, &mut tail)] {
+        for (start, buf) in [(0, &mut head), (probe.tail_offset, &mut tail)] {
             if !buf.is_empty() {
-                store.read_into(key, offset, buf).map_err(|e| match e {
-                    StoreError::Missing => ErrorKind::ChunkChanged,
-                    e => ErrorKind::Store(e),
-                })?;
+                store
+                    .read_into(key, offset + start, buf)
+                    .map_err(|e| match e {
+                        StoreError::Missing => ErrorKind::ChunkChanged,
+                        e => ErrorKind::Store(e),
+                    })?;
             }
         }
         decoded_len(codecs, len, &head, &tail).map_err(ErrorKind::Decode)?
@@ -436,15 +512,5 @@ fn decode_whole<S: Store>(
     let decoded = usize::try_from(decoded).map_err(|_| OVERFLOW)?;
     check_plausible(codecs, len, decoded)?;
     grow(out, decoded)?;
-    decode_stored(
-        store,
-        ctx,
-        Stored {
-            key,
-            offset: 0,
-            len,
-        },
-        codecs,
-        out,
-    )
+    decode_stored(store, ctx, at, codecs, out)
 }

@@ -908,3 +908,101 @@ fn the_stated_limits_hold_at_their_values() {
     let e = Array::open(&store, "a").unwrap_err();
     assert!(e.to_string().contains("recursion"), "{e}");
 }
+
+/// A string array in shards as zarr-python lays it out: shard shape [4] of inner chunks of
+/// [2] (`vlen-utf8` only), index at the end with its CRC-32C; array shape [7], so the second
+/// shard is an edge shard and its second inner chunk an edge chunk (padded, as zarr-python
+/// pads it). `inner` gives each shard's inner chunks (`None`: never written);
+/// `entry` may rewrite an index entry `(shard, inner chunk, (offset, nbytes))` before the
+/// index is sealed.
+fn sharded_strings(
+    inner: [[Option<&[&str]>; 2]; 2],
+    entry: Option<(usize, usize, (u64, u64))>,
+) -> MemoryStore {
+    let mut store = MemoryStore::new();
+    let meta = json!({"zarr_format": 3, "node_type": "array", "shape": [7],
+        "data_type": "string", "fill_value": "?",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "chunk_key_encoding": {"name": "default"},
+        "codecs": [{"name": "sharding_indexed", "configuration": {"chunk_shape": [2],
+            "codecs": [{"name": "vlen-utf8"}],
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                             {"name": "crc32c"}],
+            "index_location": "end"}}]});
+    store.insert("s/zarr.json", meta.to_string().into_bytes());
+    for (s, chunks) in inner.iter().enumerate() {
+        let mut shard = Vec::new();
+        let mut index = Vec::new();
+        for (c, items) in chunks.iter().enumerate() {
+            let (mut offset, mut nbytes) = (u64::MAX, u64::MAX);
+            if let Some(items) = items {
+                offset = shard.len() as u64;
+                shard.extend_from_slice(&(items.len() as u32).to_le_bytes());
+                for item in *items {
+                    shard.extend_from_slice(&(item.len() as u32).to_le_bytes());
+                    shard.extend_from_slice(item.as_bytes());
+                }
+                nbytes = shard.len() as u64 - offset;
+            }
+            if let Some((es, ec, e)) = entry
+                && (es, ec) == (s, c)
+            {
+                (offset, nbytes) = e;
+            }
+            index.extend_from_slice(&offset.to_le_bytes());
+            index.extend_from_slice(&nbytes.to_le_bytes());
+        }
+        let crc = zinto::core::codec::checksum(&zinto::core::codec::CRC32C, &index);
+        shard.extend_from_slice(&index);
+        shard.extend_from_slice(&crc.to_le_bytes());
+        store.insert(format!("s/c/{s}"), shard);
+    }
+    store
+}
+
+#[test]
+fn strings_in_shards_read_by_their_index_and_bad_entries_are_refused_by_name() {
+    let layout: [[Option<&[&str]>; 2]; 2] = [
+        [Some(&["ab", "ç"]), Some(&["d", "東京"])],
+        [None, Some(&["z", "?"])],
+    ];
+    let store = sharded_strings(layout, None);
+    let array = Array::open(&store, "s").unwrap();
+    let all = array.read_vlen(&Region::whole(&[7]).unwrap()).unwrap();
+    let got: Vec<&str> = (0..7).map(|i| all.get_str(i).unwrap()).collect();
+    assert_eq!(got, ["ab", "ç", "d", "東京", "?", "?", "z"]);
+    let part = array.read_vlen(&Region::new(&[1], &[4]).unwrap()).unwrap();
+    assert_eq!(
+        part.iter().collect::<Vec<_>>(),
+        [&b"\xc3\xa7"[..], b"d", "東京".as_bytes(), b"?"]
+    );
+    // The first inner chunk of shard 0 said to lie past the shard's end.
+    let store = sharded_strings(layout, Some((0, 0, (8, 1 << 40))));
+    let e = Array::open(&store, "s")
+        .unwrap()
+        .read_vlen(&Region::whole(&[7]).unwrap())
+        .unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Shard(ShardError::EntryOutOfShard { .. })
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("s/c/0"), "{e}");
+    // An entry inside the shard but on the wrong bytes (the index itself): a count that is
+    // not the inner chunk's element count.
+    let store = sharded_strings(layout, Some((1, 1, (4, 8))));
+    let e = Array::open(&store, "s")
+        .unwrap()
+        .read_vlen(&Region::whole(&[7]).unwrap())
+        .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Decode(_)), "{e}");
+    // Written by zinto? Not yet: refused by name before anything is written.
+    let store = sharded_strings(layout, None);
+    let array = Array::open(&store, "s").unwrap();
+    let e = array
+        .write_vlen(&Region::new(&[0], &[1]).unwrap(), &[0, 1], b"x")
+        .unwrap_err();
+    assert!(e.to_string().contains("inside shards"), "{e}");
+}

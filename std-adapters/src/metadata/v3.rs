@@ -13,7 +13,7 @@ use zinto_core::{ChunkGrid, MemoryOrder, dims};
 use super::MetadataError;
 use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, serde::Serialize)]
 struct Named {
     name: String,
     /// Optional in the spec (an extension without parameters may omit it): empty if absent.
@@ -157,13 +157,41 @@ pub(crate) fn type_error(e: super::dtype::TypeError) -> MetadataError {
 }
 
 /// The chain of a variable-length type: its `vlen-*` codec first (array to bytes), then
-/// bytes-to-bytes codecs only. The chain proper sees the `vlen-*` encoding as bytes (elements
-/// of one byte); the reader decodes the encoding itself.
+/// bytes-to-bytes codecs only; or one `sharding_indexed` whose inner chunks are such a chain
+/// (zarr-python writes strings in shards so), with nothing after it. The chain proper sees
+/// the `vlen-*` encoding as bytes (elements of one byte); the reader decodes the encoding
+/// itself.
 fn vlen_chain(
     dtype: DataType,
     codecs: &[Named],
     shape: &[u64],
 ) -> Result<CodecChain, MetadataError> {
+    match codecs.split_first() {
+        Some((first, rest)) if v3_codec(&first.name) == Some(CodecName::ShardingIndexed) => {
+            if let Some(after) = rest.first() {
+                return Err(unsupported(format!(
+                    "codec {} after sharding_indexed over data type {dtype}",
+                    after.name
+                )));
+            }
+            let inner = vlen_as_bytes(dtype, &required_codecs(&first.configuration, "codecs")?)?;
+            let mut configuration = first.configuration.clone();
+            let inner = serde_json::to_value(inner)
+                .map_err(|e| MetadataError::Invalid(format!("sharding codecs: {e}")))?;
+            configuration.insert("codecs".to_owned(), inner);
+            let shard = Named {
+                name: first.name.clone(),
+                configuration,
+            };
+            chain(&[shard], shape, (1, 1), None)
+        }
+        _ => chain(&vlen_as_bytes(dtype, codecs)?, shape, (1, 1), None),
+    }
+}
+
+/// `codecs` (a variable-length type's, its `vlen-*` codec first, then bytes-to-bytes codecs
+/// only) with the `vlen-*` codec as `bytes`.
+fn vlen_as_bytes(dtype: DataType, codecs: &[Named]) -> Result<Vec<Named>, MetadataError> {
     let expected = if dtype == DataType::String {
         "vlen-utf8"
     } else {
@@ -190,10 +218,10 @@ fn vlen_chain(
                     configuration: c.configuration.clone(),
                 });
             }
-            chain(&list, shape, (1, 1), None)
+            Ok(list)
         }
         Some((first, _)) if v3_codec(&first.name) == Some(CodecName::ShardingIndexed) => Err(
-            unsupported(format!("data type {dtype} inside sharding_indexed")),
+            unsupported(format!("data type {dtype} inside nested sharding_indexed")),
         ),
         _ => Err(MetadataError::Invalid(format!(
             "data type {dtype} needs {expected} as its first codec, not {:?}",

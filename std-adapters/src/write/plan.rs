@@ -139,6 +139,12 @@ impl WritePlan {
                 read_as: "variable-length values (Array::write_from writes it)",
             });
         }
+        if meta.chain.levels().len() > 1 {
+            return Err(unsupported(&format!(
+                "variable-length data ({}) inside shards",
+                meta.dtype
+            )));
+        }
         // A chunk the region cuts is decoded whole first, sized from its stored header: a
         // compressor whose stream states no size (zlib) is refused before any chunk is
         // written, not at the first cut chunk after others were.

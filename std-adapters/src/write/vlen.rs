@@ -16,7 +16,7 @@ use super::stream::{ChunkStream, StreamError};
 use super::{Pool, WRITE_WINDOW, WriteOptions, WritePlan};
 use crate::Array;
 use crate::error::{Error, ErrorKind};
-use crate::reader::ReadContext;
+use crate::reader::{ReadContext, Stored};
 use crate::store::Store;
 use crate::vlen::{ChunkIn, ChunkItems, vlen_codec};
 
@@ -250,8 +250,11 @@ impl VlenWorker {
             && let Some(len) = job.array.store().size(key).map_err(ErrorKind::Store)?
         {
             let chunk = ChunkIn {
-                key,
-                len,
+                at: Stored {
+                    key,
+                    offset: 0,
+                    len,
+                },
                 codec: job.codec,
                 level,
             };
