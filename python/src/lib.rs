@@ -107,6 +107,7 @@ fn _zinto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(write::create, m)?)?;
     m.add_function(wrap_pyfunction!(write::encode_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(write::encode_vlen_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(write::vlen_parts, m)?)?;
     m.add_class::<array::RsArray>()?;
     m.add_class::<group::RsGroup>()?;

@@ -268,6 +268,54 @@ pub fn encode_chunks<'py>(
     threads: Option<usize>,
     write_empty_chunks: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    let w = Write {
+        region: crate::array::region(&start, &shape)?,
+        input: self::input(&input)?,
+        threads: self::threads(threads)?,
+        write_empty_chunks,
+    };
+    encoded_chunks(py, (zarr_format, json), old, |array| write(py, array, &w))
+}
+
+/// [`encode_chunks`] for a variable-length array (strings, bytes): element `i` of the region
+/// is `values[offsets[i]..offsets[i + 1]]`, as `RsArray.write_vlen` takes them.
+#[pyfunction]
+#[pyo3(signature = (zarr_format, json, old, start, shape, offsets, values, threads=None, write_empty_chunks=false))]
+#[allow(clippy::too_many_arguments)] // encode_chunks', with the offsets
+pub fn encode_vlen_chunks<'py>(
+    py: Python<'py>,
+    zarr_format: u8,
+    json: &[u8],
+    old: std::collections::HashMap<String, Vec<u8>>,
+    start: Vec<u64>,
+    shape: Vec<u64>,
+    offsets: PyReadonlyArray1<'_, u64>,
+    values: PyReadonlyArray1<'_, u8>,
+    threads: Option<usize>,
+    write_empty_chunks: bool,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    let w = Write {
+        region: crate::array::region(&start, &shape)?,
+        input: self::input(&values)?,
+        threads: self::threads(threads)?,
+        write_empty_chunks,
+    };
+    let offsets = offsets
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("the offsets must be C-contiguous"))?;
+    encoded_chunks(py, (zarr_format, json), old, |array| {
+        write_vlen(py, array, &w, offsets)
+    })
+}
+
+/// The chunks `write` stores into an array (`json`, `zarr_format`) over an in-memory store
+/// seeded with `old`, as `{key: bytes}`: only those it stored (see [`encode_chunks`]).
+fn encoded_chunks<'py>(
+    py: Python<'py>,
+    (zarr_format, json): (u8, &[u8]),
+    old: std::collections::HashMap<String, Vec<u8>>,
+    write: impl FnOnce(&zinto::Array<AnyStore>) -> PyResult<()>,
+) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
     let mut memory = zinto::MemoryStore::new();
     for (key, bytes) in old {
         memory.insert(key, bytes);
@@ -281,13 +329,7 @@ pub fn encode_chunks<'py>(
         .collect();
     let store: AnyStore = memory.clone();
     let array = crate::array::from_metadata(store, "", zarr_format, json)?;
-    let w = Write {
-        region: crate::array::region(&start, &shape)?,
-        input: self::input(&input)?,
-        threads: self::threads(threads)?,
-        write_empty_chunks,
-    };
-    write(py, array.inner(), &w)?;
+    write(array.inner())?;
     drop(array);
     let chunks = pyo3::types::PyDict::new(py);
     for key in memory.keys() {

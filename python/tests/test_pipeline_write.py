@@ -427,13 +427,47 @@ def test_string_and_bytes_writes_match_a_model(tmp_path, chain, kind):
     assert writes == len(keys) + 1, pipeline.writes_handed_on
 
 
-def test_strings_into_a_memory_store_go_to_the_default_pipeline():
-    before = pipeline.writes_handed_on[pipeline.STRINGS_NOT_ADDRESSED]
+@pytest.mark.parametrize("store_kind", ["memory", "zip"])
+@pytest.mark.parametrize("kind", ["string", "bytes"])
+@pytest.mark.parametrize("chain", ["v3 zstd", "v2 blosc (numcodecs' default)"])
+def test_strings_into_stores_zinto_does_not_address_are_encoded_by_zinto(tmp_path, chain, kind,
+                                                                        store_kind):
+    """A MemoryStore or ZipStore takes bytes from zarr-python: zinto encodes the string and
+    bytes chunks (`encode_vlen_chunks`, over the old chunks a write cuts) and zarr-python
+    stores them, as the model says, read back by the default pipeline; chunks left all fill
+    value are removed."""
+    from zarr.core.dtype import VariableLengthBytes
+
+    shape = (9, 7)
+    fill = "" if kind == "string" else b""
+    model = np.full(shape, fill, dtype=object)
+    words = ["Zürich", "", "東京", "🦀", "x" * 70, "a b"]
+    rng = np.random.default_rng(3)
+    store = (zarr.storage.MemoryStore() if store_kind == "memory"
+             else zarr.storage.ZipStore(tmp_path / "s.zip", mode="w"))
+    dtype = str if kind == "string" else VariableLengthBytes()
+    before = pipeline.writes_by_zinto
+    keys = [np.s_[...], np.s_[2:7, 1:6], np.s_[5], np.s_[0:4, 0:3]]
     with zarr.config.set({"codec_pipeline.path": ZINTO}):
-        z = zarr.create_array(zarr.storage.MemoryStore(), shape=(4,), chunks=(2,), dtype=str)
-        z[...] = np.array(["a", "bb", "", "ç"], dtype=object)
-        assert z[...].tolist() == ["a", "bb", "", "ç"]
-    assert pipeline.writes_handed_on[pipeline.STRINGS_NOT_ADDRESSED] == before + 1
+        z = zarr.create_array(store, shape=shape, chunks=(4, 3), dtype=dtype,
+                              **STRING_CHAINS[chain])
+        for key in keys:
+            picked = [words[i] for i in rng.integers(0, len(words), model[key].size)]
+            v = np.array(picked if kind == "string" else [w.encode() for w in picked],
+                         dtype=object).reshape(model[key].shape)
+            z[key] = v
+            model[key] = v
+            with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+                assert zarr.open_array(store)[...].tolist() == model.tolist(), key
+        writes = pipeline.writes_by_zinto - before
+        if store_kind == "memory":
+            z[4:8, 3:6] = fill  # a whole chunk left all fill value is removed
+            model[4:8, 3:6] = fill
+            chunk = "c/1/1" if chain.startswith("v3") else "1.1"
+            assert chunk not in store._store_dict
+    with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        assert zarr.open_array(store)[...].tolist() == model.tolist()
+    assert writes == len(keys), pipeline.writes_handed_on
 
 
 @pytest.mark.parametrize("zarr_format", [2, 3])

@@ -83,7 +83,6 @@ FOREIGN_CODEC = "a codec class of the user's own (registered with zarr), not zar
 BY_PIECES = (NOT_ONE_RECTANGLE, OUTPUT_NOT_C_ORDER, OUTPUT_BIG_ENDIAN)
 STORE_READ_ONLY = "read-only store"
 NOT_WRITTEN_BY_ZINTO = "codec, filter or type zinto does not write yet"
-STRINGS_NOT_ADDRESSED = "strings or bytes into a store zinto does not address"
 
 # A scalar written over a region is laid into one buffer of at most this many bytes (whole
 # chunk rows along the first dimension), reused slab by slab, not one of the region's size.
@@ -757,8 +756,6 @@ class ZintoCodecPipeline(CodecPipeline):
         refused = _refuse_array(rs, dtype)
         if refused is not None:
             return refused
-        if rs.dtype in ("string", "bytes"):
-            return STRINGS_NOT_ADDRESSED  # `encode_chunks` takes fixed-size values
         document = await self._present_document(batch, array_path, rs.shape)
         if document is None:
             return METADATA_NOT_TAKEN
@@ -830,7 +827,8 @@ def _refuse_array(rs, dtype):
 
 
 class _ChunkEncoder:
-    """Chunks encoded for a zarr-python store (`_zinto.encode_chunks`), gathered by key."""
+    """Chunks encoded for a zarr-python store (`_zinto.encode_chunks`, `encode_vlen_chunks`),
+    gathered by key."""
 
     def __init__(self, zarr_format, document, old):
         self._args = (zarr_format, document, old)
@@ -839,6 +837,10 @@ class _ChunkEncoder:
     def write_from(self, start, extent, flat, threads, write_empty_chunks):
         self.encoded.update(_zinto.encode_chunks(*self._args, start, extent, flat, threads,
                                                  write_empty_chunks))
+
+    def write_vlen(self, start, extent, offsets, values, threads, write_empty_chunks):
+        self.encoded.update(_zinto.encode_vlen_chunks(*self._args, start, extent, offsets,
+                                                      values, threads, write_empty_chunks))
 
 
 class _WriteTarget:
