@@ -79,13 +79,13 @@ impl NewArray {
         let dtype = match self.dtype.as_str() {
             "string" => DataType::String,
             "bytes" => DataType::Bytes,
-            name => DataType::from(zinto::core::dtype::Number::from_name(name).ok_or_else(
-                || {
+            name => fixed_length(name)
+                .or_else(|| zinto::core::dtype::Number::from_name(name).map(DataType::from))
+                .ok_or_else(|| {
                     PyValueError::new_err(format!(
-                        "dtype {name}: zinto creates arrays of numbers, bool, and variable-length strings (str) and bytes (bytes); not yet fixed-length strings, dates or structured types"
+                        "dtype {name}: zinto creates arrays of numbers, bool, variable-length strings (str) and bytes (bytes), and fixed-length ones (U n, S n); not yet dates or structured types"
                     ))
-                },
-            )?),
+                })?,
         };
         let mut b = ArrayBuilder::new(&self.shape, dtype, &self.chunks).overwrite(self.overwrite);
         b = match self.zarr_format {
@@ -123,6 +123,17 @@ impl NewArray {
             b = b.dimension_names(names.clone());
         }
         Ok(b)
+    }
+}
+
+/// NumPy's fixed-length strings and bytes as `zinto.create` names them: `"U5"` (5 UTF-32
+/// characters), `"S4"` (4 bytes); `None` for any other name.
+fn fixed_length(name: &str) -> Option<DataType> {
+    let n = name.get(1..)?.parse::<u32>().ok().filter(|&n| n > 0)?;
+    match name.as_bytes().first()? {
+        b'U' => Some(DataType::FixedUtf32 { chars: n }),
+        b'S' => Some(DataType::FixedBytes { len: n }),
+        _ => None,
     }
 }
 

@@ -164,8 +164,11 @@ def test_refusals_are_clear(tmp_path):
         zinto.create(tmp_path / "b", (4,), "f4", (2,), codecs="zstd:30")
     with pytest.raises(ValueError, match="one compressor at most"):
         zinto.create(tmp_path / "c", (4,), "f4", (2,), codecs=["zstd", "gzip"])
-    with pytest.raises(ValueError, match="not yet fixed-length strings"):
-        zinto.create(tmp_path / "d", (4,), "U3", (2,))
+    with pytest.raises(ValueError, match="not yet dates or structured types"):
+        zinto.create(tmp_path / "d", (4,), [("a", "i4"), ("b", "f8")], (2,))
+    with pytest.raises(zinto.MetadataError, match="elements larger than"):
+        zinto.create(tmp_path / "big", (4,), "U300000", (2,))
+    assert not (tmp_path / "big").exists()
     arr = zinto.create(tmp_path / "e", (4, 4), "f4", (2, 2))
     with pytest.raises(ValueError, match="broadcast"):
         arr[0:2, 0:2] = np.ones((3, 3))
@@ -226,3 +229,41 @@ def test_strings_and_bytes_are_written_and_read_back_by_zarr_python(tmp_path, za
         s[0, 0] = b"bytes"
     with pytest.raises(TypeError, match="takes bytes"):
         b[0] = "text"
+
+
+@pytest.mark.parametrize("zarr_format", [2, 3])
+@pytest.mark.parametrize("dtype, fill, values", [
+    ("<U5", "ø", ["Züric", "", "東京", "abcde", "x", "🦀🦀", "", "q"]),
+    (">U3", None, ["a", "bcd", "", "ü", "", "", "zz", "y"]),
+    ("S4", b"ab", [b"abcd", b"", b"\x00y", b"\xff", b"z", b"", b"ab", b"\x01"]),
+])
+def test_fixed_length_strings_and_bytes_are_created_as_zarr_python_states_them(
+        tmp_path, zarr_format, dtype, fill, values):
+    """NumPy's `U n` and `S n`: the metadata as zarr-python 3.1.6 writes it (v3
+    `fixed_length_utf32` / `null_terminated_bytes` with `length_bytes`, fill values as text and
+    base64; v2 `<U n`, `|S n`), the elements written as NumPy holds them (big-endian UTF-32
+    stored big-endian), chunks all of the fill value not stored; zarr-python reads them back."""
+    path = tmp_path / "f.zarr"
+    a = zinto.create(path, (8,), dtype, (3,), fill_value=fill, zarr_format=zarr_format)
+    model = np.array(values, dtype=dtype)
+    a[...] = model
+    a[1:4] = model[[4, 5, 6]]
+    model[1:4] = model[[4, 5, 6]]
+    stored_fill = np.array(fill if fill is not None else "", dtype=dtype)[()]
+    a[6:8] = stored_fill  # the last chunk (6-7) is all fill value: not stored
+    model[6:8] = stored_fill
+    back = zarr.open_array(str(path), mode="r")
+    assert back[...].tolist() == model.tolist()
+    assert zinto.open(path)[...].tolist() == model.tolist()
+    assert back.dtype.kind == np.dtype(dtype).kind
+    assert back.dtype.itemsize == np.dtype(dtype).itemsize
+    assert back.fill_value == stored_fill
+    doc = json.loads((path / ("zarr.json" if zarr_format == 3 else ".zarray")).read_text())
+    if zarr_format == 3:
+        name = "fixed_length_utf32" if "U" in dtype else "null_terminated_bytes"
+        assert doc["data_type"] == {"name": name, "configuration": {
+            "length_bytes": np.dtype(dtype).itemsize}}
+    else:
+        assert doc["dtype"] == np.dtype(dtype).str
+    last = "c/2" if zarr_format == 3 else "2"
+    assert not (path / last).exists()

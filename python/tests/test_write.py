@@ -193,9 +193,10 @@ def test_c_blosc_reads_blosc_chunks_of_many_blocks(tmp_path, codec, fmt):
     assert key.stat().st_size < 300 * 250 * 4 // 2, "not compressed"
 
 
-# Strings, bytes and dates: zarr-python writes them, `zinto convert` rewrites them (v2 to v3
-# and back, other codecs: Array::write_vlen for the variable-length ones), and zarr-python
-# reads the copy back equal, with the empty chunks not written.
+# Strings, bytes (variable and fixed length) and dates: zarr-python writes them, `zinto
+# convert` rewrites them (v2 to v3 and back, other codecs: Array::write_vlen for the
+# variable-length ones), and zarr-python reads the copy back equal, with the empty chunks not
+# written.
 VLEN_CONVERTS = [
     ("3", "2", ["zstd:3"]),
     ("2", "3", ["gzip:1"]),
@@ -215,7 +216,10 @@ def text_bytes_and_dates():
     blobs[:2, :2] = b""
     dates = np.datetime64("2026-12-03T10:00:00") + rng.integers(0, 10**6, (7, 5)).astype("timedelta64[s]")
     dates[6, 4] = np.datetime64("NaT")
-    return {"s": (strings, str), "b": (blobs, "variable_length_bytes"), "t": (dates, "datetime64[s]")}
+    fixed = strings.astype("<U4")  # cut to 4 characters; the first chunk stays "" (fill)
+    fixed_bytes = np.array([w[:5] for w in blobs.ravel()], dtype="S5").reshape(7, 5)
+    return {"s": (strings, str), "b": (blobs, "variable_length_bytes"), "t": (dates, "datetime64[s]"),
+            "u": (fixed, "<U4"), "sb": (fixed_bytes, "S5")}
 
 
 @pytest.mark.parametrize(
@@ -252,6 +256,8 @@ def test_convert_strings_bytes_and_dates_reads_back_equal(tmp_path, src_fmt, dst
             np.testing.assert_array_equal(got, a)
         else:
             assert got.tolist() == a.tolist(), name
+        if name in ("u", "sb"):
+            assert got.dtype == a.dtype, name
         # The chunk of fill value ("", b"") was not written.
         if name != "t":
             key = f"{name}/c/0/0" if dst_fmt == "3" else f"{name}/0.0"

@@ -49,6 +49,8 @@ def _fill_json(fill_value, dtype):
         return x
 
     value = np.asarray(fill_value, dtype=dtype).item()
+    if dtype.kind == "S":  # as zarr-python states fixed-length bytes: base64
+        return json.dumps(base64.b64encode(value).decode("ascii"))
     if dtype.kind == "c":
         return json.dumps([one(value.real), one(value.imag)])
     if dtype.kind == "f":
@@ -83,6 +85,16 @@ def _vlen_fill_json(fill_value, kind):
     return json.dumps(base64.b64encode(bytes(fill_value)).decode("ascii"))
 
 
+def _dtype_name(dtype):
+    """The type's name as `_zinto.create` takes it: NumPy's (``"float32"``), or for
+    fixed-length strings and bytes the kind and length (``"U5"``: 5 characters, ``"S4"``)."""
+    if dtype.kind == "U":
+        return f"U{dtype.itemsize // 4}"
+    if dtype.kind == "S":
+        return f"S{dtype.itemsize}"
+    return dtype.name
+
+
 def _big_endian(dtype):
     order = dtype.byteorder
     return order == ">" or (order == "=" and sys.byteorder == "big")
@@ -95,7 +107,8 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     returns it, open for reading and writing (`Array.write`, ``arr[...] = value``).
 
     - `dtype`: a NumPy number or bool type; a big-endian one (``">f4"``) is stored big-endian;
-      or variable-length strings (`str`, ``"string"``, NumPy's StringDType) or bytes (`bytes`,
+      fixed-length strings (``"U5"``, UTF-32) or bytes (``"S4"``), as NumPy holds them; or
+      variable-length strings (`str`, ``"string"``, NumPy's StringDType) or bytes (`bytes`,
       ``"bytes"``), written from `str` and `bytes` elements.
     - `chunks`: the chunk shape; `shards`: store the chunks in shards of this shape (v3), each
       dimension a multiple of the chunk's.
@@ -117,7 +130,7 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     shape = _dims(shape, "shape")
     spec = {
         "shape": shape,
-        "dtype": vlen or dtype.name,
+        "dtype": vlen or _dtype_name(dtype),
         "big_endian": False if vlen else _big_endian(dtype),
         "chunks": _dims(chunks, "chunks"),
         "shards": None if shards is None else _dims(shards, "shards"),

@@ -9,7 +9,7 @@ use zinto_core::codec::{BloscConfig, Compressor, Endian, Gzip, IndexLocation, Zl
 
 use crate::Array;
 use crate::error::{Error, ErrorKind};
-use crate::metadata::{DataType, FillValue, MetadataError, ZarrFormat};
+use crate::metadata::{DataType, FillValue, MAX_ELEMENT_LEN, MetadataError, ZarrFormat};
 use crate::store::Store;
 
 /// A new array, stated; [`ArrayBuilder::create`] writes its metadata and opens it.
@@ -225,13 +225,23 @@ impl ArrayBuilder {
                 "a crc32c checksum after blosc (a Blosc chunk's header is written last)".into(),
             ));
         }
-        let date = matches!(
+        let other = matches!(
             self.dtype,
-            DataType::DateTime64(_) | DataType::TimeDelta64(_)
+            DataType::DateTime64(_)
+                | DataType::TimeDelta64(_)
+                | DataType::FixedUtf32 { .. }
+                | DataType::FixedBytes { .. }
         );
-        if self.dtype.number().is_none() && self.vlen_codec().is_none() && !date {
+        if self.dtype.number().is_none() && self.vlen_codec().is_none() && !other {
             return Err(refused(format!(
-                "creating arrays of {} (not yet: numbers, bool, dates, durations, string and bytes)",
+                "creating arrays of {} (not yet: numbers, bool, dates, durations, strings and bytes)",
+                self.dtype
+            )));
+        }
+        // Refused now, not by the first open of metadata already written.
+        if self.dtype.fixed_size().is_some_and(|n| n > MAX_ELEMENT_LEN) {
+            return Err(refused(format!(
+                "creating arrays of {}: elements larger than the {MAX_ELEMENT_LEN} bytes zinto reads",
                 self.dtype
             )));
         }
@@ -408,6 +418,15 @@ impl ArrayBuilder {
             DataType::DateTime64(u) | DataType::TimeDelta64(u) => json!({
                 "name": self.dtype.name(),
                 "configuration": {"unit": u.unit.code(), "scale_factor": u.scale},
+            }),
+            // As zarr-python 3.1.6 states them: the element's length in bytes.
+            DataType::FixedUtf32 { chars } => json!({
+                "name": self.dtype.name(),
+                "configuration": {"length_bytes": chars.saturating_mul(4)},
+            }),
+            DataType::FixedBytes { len } => json!({
+                "name": self.dtype.name(),
+                "configuration": {"length_bytes": len},
             }),
             dtype => json!(dtype.name()),
         }

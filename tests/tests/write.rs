@@ -59,7 +59,18 @@ fn chains() -> Vec<(&'static str, ArrayBuilder)> {
             "v3 gzip u64 fill 7",
             b(DataType::UInt64).gzip(9).fill_value(serde_json::json!(7)),
         ),
+        (
+            "v3 zstd fixed_length_utf32[3] big-endian",
+            b(DataType::FixedUtf32 { chars: 3 })
+                .zstd(1)
+                .endian(Endian::Big),
+        ),
+        (
+            "v3 raw null_terminated_bytes[5]",
+            b(DataType::FixedBytes { len: 5 }),
+        ),
         ("v2 raw f32", v2(DataType::Float32)),
+        ("v2 zstd <U2", v2(DataType::FixedUtf32 { chars: 2 }).zstd(1)),
         ("v2 zlib u16", v2(DataType::UInt16).zlib(6)),
         (
             "v2 gzip big-endian f64",
@@ -416,11 +427,13 @@ fn what_the_write_path_does_not_write_is_refused_by_name() {
             .contains("crc32c checksum after blosc"),
         "{blosc_crc}"
     );
-    // Fixed-length strings are not created yet (variable-length ones are: write_vlen.rs).
-    let e = ArrayBuilder::new(&SHAPE, DataType::FixedUtf32 { chars: 4 }, &CHUNKS)
-        .create(FileStore::new(&dir), "")
+    // Fixed-length strings over the 1 MiB element zinto reads: refused before any metadata.
+    let huge = DataType::FixedUtf32 { chars: 300_000 };
+    let e = ArrayBuilder::new(&SHAPE, huge, &CHUNKS)
+        .create(FileStore::new(dir.join("huge")), "")
         .unwrap_err();
-    assert!(e.to_string().contains("fixed_length_utf32"), "{e}");
+    assert!(e.to_string().contains("elements larger than"), "{e}");
+    assert!(!dir.join("huge").exists());
     let e = b
         .clone()
         .fill_value(serde_json::json!("seven"))

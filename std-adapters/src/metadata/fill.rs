@@ -38,8 +38,8 @@ impl FillValue {
     /// The fill value as metadata states it, for a number, bool, date, duration or
     /// variable-length value of `dtype` (floats not finite as `"NaN"`, `"Infinity"`,
     /// `"-Infinity"`; a NaN of another payload as its hex bits; complex as `[re, im]`; NaT as
-    /// `"NaT"`; strings as themselves, bytes as base64); `None` for fixed-length strings and
-    /// bytes, or bytes of another size. Parsed
+    /// `"NaT"`; strings as themselves, bytes as base64, fixed-length ones without their
+    /// trailing NULs); `None` for bytes of another size, or UTF-32 that is not text. Parsed
     /// back by [`FillValue::parse`] to the same bytes.
     pub fn to_json(&self, dtype: DataType) -> Option<Value> {
         use DataType as T;
@@ -96,7 +96,22 @@ impl FillValue {
                 use base64::Engine;
                 Value::from(base64::engine::general_purpose::STANDARD.encode(b))
             }
-            T::FixedUtf32 { .. } | T::FixedBytes { .. } => return None,
+            // Trailing NULs are padding, as NumPy and zarr-python drop them; parsing pads
+            // them back.
+            T::FixedUtf32 { .. } => {
+                let units = b.chunks_exact(4).map(|u| {
+                    let unit = u32::from_ne_bytes(u.try_into().ok()?);
+                    char::from_u32(unit)
+                });
+                let mut text = units.collect::<Option<String>>()?;
+                text.truncate(text.trim_end_matches('\0').len());
+                Value::from(text)
+            }
+            T::FixedBytes { .. } => {
+                use base64::Engine;
+                let end = b.iter().rposition(|&x| x != 0).map_or(0, |i| i + 1);
+                Value::from(base64::engine::general_purpose::STANDARD.encode(b.get(..end)?))
+            }
         })
     }
 
@@ -340,6 +355,15 @@ mod tests {
             (T::Bytes, vec![0, 255, 7]),
             (T::DateTime64(ns), i64::MIN.to_ne_bytes().to_vec()),
             (T::TimeDelta64(ns), (-5i64).to_ne_bytes().to_vec()),
+            (T::FixedBytes { len: 4 }, vec![b'a', 0, b'b', 0]),
+            (T::FixedBytes { len: 3 }, vec![0, 0, 0]),
+            (
+                T::FixedUtf32 { chars: 3 },
+                ['ø', '–', '\0']
+                    .iter()
+                    .flat_map(|&c| u32::from(c).to_ne_bytes())
+                    .collect(),
+            ),
         ] {
             let fill = FillValue {
                 bytes: bytes.clone(),
@@ -350,6 +374,16 @@ mod tests {
         // Not UTF-8: no string states it.
         let bad = FillValue { bytes: vec![0xff] };
         assert!(bad.to_json(T::String).is_none());
+        // A UTF-32 unit that is no character (a lone surrogate): none either.
+        let bad = FillValue {
+            bytes: 0xd800u32.to_ne_bytes().to_vec(),
+        };
+        assert!(bad.to_json(T::FixedUtf32 { chars: 1 }).is_none());
+        // As zarr-python writes them: without the padding.
+        let ab = FillValue {
+            bytes: vec![b'a', b'b', 0, 0],
+        };
+        assert_eq!(ab.to_json(T::FixedBytes { len: 4 }), Some(json!("YWI=")));
     }
 
     use serde_json::json;

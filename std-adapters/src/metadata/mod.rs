@@ -9,7 +9,7 @@ pub(crate) mod group;
 mod v2;
 mod v3;
 
-pub use dtype::{DataType, TimeUnit, Unit};
+pub use dtype::{DataType, MAX_ELEMENT_LEN, TimeUnit, Unit};
 pub use error::MetadataError;
 pub use fill::FillValue;
 pub use group::NodeKind;
