@@ -663,9 +663,10 @@ class ZintoCodecPipeline(CodecPipeline):
         chunk_shape = self._meta.chunk_shape
 
         def write():
-            if target.vlen is not None:
-                if pieces is not None:
-                    raise _Unhandled  # before anything is written
+            if target.vlen is not None and pieces is not None:
+                for piece in pieces:
+                    _write_vlen_piece(target, piece, data, drop_axes, chunk_shape)
+            elif target.vlen is not None:
                 _array_path, start, extent = region
                 text = target.vlen == "string"
                 rows = chunk_shape[0] if chunk_shape else 1
@@ -880,8 +881,33 @@ def _write_piece(target, piece, data, drop_axes, chunk_shape):
     covers it, the value's piece put in through zarr-python's own selections (as the default
     pipeline puts it), and the chunk written whole (encoded once)."""
     coords, chunk_sel, out_sel, complete, fill = piece
+    start, extent = _piece_box(coords, chunk_sel, target.shape, chunk_shape)
+    scratch = np.empty(extent, dtype=data.dtype)
+    if not complete:
+        target.read(start, extent, scratch.reshape(-1).view(np.uint8))
+    _lay_piece(scratch, piece, data, drop_axes)
+    target.write(start, extent, scratch.reshape(-1).view(np.uint8))
+
+
+def _write_vlen_piece(target, piece, data, drop_axes, chunk_shape):
+    """`_write_piece` for strings and bytes: the chunk laid in a scratch of objects (its old
+    elements read by zinto unless zarr-python says the selection covers it), the value's piece
+    put in, and the chunk written whole by `write_vlen`."""
+    coords, _chunk_sel, _out_sel, complete, _fill = piece
+    start, extent = _piece_box(coords, piece[1], target.shape, chunk_shape)
+    text = target.vlen == "string"
+    scratch = np.empty(extent, dtype=object)
+    if not complete:
+        offsets, values = target.reader.read_vlen(start, extent)
+        _vlen.fill(scratch, offsets, values, text)
+    _lay_piece(scratch, piece, data, drop_axes)
+    _vlen.write(target.write_vlen, start, extent, scratch, extent[0] if extent else 1, text)
+
+
+def _piece_box(coords, chunk_sel, shape, chunk_shape):
+    """`(start, extent)` of the chunk at `coords`: its part inside an array of `shape`."""
     start = [c * n for c, n in zip(coords, chunk_shape)]
-    extent = [min(n, d - s) for n, d, s in zip(chunk_shape, target.shape, start)]
+    extent = [min(n, d - s) for n, d, s in zip(chunk_shape, shape, start)]
     if min(extent, default=1) <= 0:
         raise ValueError("a chunk outside the array's shape")
     for sel, n in zip(chunk_sel, extent):
@@ -889,22 +915,26 @@ def _write_piece(target, piece, data, drop_axes, chunk_shape):
         # shape zinto does not know (the array grew since the pipeline was made).
         if isinstance(sel, slice) and (sel.stop or 0) > n:
             raise ValueError("a selection past the array's shape")
-    scratch = np.empty(extent, dtype=data.dtype)
-    if not complete:
-        target.read(start, extent, scratch.reshape(-1).view(np.uint8))
+    return start, extent
+
+
+def _lay_piece(scratch, piece, data, drop_axes):
+    """The value's piece put into the chunk's `scratch` through zarr-python's own selections
+    (as the default pipeline puts it); the fill value first where the selection covers the
+    chunk (it shows only past the array's edge)."""
+    _coords, chunk_sel, out_sel, complete, fill = piece
     try:
         if complete:
-            scratch[...] = fill  # the selection covers it: the fill value only past its edge
+            scratch[...] = fill
         part = data
         if data.ndim:  # a scalar is laid as it is, as the default pipeline lays it
             part = data[out_sel]
             if drop_axes:
                 part = part[tuple(None if d in drop_axes else slice(None)
-                                  for d in range(len(extent)))]
+                                  for d in range(scratch.ndim))]
         scratch[chunk_sel] = part
     except (IndexError, ValueError, TypeError) as e:
         raise _Unhandled from e
-    target.write(start, extent, scratch.reshape(-1).view(np.uint8))
 
 
 def _write_region(write, start, extent, data, chunk_shape):
