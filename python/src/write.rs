@@ -129,7 +129,10 @@ impl NewArray {
 /// NumPy's fixed-length strings and bytes as `zinto.create` names them: `"U5"` (5 UTF-32
 /// characters), `"S4"` (4 bytes); `None` for any other name.
 fn fixed_length(name: &str) -> Option<DataType> {
-    let n = name.get(1..)?.parse::<u32>().ok().filter(|&n| n > 0)?;
+    let digits = name
+        .get(1..)
+        .filter(|d| d.bytes().all(|b| b.is_ascii_digit()))?;
+    let n = digits.parse::<u32>().ok().filter(|&n| n > 0)?;
     match name.as_bytes().first()? {
         b'U' => Some(DataType::FixedUtf32 { chars: n }),
         b'S' => Some(DataType::FixedBytes { len: n }),

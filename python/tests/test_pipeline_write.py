@@ -344,6 +344,37 @@ def test_a_scalar_written_in_slabs_into_a_memory_store_keeps_every_slab_s_chunks
     assert (got[:500] == 1).all() and (got[500:] == 2).all()
 
 
+def test_each_slab_is_handed_only_the_old_chunks_it_touches(monkeypatch):
+    """Strings into a MemoryStore, written in slabs of whole chunk rows over chunks the write
+    cuts: each slab's encode gets the old chunks of its own rows (each call copies what it is
+    given), not every old chunk of the write; the result is as the model says."""
+    import zinto._vlen
+
+    store = zarr.storage.MemoryStore()
+    shape, chunks = (12, 6), (2, 4)
+    model = np.array([f"w{i}" for i in range(72)], dtype=object).reshape(shape)
+    with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        zarr.create_array(store, shape=shape, chunks=chunks, dtype=str)[...] = model
+    calls = []
+    real = pipeline._zinto.encode_vlen_chunks
+
+    def counting(zarr_format, document, old, start, extent, *rest):
+        calls.append((start[0], extent[0], sorted(old)))
+        return real(zarr_format, document, old, start, extent, *rest)
+
+    monkeypatch.setattr(pipeline._zinto, "encode_vlen_chunks", counting)
+    monkeypatch.setattr(zinto._vlen, "SLAB_ELEMENTS", 12)  # two chunk rows a slab
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        zarr.open_array(store, mode="r+")[:, 1:5] = "new"  # cuts every chunk
+    model[:, 1:5] = "new"
+    with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+        assert zarr.open_array(store, mode="r")[...].tolist() == model.tolist()
+    assert len(calls) > 1, calls
+    for row, rows, old in calls:
+        touched = {f"c/{r}/{c}" for r in range(row // 2, (row + rows + 1) // 2) for c in (0, 1)}
+        assert old and set(old) <= touched, (row, rows, old)
+
+
 def test_a_broadcast_value_into_a_v2_array_without_a_fill_value_is_written():
     """A value that broadcasts is written chunk by chunk; a whole chunk starts from
     zarr-python's default fill (the array states none), as the default pipeline's does."""
@@ -478,8 +509,9 @@ def test_strings_into_stores_zinto_does_not_address_are_encoded_by_zinto(tmp_pat
             assert zarr.open_array(store)[...].tolist() == model.tolist()
         writes = pipeline.writes_by_zinto - before
         if store_kind == "memory":
-            z[4:8, 3:6] = fill  # a whole chunk left all fill value is removed
+            z[4:8, 3:6] = fill  # a whole chunk left all fill value is removed, by zinto
             model[4:8, 3:6] = fill
+            assert pipeline.writes_by_zinto - before == writes + 1, pipeline.writes_handed_on
             chunk = "c/1/1" if chain.startswith("v3") else "1.1"
             assert chunk not in store._store_dict
     with zarr.config.set({"codec_pipeline.path": DEFAULT}):
@@ -585,5 +617,6 @@ def test_a_shard_s_inner_writes_inside_a_write_handed_on_are_not_counted_again(t
                                   pipeline.inner_calls_of_handed_on["writes"])
     assert handed == before[0] + 1, pipeline.writes_handed_on
     assert no_metadata == before[1], pipeline.writes_handed_on
-    # Four shards of (16, 16), each written by the sharding codec through an inner pipeline.
-    assert inner >= before[2] + 4, pipeline.inner_calls_of_handed_on
+    # Four shards of (16, 16), each written by the sharding codec through an inner pipeline,
+    # and each of their 16 inner chunks of (8, 8), a shard itself, through another.
+    assert inner == before[2] + 4 + 16, pipeline.inner_calls_of_handed_on

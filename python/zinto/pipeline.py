@@ -772,7 +772,10 @@ class ZintoCodecPipeline(CodecPipeline):
         except (_zinto.ZintoError, TypeError):
             return METADATA_NOT_TAKEN
         # Whole chunks need none of the old ones (and each call would copy them).
-        encoder = _ChunkEncoder(m.zarr_format, document, {} if whole_chunks else old)
+        split = {key: self._split_key(bg.path) for key, bg, _spec in partial}
+        coords = {key: at[1] for key, at in split.items() if at is not None}
+        encoder = _ChunkEncoder((m.zarr_format, document), {} if whole_chunks else old,
+                                coords, m.chunk_shape)
         return _WriteTarget(old_rs, encoder, empty, in_place=False, keys=keys)
 
     async def _present_document(self, batch, array_path, shape):
@@ -831,17 +834,29 @@ class _ChunkEncoder:
     """Chunks encoded for a zarr-python store (`_zinto.encode_chunks`, `encode_vlen_chunks`),
     gathered by key."""
 
-    def __init__(self, zarr_format, document, old):
-        self._args = (zarr_format, document, old)
+    def __init__(self, array, old, coords, chunk_shape):
+        self._array, self._old, self._coords = array, old, coords
+        self._chunk_shape = chunk_shape
         self.encoded = {}
 
+    def _old_within(self, start, extent):
+        """The old chunks the region touches: a write in slabs hands each slab only its own
+        (each call copies what it is given)."""
+        def touches(coords):
+            return coords is None or all(c * n < s + e and (c + 1) * n > s for c, n, s, e in
+                                         zip(coords, self._chunk_shape, start, extent))
+        return {k: v for k, v in self._old.items() if touches(self._coords.get(k))}
+
     def write_from(self, start, extent, flat, threads, write_empty_chunks):
-        self.encoded.update(_zinto.encode_chunks(*self._args, start, extent, flat, threads,
-                                                 write_empty_chunks))
+        old = self._old_within(start, extent)
+        self.encoded.update(_zinto.encode_chunks(*self._array, old, start, extent, flat,
+                                                 threads, write_empty_chunks))
 
     def write_vlen(self, start, extent, offsets, values, threads, write_empty_chunks):
-        self.encoded.update(_zinto.encode_vlen_chunks(*self._args, start, extent, offsets,
-                                                      values, threads, write_empty_chunks))
+        old = self._old_within(start, extent)
+        self.encoded.update(_zinto.encode_vlen_chunks(*self._array, old, start, extent,
+                                                      offsets, values, threads,
+                                                      write_empty_chunks))
 
 
 class _WriteTarget:

@@ -392,7 +392,7 @@ impl<S: Store> Walk<'_, S> {
         // Bounded by `at.len`, the shard's actual stored size.
         let mut index = vec![0u8; usize::try_from(range.len).map_err(|_| OVERFLOW)?];
         self.store
-            .read_into(at.key, range.offset, &mut index)
+            .read_into(at.key, at.offset + range.offset, &mut index)
             .map_err(ErrorKind::Store)?;
         let index = layout.parse(&index, at.len).map_err(ErrorKind::Shard)?;
         let pieces = layout

@@ -990,14 +990,25 @@ fn strings_in_shards_read_by_their_index_and_bad_entries_are_refused_by_name() {
         "{e}"
     );
     assert!(e.to_string().contains("s/c/0"), "{e}");
-    // An entry inside the shard but on the wrong bytes (the index itself): a count that is
-    // not the inner chunk's element count.
+    // An entry inside the shard but on the wrong bytes (4..12 of shard 1's inner chunk: its
+    // first length read as the count): a count that is not the inner chunk's element count.
     let store = sharded_strings(layout, Some((1, 1, (4, 8))));
     let e = Array::open(&store, "s")
         .unwrap()
         .read_vlen(&Region::whole(&[7]).unwrap())
         .unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::Decode(_)), "{e}");
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Decode(DecodeError::CountMismatch {
+                got: 1,
+                expected: 2,
+                ..
+            })
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("s/c/1"), "{e}");
     // Written by zinto? Not yet: refused by name before anything is written.
     let store = sharded_strings(layout, None);
     let array = Array::open(&store, "s").unwrap();

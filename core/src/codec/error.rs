@@ -151,9 +151,9 @@ pub enum DecodeError {
     CountMismatch {
         /// The codec.
         codec: CodecName,
-        /// Elements the chunk must hold.
+        /// Elements the chunk's shape holds.
         expected: u64,
-        /// Elements it states.
+        /// Elements the chunk states.
         got: u64,
     },
     /// A checksum does not match the data.
@@ -274,7 +274,10 @@ impl fmt::Display for DecodeError {
                 codec,
                 expected,
                 got,
-            } => write!(f, "{codec}: the chunk holds {got} elements, expected {expected}"),
+            } => write!(
+                f,
+                "{codec}: the chunk states {got} elements, its shape holds {expected}"
+            ),
             Self::ChecksumMismatch {
                 codec,
                 expected,

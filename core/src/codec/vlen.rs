@@ -161,7 +161,10 @@ mod tests {
         if let Some(e) = short {
             let mut text = heapless::String::<64>::new();
             core::fmt::write(&mut text, format_args!("{e}")).unwrap();
-            assert_eq!(text, "vlen-bytes: the chunk holds 2 elements, expected 3");
+            assert_eq!(
+                text,
+                "vlen-bytes: the chunk states 2 elements, its shape holds 3"
+            );
         }
         buf[n] = 9;
         let mut items = VlenItems::new(&buf[..n + 1], CodecName::VlenBytes, 2).unwrap();

@@ -98,6 +98,9 @@ impl FillValue {
             }
             // Trailing NULs are padding, as NumPy and zarr-python drop them; parsing pads
             // them back.
+            T::FixedUtf32 { .. } | T::FixedBytes { .. } if Some(b.len()) != dtype.fixed_size() => {
+                return None;
+            }
             T::FixedUtf32 { .. } => {
                 let units = b.chunks_exact(4).map(|u| {
                     let unit = u32::from_ne_bytes(u.try_into().ok()?);
@@ -384,6 +387,9 @@ mod tests {
             bytes: vec![b'a', b'b', 0, 0],
         };
         assert_eq!(ab.to_json(T::FixedBytes { len: 4 }), Some(json!("YWI=")));
+        // Bytes of another size than the type's: none.
+        assert!(ab.to_json(T::FixedBytes { len: 3 }).is_none());
+        assert!(ab.to_json(T::FixedUtf32 { chars: 2 }).is_none());
     }
 
     use serde_json::json;
