@@ -271,12 +271,7 @@ impl RsArray {
         threads: Option<usize>,
         write_empty_chunks: bool,
     ) -> PyResult<()> {
-        let w = crate::write::Write {
-            region: region(&start, &shape)?,
-            input: crate::write::input(&input)?,
-            threads: crate::write::threads(threads)?,
-            write_empty_chunks,
-        };
+        let w = crate::write::Write::new((&start, &shape), &input, threads, write_empty_chunks)?;
         crate::write::write(py, &self.inner, &w)
     }
 
@@ -297,15 +292,8 @@ impl RsArray {
         threads: Option<usize>,
         write_empty_chunks: bool,
     ) -> PyResult<()> {
-        let w = crate::write::Write {
-            region: region(&start, &shape)?,
-            input: crate::write::input(&values)?,
-            threads: crate::write::threads(threads)?,
-            write_empty_chunks,
-        };
-        let offsets = offsets.as_slice().map_err(|_| {
-            pyo3::exceptions::PyValueError::new_err("the offsets must be C-contiguous")
-        })?;
+        let w = crate::write::Write::new((&start, &shape), &values, threads, write_empty_chunks)?;
+        let offsets = crate::write::offsets(&offsets)?;
         crate::write::write_vlen(py, &self.inner, &w, offsets)
     }
 }

@@ -161,7 +161,23 @@ pub struct Write<'a> {
     pub write_empty_chunks: bool,
 }
 
-impl Write<'_> {
+impl<'a> Write<'a> {
+    /// The write of `input` (C-contiguous) into the region `start`/`shape`, as the Python
+    /// calls state it.
+    pub fn new(
+        (start, shape): (&[u64], &[u64]),
+        input: &'a PyReadonlyArray1<'_, u8>,
+        threads: Option<usize>,
+        write_empty_chunks: bool,
+    ) -> PyResult<Self> {
+        Ok(Self {
+            region: crate::array::region(start, shape)?,
+            input: self::input(input)?,
+            threads: self::threads(threads)?,
+            write_empty_chunks,
+        })
+    }
+
     /// The options of this write, cancelled by `cancel`.
     fn options<'c>(&self, cancel: &'c AtomicBool) -> WriteOptions<'c> {
         WriteOptions {
@@ -282,12 +298,7 @@ pub fn encode_chunks<'py>(
     threads: Option<usize>,
     write_empty_chunks: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-    let w = Write {
-        region: crate::array::region(&start, &shape)?,
-        input: self::input(&input)?,
-        threads: self::threads(threads)?,
-        write_empty_chunks,
-    };
+    let w = Write::new((&start, &shape), &input, threads, write_empty_chunks)?;
     encoded_chunks(py, (zarr_format, json), old, |array| write(py, array, &w))
 }
 
@@ -308,15 +319,8 @@ pub fn encode_vlen_chunks<'py>(
     threads: Option<usize>,
     write_empty_chunks: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-    let w = Write {
-        region: crate::array::region(&start, &shape)?,
-        input: self::input(&values)?,
-        threads: self::threads(threads)?,
-        write_empty_chunks,
-    };
-    let offsets = offsets
-        .as_slice()
-        .map_err(|_| PyValueError::new_err("the offsets must be C-contiguous"))?;
+    let w = Write::new((&start, &shape), &values, threads, write_empty_chunks)?;
+    let offsets = self::offsets(&offsets)?;
     encoded_chunks(py, (zarr_format, json), old, |array| {
         write_vlen(py, array, &w, offsets)
     })
@@ -355,6 +359,13 @@ fn encoded_chunks<'py>(
         }
     }
     Ok(chunks)
+}
+
+/// The offsets of a variable-length write, if C-contiguous.
+pub fn offsets<'a>(offsets: &'a PyReadonlyArray1<'_, u64>) -> PyResult<&'a [u64]> {
+    offsets
+        .as_slice()
+        .map_err(|_| PyValueError::new_err("the offsets must be C-contiguous"))
 }
 
 /// The input's bytes, if C-contiguous.
