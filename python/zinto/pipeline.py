@@ -294,15 +294,7 @@ class ZintoCodecPipeline(CodecPipeline):
         if handed_on is None:
             writes_by_zinto += 1
             return
-        if handed_on == NO_METADATA and _handing_on.get():
-            inner_calls_of_handed_on["writes"] += 1
-        else:
-            writes_handed_on[handed_on] += 1
-        token = _handing_on.set(True)
-        try:
-            await self._default.write(batch, value, drop_axes)
-        finally:
-            _handing_on.reset(token)
+        await _hand_on("writes", handed_on, self._default.write(batch, value, drop_axes))
 
     async def read(self, batch_info, out, drop_axes=()):
         global reads_by_zinto
@@ -318,15 +310,7 @@ class ZintoCodecPipeline(CodecPipeline):
         if handed_on is None:
             reads_by_zinto += 1
             return
-        if handed_on == NO_METADATA and _handing_on.get():
-            inner_calls_of_handed_on["reads"] += 1
-        else:
-            reads_handed_on[handed_on] += 1
-        token = _handing_on.set(True)
-        try:
-            await self._default.read(batch, out, drop_axes)
-        finally:
-            _handing_on.reset(token)
+        await _hand_on("reads", handed_on, self._default.read(batch, out, drop_axes))
 
     # -- the zinto path ------------------------------------------------------------------
 
@@ -796,6 +780,21 @@ class ZintoCodecPipeline(CodecPipeline):
         doc = await self._store.get(f"{array_path}/{key}" if array_path else key,
                                     prototype=batch[0][1].prototype)
         return None if doc is None else doc.to_bytes()
+
+
+async def _hand_on(kind, reason, call):
+    """Counts a call handed on (`kind`: "reads" or "writes") by `reason`, or apart if it is a
+    shard's inner pipeline inside a call already handed on, and awaits the default pipeline's
+    `call` with `_handing_on` set."""
+    if reason == NO_METADATA and _handing_on.get():
+        inner_calls_of_handed_on[kind] += 1
+    else:
+        (writes_handed_on if kind == "writes" else reads_handed_on)[reason] += 1
+    token = _handing_on.set(True)
+    try:
+        await call
+    finally:
+        _handing_on.reset(token)
 
 
 def _refuse_value(data):
