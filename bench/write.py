@@ -8,8 +8,9 @@ write's seconds and MB/s, and its extra memory: peak RSS minus the RSS just befo
 (the input already loaded), over the input's size. Every array written is read back by
 zarr-python and compared with the input before its numbers count.
 
-zinto is `zinto create --from seed.npy` (the release binary: the file is read into memory,
-then written from that buffer). The Rust API's numbers are the same path. `zinto.save` is the
+zinto is `zinto create --from seed.npy` (the release binary: the file is read into one buffer
+of at most `--memory`, 1 GiB by default, so the seed array whole, then written from it; its
+summary's seconds and memory are the write's, the buffer not counted). The Rust API's numbers are the same path. `zinto.save` is the
 Python package's one-liner on the loaded array; `zarr+zinto` is zarr-python's own
 `create_array` and `z[...] = a` with `ZintoCodecPipeline` in force (writes go through zinto).
 

@@ -291,3 +291,32 @@ def test_convert_of_arrays_without_rows_writes_their_metadata(tmp_path):
     assert done.returncode == 0, done.stderr
     group = zarr.open_group(dst, mode="r")
     assert group["numbers"].shape == (0, 3) and group["strings"].shape == (0,)
+
+
+@pytest.mark.parametrize("shards", [None, "8,12,5"])
+def test_create_and_read_in_slabs_of_memory_give_the_array(tmp_path, shards):
+    """`--memory` of one row of chunks (or shards): `zinto create` reads the .npy a slab at a
+    time and `zinto read --out` writes its .npy a slab at a time; zarr-python reads the array
+    and NumPy loads the file, each equal to the source."""
+    a = values("float32")
+    src = tmp_path / "a.npy"
+    np.save(src, a)
+    dst = tmp_path / "a.zarr"
+    rows = 8 if shards else 4
+    memory = str(rows * SHAPE[1] * SHAPE[2] * 4)
+    args = [sys.executable, "-m", "zinto", "create", str(dst), "--from", str(src), "--chunks", CHUNKS,
+            "--codec", "zstd:3", "--overwrite"]
+    args += ["--shards", shards] if shards else []
+    done = subprocess.run(args + ["--memory", memory], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    np.testing.assert_array_equal(zarr.open_array(dst, mode="r")[...], a)
+    for select, want in [("", a), ("2:13,5", a[2:13, 5]), ("7,3:", a[7, 3:])]:
+        out = tmp_path / "out.npy"
+        done = subprocess.run([sys.executable, "-m", "zinto", "read", str(dst), "--select", select,
+                               "--out", str(out), "--memory", str(4 * SHAPE[1] * SHAPE[2] * 4)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        np.testing.assert_array_equal(np.load(out), want, err_msg=select)
+    # One row of chunks is the least a given --memory may be.
+    small = subprocess.run(args + ["--memory", "100"], capture_output=True, text=True, timeout=120)
+    assert small.returncode == 2 and "--memory 100: one slab of whole chunks takes" in small.stderr

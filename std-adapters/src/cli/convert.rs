@@ -12,6 +12,7 @@ use crate::{
     zeroed_buffer,
 };
 
+use super::slabs::Slabs;
 use super::{AnyStore, Failure, ReadSummary, StoreArgs, create, open_node, rss, store_to_write};
 
 /// What `zinto convert` was asked.
@@ -36,10 +37,11 @@ pub struct ConvertArgs {
     /// Zarr format of the new array: 3 or 2.
     #[arg(long, value_name = "2|3", default_value_t = 3)]
     pub zarr_format: u8,
-    /// Bytes a slab may take (default 1 GiB): the read-and-write buffer, beyond the
-    /// workers' windows.
-    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
-    pub memory: u64,
+    /// Bytes a slab may take: the read-and-write buffer, beyond the workers' windows. Default
+    /// 1 GiB, and then at least one row of destination chunks (or shards); a value given is a
+    /// bound (a row of chunks over it is refused).
+    #[arg(long, value_name = "BYTES")]
+    pub memory: Option<u64>,
     /// Worker threads, for reading and for writing (default: one per core).
     #[arg(long, short, value_name = "N")]
     pub threads: Option<NonZeroUsize>,
@@ -49,17 +51,6 @@ pub struct ConvertArgs {
     /// Print the summary as one JSON object on stdout (the keys of `create --json`).
     #[arg(long)]
     pub json: bool,
-}
-
-/// Rows of the first dimension per slab: whole chunks of it, as many as `memory` holds.
-fn slab_rows(chunk_rows: u64, row_bytes: u64, memory: u64) -> Result<u64, Failure> {
-    let chunk_slab = chunk_rows.saturating_mul(row_bytes);
-    if chunk_slab > memory {
-        return Err(Failure::Usage(format!(
-            "--memory {memory}: one slab of destination chunks takes {chunk_slab} bytes; give at least that, or smaller --chunks"
-        )));
-    }
-    Ok(chunk_rows.saturating_mul((memory / chunk_slab.max(1)).max(1)))
 }
 
 /// The new array, stated as `args` asks, over `src`'s shape, type, fill value, attributes and
@@ -177,49 +168,43 @@ fn convert_array(
     if src.dtype().fixed_size().is_none() {
         return convert_vlen(args, (src, &dst));
     }
-    let shape = src.shape().to_vec();
-    let elem = src.metadata().elem_size() as u64;
-    let (rows, row_bytes) = match shape.split_first() {
-        Some((&rows, rest)) => (rows, rest.iter().product::<u64>().saturating_mul(elem)),
-        None => (1, elem),
-    };
+    let whole = Region::whole(src.shape()).map_err(|e| Failure::Other(e.to_string()))?;
     // Slabs of whole shards, where there are: a slab that cut shards would rewrite them.
     let outer = dst.shard_shape().unwrap_or(dst.chunk_shape());
-    let chunk_rows = outer.first().copied().unwrap_or(1);
-    let step = slab_rows(chunk_rows, row_bytes, args.memory)?;
-    let slab_len = usize::try_from(step.min(rows).saturating_mul(row_bytes)).unwrap_or(usize::MAX);
-    let mut slab = zeroed_buffer(slab_len)
-        .ok_or_else(|| Failure::Other(format!("cannot allocate a slab of {slab_len} bytes")))?;
+    let elem = src.metadata().elem_size() as u64;
+    let slabs = Slabs::new(&whole, outer, elem, args.memory)?;
+    let held = slabs.max_len()?;
     let baseline = rss::current_rss_bytes();
+    let mut buf = zeroed_buffer(held)
+        .ok_or_else(|| Failure::Other(format!("cannot allocate a slab of {held} bytes")))?;
     let started = Instant::now();
-    let mut start = 0;
-    // An array with no rows (a first dimension of 0) has nothing to copy: its metadata is all.
-    while start < rows {
-        let n = step.min(rows - start);
-        let len = usize::try_from(n.saturating_mul(row_bytes)).unwrap_or(usize::MAX);
-        let part = slab
-            .get_mut(..len)
+    let mut len = 0usize;
+    for slab in slabs.iter() {
+        let (region, slab_len) = slab?;
+        let part = buf
+            .get_mut(..slab_len)
             .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
-        copy_slab(args, (src, &dst), (start, n), part)?;
-        start += n.max(1);
+        copy_slab(args, (src, &dst), &region, part)?;
+        len = len.saturating_add(slab_len);
     }
-    let len = usize::try_from(rows.saturating_mul(row_bytes)).unwrap_or(usize::MAX);
-    print_summary(args, (src, &dst), len, (started, baseline));
+    print_summary(args, (src, &dst), (len, held), (started, baseline));
     Ok(())
 }
 
-/// The summary line `read` prints, for `len` bytes copied from `src` into `dst` since
-/// `started`, with the process's resident set at `baseline` before.
+/// The summary line `read` prints, for `len` bytes copied from `src` into `dst` through a
+/// buffer of `held` bytes since `started`, with the process's resident set at `baseline`
+/// before.
 fn print_summary(
     args: &ConvertArgs,
     (src, dst): (&Array<AnyStore>, &Array<AnyStore>),
-    len: usize,
+    (len, held): (usize, usize),
     (started, baseline): (Instant, Option<u64>),
 ) {
     let summary = ReadSummary {
         len,
         seconds: started.elapsed().as_secs_f64(),
         baseline,
+        held,
         workers: args.threads.map_or_else(
             || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
             NonZeroUsize::get,
@@ -243,16 +228,6 @@ fn slab_options(args: &ConvertArgs) -> (ReadOptions<'static>, WriteOptions<'stat
     (read, write)
 }
 
-/// Rows `start..start + n` of the first dimension, every other dimension whole.
-fn slab_region(shape: &[u64], (start, n): (u64, u64)) -> Result<Region, Failure> {
-    let mut region_start = vec![0; shape.len()];
-    let mut region_shape = shape.to_vec();
-    if let (Some(s), Some(r)) = (region_start.first_mut(), region_shape.first_mut()) {
-        (*s, *r) = (start, n);
-    }
-    Region::new(&region_start, &region_shape).map_err(|e| Failure::Other(e.to_string()))
-}
-
 /// A variable-length array (strings, bytes), one row of destination chunks (or shards) at a
 /// time: its size is known only once read, so `--memory` cannot size the slab; a slab holds
 /// its values and an 8-byte offset per element.
@@ -260,43 +235,35 @@ fn convert_vlen(
     args: &ConvertArgs,
     (src, dst): (&Array<AnyStore>, &Array<AnyStore>),
 ) -> Result<(), Failure> {
-    let shape = src.shape().to_vec();
-    let rows = shape.first().copied().unwrap_or(1);
+    let whole = Region::whole(src.shape()).map_err(|e| Failure::Other(e.to_string()))?;
     let outer = dst.shard_shape().unwrap_or(dst.chunk_shape());
-    let step = outer.first().copied().unwrap_or(1).max(1);
     let (read, write) = slab_options(args);
     let baseline = rss::current_rss_bytes();
     let started = Instant::now();
     let mut bytes = 0usize;
-    let mut start = 0;
-    // An array with no rows (a first dimension of 0) has nothing to copy: its metadata is all.
-    while start < rows {
-        let n = step.min(rows - start);
-        let region = slab_region(&shape, (start, n))?;
+    for slab in Slabs::one_chunk_each(&whole, outer)?.iter() {
+        let (region, _) = slab?;
         let slab = src
             .read_vlen_with(&region, &read)
             .map_err(|e| Failure::Other(format!("{}: {e}", args.src.display())))?;
         dst.write_vlen_with(&region, slab.offsets(), slab.values(), &write)
             .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))?;
         bytes = bytes.saturating_add(slab.values().len());
-        start += n.max(1);
     }
-    print_summary(args, (src, dst), bytes, (started, baseline));
+    print_summary(args, (src, dst), (bytes, 0), (started, baseline));
     Ok(())
 }
 
-/// Rows `start..start + n` of the first dimension (every other dimension whole): read from
-/// `src` into `slab`, then written into `dst`.
+/// `region`, read from `src` into `slab`, then written into `dst`.
 fn copy_slab(
     args: &ConvertArgs,
     (src, dst): (&Array<AnyStore>, &Array<AnyStore>),
-    (start, n): (u64, u64),
+    region: &Region,
     slab: &mut [u8],
 ) -> Result<(), Failure> {
-    let region = slab_region(src.shape(), (start, n))?;
     let (read, write) = slab_options(args);
-    src.read_into_with(&region, slab, &read)
+    src.read_into_with(region, slab, &read)
         .map_err(|e| Failure::Other(format!("{}: {e}", args.src.display())))?;
-    dst.write_from_with(&region, slab, &write)
+    dst.write_from_with(region, slab, &write)
         .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))
 }

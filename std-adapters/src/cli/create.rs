@@ -1,14 +1,17 @@
 //! `zinto create`: a new array from a `.npy` file, chunked and encoded as asked.
 
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use crate::core::codec::IndexLocation;
-use crate::core::formats::npy;
-use crate::{ArrayBuilder, DataType, Region, WriteOptions, ZarrFormat};
+use crate::core::formats::{MAX_HEADER_LEN, SegmentHeader, npy};
+use crate::{Array, ArrayBuilder, DataType, Region, WriteOptions, ZarrFormat};
 
-use super::{Failure, ReadSummary, StoreArgs, rss, store_to_write};
+use super::slabs::Slabs;
+use super::{AnyStore, Failure, ReadSummary, StoreArgs, buffer, rss, store_to_write};
 
 /// What `zinto create` was asked.
 #[derive(clap::Args)]
@@ -44,6 +47,11 @@ pub struct CreateArgs {
     /// axes; v2: `"order": "F"`).
     #[arg(long, value_name = "C|F", default_value = "C")]
     pub order: String,
+    /// Bytes the input's buffer may take: a larger file is read and written in slabs of
+    /// whole chunks (or shards) along its first dimension, each written before the next is
+    /// read. Default 1 GiB, and then at least one row of chunks; a value given is a bound.
+    #[arg(long, value_name = "BYTES")]
+    pub memory: Option<u64>,
     /// Worker threads (default: one per core).
     #[arg(long, short, value_name = "N")]
     pub threads: Option<NonZeroUsize>,
@@ -85,26 +93,92 @@ pub fn chunk_shape(text: &str, shape: &[u64]) -> Result<Vec<u64>, Failure> {
 
 pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
     let shown = args.from.display();
-    let file = std::fs::read(&args.from).map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
-    let header = npy::parse(&file, file.len() as u64)
-        .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
-    if header.fortran_order {
-        return Err(Failure::Other(format!(
-            "{shown}: Fortran-ordered; save it C-ordered (np.ascontiguousarray)"
-        )));
-    }
-    if header.dtype.big_endian != cfg!(target_endian = "big") && header.dtype.number.size() > 1 {
-        return Err(Failure::Other(format!(
-            "{shown}: not in this machine's byte order (zinto writes from native-order data)"
-        )));
-    }
+    let (mut file, header) = open_npy(&args.from)?;
     let shape = header.shape.as_slice().to_vec();
     let dtype = DataType::from(header.dtype.number);
-    let data = usize::try_from(header.data_offset)
-        .ok()
-        .and_then(|at| file.get(at..))
-        .ok_or_else(|| Failure::Other(format!("{shown}: data past the file's end")))?;
-    let mut builder = ArrayBuilder::new(&shape, dtype, &chunk_shape(&args.chunks, &shape)?)
+    let whole = Region::whole(&shape).map_err(|e| Failure::Other(e.to_string()))?;
+    // Slabs of whole shards, where there are: a slab that cut shards would rewrite them.
+    // Cut before the array is made, so that a --memory too small leaves nothing behind.
+    let outer = chunk_shape(args.shards.as_deref().unwrap_or(&args.chunks), &shape)?;
+    let elem = header.dtype.number.size() as u64;
+    let slabs = Slabs::new(&whole, &outer, elem, args.memory)?;
+    let array = new_array(args, (&shape, dtype), remote)?;
+    let options = WriteOptions {
+        threads: args.threads,
+        ..WriteOptions::default()
+    };
+    let held = slabs.max_len()?;
+    let baseline = rss::current_rss_bytes();
+    let mut buf = buffer::zeroed(held)
+        .ok_or_else(|| Failure::Other(format!("cannot allocate a slab of {held} bytes")))?;
+    let (mut len, mut writing) = (0usize, Duration::ZERO);
+    for slab in slabs.iter() {
+        let (region, slab_len) = slab?;
+        let part = buf
+            .get_mut(..slab_len)
+            .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
+        file.read_exact(part)
+            .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
+        let started = Instant::now();
+        array
+            .write_from_with(&region, part, &options)
+            .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))?;
+        writing += started.elapsed();
+        len = len.saturating_add(slab_len);
+    }
+    let workers = options.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
+        NonZeroUsize::get,
+    );
+    let chunks = array.metadata().grid.num_chunks();
+    let summary = ReadSummary {
+        len,
+        seconds: writing.as_secs_f64(),
+        baseline,
+        held,
+        workers: workers.min(usize::try_from(chunks).unwrap_or(usize::MAX)),
+        chunks,
+        wrote: true,
+    };
+    summary.print(args.json, &shape, dtype);
+    Ok(())
+}
+
+/// `path` opened at its data, and its header: a C-ordered `.npy` in this machine's byte
+/// order, long enough for the data its header states.
+fn open_npy(path: &Path) -> Result<(File, SegmentHeader), Failure> {
+    let shown = path.display();
+    let fail = |e: &dyn std::fmt::Display| Failure::Other(format!("{shown}: {e}"));
+    let mut file = File::open(path).map_err(|e| fail(&e))?;
+    let file_len = file.metadata().map_err(|e| fail(&e))?.len();
+    let mut head = vec![0u8; usize::try_from(file_len).map_or(HEAD, |n| n.min(HEAD))];
+    file.read_exact(&mut head).map_err(|e| fail(&e))?;
+    let header = npy::parse(&head, file_len).map_err(|e| fail(&e))?;
+    if header.fortran_order {
+        return Err(fail(
+            &"Fortran-ordered; save it C-ordered (np.ascontiguousarray)",
+        ));
+    }
+    if header.dtype.big_endian != cfg!(target_endian = "big") && header.dtype.number.size() > 1 {
+        return Err(fail(
+            &"not in this machine's byte order (zinto writes from native-order data)",
+        ));
+    }
+    file.seek(SeekFrom::Start(header.data_offset))
+        .map_err(|e| fail(&e))?;
+    Ok((file, header))
+}
+
+/// Bytes read for a `.npy` header: all of the longest one [`npy::parse`] takes.
+const HEAD: usize = MAX_HEADER_LEN + 12;
+
+/// The new array `args` asks for, of `shape` and `dtype`, its metadata written.
+fn new_array(
+    args: &CreateArgs,
+    (shape, dtype): (&[u64], DataType),
+    remote: StoreArgs,
+) -> Result<Array<AnyStore>, Failure> {
+    let mut builder = ArrayBuilder::new(shape, dtype, &chunk_shape(&args.chunks, shape)?)
         .overwrite(args.overwrite);
     builder = match args.zarr_format {
         2 => builder.zarr_format(ZarrFormat::V2),
@@ -119,7 +193,7 @@ pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
         other => return Err(Failure::Usage(format!("--order {other}: C or F"))),
     };
     if let Some(text) = &args.shards {
-        builder = builder.shards(&chunk_shape(text, &shape)?);
+        builder = builder.shards(&chunk_shape(text, shape)?);
     }
     builder = builder.shard_index(shard_index(&args.shard_index)?);
     builder = codecs(&args.codecs, builder)?;
@@ -128,37 +202,11 @@ pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
             .unwrap_or_else(|_| serde_json::Value::String(fill.to_owned()));
         builder = builder.fill_value(v);
     }
-    let array = builder
+    builder
         .create(store_to_write(&args.dst, remote)?, "")
-        .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))?;
-    let whole = Region::whole(&shape).map_err(|e| Failure::Other(e.to_string()))?;
-    let chunks = array.metadata().grid.num_chunks();
-    let options = WriteOptions {
-        threads: args.threads,
-        ..WriteOptions::default()
-    };
-    let workers = options.threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
-        NonZeroUsize::get,
-    );
-    let baseline = rss::current_rss_bytes();
-    let started = Instant::now();
-    array
-        .write_from_with(&whole, data, &options)
-        .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))?;
-    let summary = ReadSummary {
-        len: data.len(),
-        seconds: started.elapsed().as_secs_f64(),
-        baseline,
-        workers: workers.min(usize::try_from(chunks).unwrap_or(usize::MAX)),
-        chunks,
-        wrote: true,
-    };
-    summary.print(args.json, &shape, dtype);
-    Ok(())
+        .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))
 }
 
-/// `--shard-index`: `start` or `end`.
 pub(super) fn shard_index(text: &str) -> Result<IndexLocation, Failure> {
     match text {
         "start" => Ok(IndexLocation::Start),

@@ -15,23 +15,23 @@ mod json_values;
 mod merge;
 mod npy;
 mod output;
+mod read;
 mod rss;
 mod selection;
+mod slabs;
 
-use std::io::IsTerminal;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use crate::redact::{printable_url, scrub};
 use crate::store::{ReadAheadBudget, RemoteOptions, RemoteStore, is_remote_url};
-use crate::{Array, DataType, FileStore, Node, ReadOptions, Region, Store, VlenData};
+use crate::{Array, DataType, FileStore, Node, Store, VlenData};
 use clap::{Parser, Subcommand};
 
 use crate::cli::convert::ConvertArgs;
 use crate::cli::create::CreateArgs;
-use crate::cli::output::{Format, Output};
+use crate::cli::output::Format;
 
 #[derive(Parser)]
 #[command(
@@ -142,10 +142,17 @@ enum Command {
         /// extension (.npy, .json), else raw.
         #[arg(long, value_enum, value_name = "FORMAT")]
         format: Option<Format>,
+        /// With --out (npy or raw): bytes the read's buffer may take. A larger selection is
+        /// read and written in slabs of whole chunks along its first dimension, so an array
+        /// larger than memory exports with bounded resident memory. Default 1 GiB, and then at
+        /// least one row of chunks; a value given is a bound (a row of chunks over it is refused).
+        #[arg(long, value_name = "BYTES")]
+        memory: Option<u64>,
         /// Print the summary as one JSON object on stdout instead of a line on stderr.
-        /// Keys: bytes, shape, dtype, seconds, mb_per_s, peak_rss_bytes, peak_over_output,
-        /// baseline_rss_bytes (before the read), extra_over_output
-        /// ((peak - baseline - bytes) / bytes), threads, chunks.
+        /// Keys: bytes, shape, dtype, seconds (reading), mb_per_s, peak_rss_bytes,
+        /// peak_over_output, baseline_rss_bytes (before the read), extra_over_output
+        /// ((peak - baseline - buffer) / bytes, the buffer the whole output, or the slab's),
+        /// threads, chunks.
         #[arg(long)]
         json: bool,
     },
@@ -210,6 +217,7 @@ enum Command {
 }
 
 /// An error and the exit code it deserves.
+#[derive(Debug)]
 enum Failure {
     Usage(String),
     Other(String),
@@ -292,14 +300,16 @@ fn dispatch(command: Command, remote: StoreArgs) -> Result<(), Failure> {
             threads,
             out,
             format,
+            memory,
             json,
-        } => read(&ReadArgs {
+        } => read::read(&read::ReadArgs {
             dir: &array,
             remote,
             select: &select,
             threads,
             out: out.as_deref(),
             format,
+            memory,
             json,
         }),
         Command::Create(args) => create::create(&args, remote),
@@ -488,17 +498,6 @@ fn info(path: &Path, json: bool, remote: StoreArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The arguments of `zinto read`.
-struct ReadArgs<'a> {
-    dir: &'a Path,
-    remote: StoreArgs,
-    select: &'a str,
-    threads: Option<NonZeroUsize>,
-    out: Option<&'a Path>,
-    format: Option<Format>,
-    json: bool,
-}
-
 /// What a read produced.
 enum Data {
     /// Fixed-size elements, C order, native byte order.
@@ -511,138 +510,14 @@ enum Data {
 /// process's own memory dwarfs the output and the ratio means nothing.
 pub(crate) const RATIO_MIN_BYTES: usize = 1 << 20;
 
-fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
-    check_output(args.out, args.json)?;
-    let format = Format::choose(args.format, args.out);
-    if args.json && format == Format::Json && args.out.is_none() {
-        return Err(Failure::Usage(
-            "--json and --format json without --out would both print to stdout: add --out FILE"
-                .into(),
-        ));
-    }
-    // Before the read: a missing folder or an unwritable file fails now, not after it.
-    let output = Output::prepare(args.out, format)?;
-    let array = open(args.dir, args.remote)?;
-    let dtype = array.dtype();
-    if dtype.is_variable_length() && format == Format::Raw && args.out.is_some() {
-        return Err(Failure::Usage(format!(
-            "{} holds variable-length {dtype} values, which raw bytes cannot hold: write .npy or .json",
-            args.dir.display()
-        )));
-    }
-    let sel = selection::parse(args.select, array.shape()).map_err(Failure::Usage)?;
-    let region = &sel.region;
-    let out_shape = sel.output_shape();
-    if format == Format::Json {
-        check_json_size(region)?;
-    }
-    let chunks = array
-        .metadata()
-        .grid
-        .pieces(region)
-        .and_then(|p| p.chunk_count())
-        .map_err(|e| Failure::Usage(e.to_string()))?;
-    let threads = array.workers(&ReadOptions {
-        threads: args.threads,
-        progress: None,
-        ..ReadOptions::default()
-    });
-
-    let baseline = rss::current_rss_bytes();
-    let start = Instant::now();
-    let data = read_data(&array, args, region, threads, chunks)?;
-    let seconds = start.elapsed().as_secs_f64();
-    let len = match &data {
-        Data::Fixed(buf) => buf.len(),
-        Data::Vlen(v) => v
-            .values()
-            .len()
-            .saturating_add(v.offsets().len().saturating_mul(8)),
-    };
-
-    output.write(format, dtype, &data, &out_shape)?;
-    let summary = ReadSummary {
-        len,
-        seconds,
-        baseline,
-        workers: threads
-            .get()
-            .min(usize::try_from(chunks).unwrap_or(usize::MAX))
-            .max(1),
-        chunks,
-        wrote: false,
-    };
-    summary.print(args.json, &out_shape, dtype);
-    Ok(())
-}
-
-/// Refuses a JSON output of more than [`json_values::MAX_JSON_ELEMENTS`] elements.
-fn check_json_size(region: &Region) -> Result<(), Failure> {
-    let n = region
-        .num_elements()
-        .map_err(|e| Failure::Other(e.to_string()))?;
-    if n > json_values::MAX_JSON_ELEMENTS {
-        return Err(Failure::Usage(format!(
-            "--format json is for small selections: this one has {n} elements, more than {}; write .npy instead",
-            json_values::MAX_JSON_ELEMENTS
-        )));
-    }
-    Ok(())
-}
-
-/// Reads `region` of `array` on `threads` workers, with a progress bar on a terminal.
-fn read_data(
-    array: &Array<AnyStore>,
-    args: &ReadArgs<'_>,
-    region: &Region,
-    threads: NonZeroUsize,
-    chunks: u64,
-) -> Result<Data, Failure> {
-    let shown = args.dir.display();
-    if array.dtype().is_variable_length() {
-        return array
-            .read_vlen(region)
-            .map(Data::Vlen)
-            .map_err(|e| Failure::Other(format!("{shown}: {e}")));
-    }
-    let len = array
-        .selection_len(region)
-        .map_err(|e| Failure::Other(e.to_string()))?;
-    let bar = if std::io::stderr().is_terminal() && !args.json {
-        let bar = indicatif::ProgressBar::new(chunks);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} {bar:40} {pos}/{len} chunks {elapsed_precise}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    let progress = |done: u64, _total: u64| bar.set_position(done);
-    let options = ReadOptions {
-        threads: Some(threads),
-        progress: Some(&progress),
-        ..ReadOptions::default()
-    };
-    let mut buf = buffer::zeroed(len).ok_or_else(|| {
-        Failure::Other(format!(
-            "{shown}: cannot allocate {len} bytes for the selection"
-        ))
-    })?;
-    array
-        .read_into_with(region, &mut buf, &options)
-        .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
-    bar.finish_and_clear();
-    Ok(Data::Fixed(buf))
-}
-
 /// What a read did, for its summary line or `--json`.
 struct ReadSummary {
     len: usize,
     seconds: f64,
     baseline: Option<u64>,
+    /// Bytes of the buffer the data went through (the whole output, one slab, or none),
+    /// not counted as extra memory.
+    held: usize,
     workers: usize,
     chunks: u64,
     /// A write (`create`): the bytes are the input's, not an output's.
@@ -655,6 +530,7 @@ impl ReadSummary {
             len,
             seconds,
             baseline,
+            held,
             workers,
             chunks,
             wrote,
@@ -666,11 +542,10 @@ impl ReadSummary {
             0.0
         };
         let over = peak.filter(|_| len > 0).map(|p| p as f64 / len as f64);
-        // What the read cost beyond the output and the process as it was before the read.
-        // A write's input was in memory before its baseline; a read's output is made after.
-        let made = if wrote { 0.0 } else { len as f64 };
+        // What the command cost beyond the buffer its data went through and the process as
+        // it was before.
         let extra = match (peak, baseline) {
-            (Some(p), Some(b)) if len > 0 => Some((p as f64 - b as f64 - made) / len as f64),
+            (Some(p), Some(b)) if len > 0 => Some((p as f64 - b as f64 - held as f64) / len as f64),
             _ => None,
         };
         if json {

@@ -135,26 +135,80 @@ impl Output {
         data: &Data,
         shape: &[u64],
     ) -> Result<(), Failure> {
-        match self {
-            Self::Discard => Ok(()),
-            Self::Stdout => {
-                let mut w = BufWriter::new(std::io::stdout().lock());
-                encode(&mut w, format, dtype, data, shape)
-                    .and_then(|()| w.flush().map_err(|e| Failure::writing("stdout", &e)))
+        let mut stream = self.into_stream();
+        encode(&mut stream.writer, format, dtype, data, shape)?;
+        stream.finish()
+    }
+
+    /// Begins an output of fixed-size `dtype` elements in NumPy shape `shape`, written in
+    /// pieces ([`Stream::append`]): the `.npy` header now (for [`Format::Npy`]), the data in C
+    /// order as it comes.
+    pub fn begin(self, format: Format, dtype: DataType, shape: &[u64]) -> Result<Stream, Failure> {
+        let mut stream = self.into_stream();
+        match format {
+            Format::Raw => {}
+            Format::Npy => {
+                let descr = dtype
+                    .numpy_str()
+                    .ok_or_else(|| Failure::Other(format!("{dtype} has no NumPy type")))?;
+                let header = npy::header(&descr, shape).map_err(Failure::Other)?;
+                stream.append(&header)?;
             }
+            Format::Json => {
+                return Err(Failure::Other(
+                    "JSON is written whole, not in pieces".into(),
+                ));
+            }
+        }
+        Ok(stream)
+    }
+
+    fn into_stream(self) -> Stream {
+        let (sink, file): (Box<dyn Write>, _) = match self {
+            Self::Discard => (Box::new(std::io::sink()), None),
+            Self::Stdout => (Box::new(std::io::stdout().lock()), None),
             Self::File {
                 path,
-                mut partial,
+                partial,
                 file,
-            } => {
-                let mut w = BufWriter::new(file);
-                encode(&mut w, format, dtype, data, shape)?;
-                w.flush()
-                    .and_then(|()| std::fs::rename(&partial.path, &path))
-                    .map_err(|e| Failure::Other(format!("writing {}: {e}", path.display())))?;
-                partial.kept = true;
-                Ok(())
-            }
+            } => (Box::new(file), Some((path, partial))),
+        };
+        Stream {
+            writer: BufWriter::new(sink),
+            file,
+        }
+    }
+}
+
+/// An output being written: bytes in order, then [`Stream::finish`], which renames a file
+/// into place (dropped unfinished, the partial file is removed).
+pub struct Stream {
+    writer: BufWriter<Box<dyn Write>>,
+    /// The file asked for and its temporary one; `None` for stdout or nowhere.
+    file: Option<(PathBuf, Partial)>,
+}
+
+impl Stream {
+    /// Writes the next `bytes` of the output.
+    pub fn append(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.writer.write_all(bytes).map_err(|e| self.failed(&e))
+    }
+
+    /// Flushes the output and, for a file, puts it in place under the name asked for.
+    pub fn finish(mut self) -> Result<(), Failure> {
+        self.writer.flush().map_err(|e| self.failed(&e))?;
+        if let Some((path, mut partial)) = self.file.take() {
+            std::fs::rename(&partial.path, &path)
+                .map_err(|e| Failure::Other(format!("writing {}: {e}", path.display())))?;
+            partial.kept = true;
+        }
+        Ok(())
+    }
+
+    fn failed(&self, e: &std::io::Error) -> Failure {
+        match &self.file {
+            Some((path, _)) => Failure::Other(format!("writing {}: {e}", path.display())),
+            None => Failure::writing("stdout", e),
         }
     }
 }

@@ -1,0 +1,231 @@
+//! `zinto read`: an array, or a selection of it, read by the worker pool and written as `.npy`,
+//! raw bytes or JSON. Into a file or stdout, fixed-size elements go in slabs of whole chunks
+//! (see [`Slabs`]) through one buffer of at most `--memory` bytes, so an array larger than the
+//! machine's memory exports with bounded resident memory; without `--out` the selection is
+//! read into one buffer (the read a benchmark times).
+
+use std::io::IsTerminal;
+use std::num::NonZeroUsize;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::{Array, ReadOptions, Region};
+
+use super::output::{Format, Output};
+use super::selection::{self, Selection};
+use super::slabs::Slabs;
+use super::{
+    AnyStore, Data, Failure, ReadSummary, StoreArgs, buffer, check_output, json_values, open, rss,
+};
+
+/// The arguments of `zinto read`.
+pub struct ReadArgs<'a> {
+    pub dir: &'a Path,
+    pub remote: StoreArgs,
+    pub select: &'a str,
+    pub threads: Option<NonZeroUsize>,
+    pub out: Option<&'a Path>,
+    pub format: Option<Format>,
+    pub memory: Option<u64>,
+    pub json: bool,
+}
+
+/// One read: the array, what was asked, and the workers and chunks it takes.
+struct Job<'a> {
+    array: &'a Array<AnyStore>,
+    args: &'a ReadArgs<'a>,
+    threads: NonZeroUsize,
+    chunks: u64,
+}
+
+/// What a read did: bytes out, bytes of the buffer they went through, seconds reading.
+struct Done {
+    len: usize,
+    held: usize,
+    reading: Duration,
+}
+
+pub fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
+    check_output(args.out, args.json)?;
+    let format = Format::choose(args.format, args.out);
+    if args.json && format == Format::Json && args.out.is_none() {
+        return Err(Failure::Usage(
+            "--json and --format json without --out would both print to stdout: add --out FILE"
+                .into(),
+        ));
+    }
+    // Before the read: a missing folder or an unwritable file fails now, not after it.
+    let output = Output::prepare(args.out, format)?;
+    let array = open(args.dir, args.remote)?;
+    let dtype = array.dtype();
+    if dtype.is_variable_length() && format == Format::Raw && args.out.is_some() {
+        return Err(Failure::Usage(format!(
+            "{} holds variable-length {dtype} values, which raw bytes cannot hold: write .npy or .json",
+            args.dir.display()
+        )));
+    }
+    let sel = selection::parse(args.select, array.shape()).map_err(Failure::Usage)?;
+    if format == Format::Json {
+        check_json_size(&sel.region)?;
+    }
+    let chunks = array
+        .metadata()
+        .grid
+        .pieces(&sel.region)
+        .and_then(|p| p.chunk_count())
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let threads = array.workers(&ReadOptions {
+        threads: args.threads,
+        ..ReadOptions::default()
+    });
+    let job = Job {
+        array: &array,
+        args,
+        threads,
+        chunks,
+    };
+    let baseline = rss::current_rss_bytes();
+    let streamed = dtype.fixed_size().is_some() && format != Format::Json && args.out.is_some();
+    let done = match streamed {
+        true => job.in_slabs(&sel, output, format)?,
+        false => job.whole(&sel, output, format)?,
+    };
+    let summary = ReadSummary {
+        len: done.len,
+        seconds: done.reading.as_secs_f64(),
+        baseline,
+        held: done.held,
+        workers: threads
+            .get()
+            .min(usize::try_from(chunks).unwrap_or(usize::MAX))
+            .max(1),
+        chunks,
+        wrote: false,
+    };
+    summary.print(args.json, &sel.output_shape(), dtype);
+    Ok(())
+}
+
+/// Refuses a JSON output of more than [`json_values::MAX_JSON_ELEMENTS`] elements.
+fn check_json_size(region: &Region) -> Result<(), Failure> {
+    let n = region
+        .num_elements()
+        .map_err(|e| Failure::Other(e.to_string()))?;
+    if n > json_values::MAX_JSON_ELEMENTS {
+        return Err(Failure::Usage(format!(
+            "--format json is for small selections: this one has {n} elements, more than {}; write .npy instead",
+            json_values::MAX_JSON_ELEMENTS
+        )));
+    }
+    Ok(())
+}
+
+impl Job<'_> {
+    /// The selection into one buffer, then written whole.
+    fn whole(&self, sel: &Selection, output: Output, format: Format) -> Result<Done, Failure> {
+        let started = Instant::now();
+        let data = self.read_data(&sel.region)?;
+        let reading = started.elapsed();
+        let len = match &data {
+            Data::Fixed(buf) => buf.len(),
+            Data::Vlen(v) => v
+                .values()
+                .len()
+                .saturating_add(v.offsets().len().saturating_mul(8)),
+        };
+        output.write(format, self.array.dtype(), &data, &sel.output_shape())?;
+        Ok(Done {
+            len,
+            held: len,
+            reading,
+        })
+    }
+
+    /// The selection slab by slab through one buffer, each slab written before the next is
+    /// read.
+    fn in_slabs(&self, sel: &Selection, output: Output, format: Format) -> Result<Done, Failure> {
+        let shown = self.args.dir.display();
+        let elem = self.array.metadata().elem_size() as u64;
+        let slabs = Slabs::new(
+            &sel.region,
+            self.array.chunk_shape(),
+            elem,
+            self.args.memory,
+        )?;
+        let held = slabs.max_len()?;
+        let mut buf = buffer::zeroed(held)
+            .ok_or_else(|| Failure::Other(format!("{shown}: cannot allocate {held} bytes")))?;
+        let mut stream = output.begin(format, self.array.dtype(), &sel.output_shape())?;
+        let bar = self.progress_bar();
+        let (mut len, mut reading) = (0usize, Duration::ZERO);
+        for slab in slabs.iter() {
+            let (region, slab_len) = slab?;
+            let part = buf
+                .get_mut(..slab_len)
+                .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
+            let before = bar.position();
+            let progress = |done: u64, _total: u64| bar.set_position(before + done);
+            let started = Instant::now();
+            self.array
+                .read_into_with(&region, part, &self.options(&progress))
+                .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
+            reading += started.elapsed();
+            stream.append(part)?;
+            len = len.saturating_add(slab_len);
+        }
+        stream.finish()?;
+        bar.finish_and_clear();
+        Ok(Done { len, held, reading })
+    }
+
+    /// Reads `region` on the job's workers, with a progress bar on a terminal.
+    fn read_data(&self, region: &Region) -> Result<Data, Failure> {
+        let shown = self.args.dir.display();
+        if self.array.dtype().is_variable_length() {
+            return self
+                .array
+                .read_vlen(region)
+                .map(Data::Vlen)
+                .map_err(|e| Failure::Other(format!("{shown}: {e}")));
+        }
+        let len = self
+            .array
+            .selection_len(region)
+            .map_err(|e| Failure::Other(e.to_string()))?;
+        let bar = self.progress_bar();
+        let progress = |done: u64, _total: u64| bar.set_position(done);
+        let mut buf = buffer::zeroed(len).ok_or_else(|| {
+            Failure::Other(format!(
+                "{shown}: cannot allocate {len} bytes for the selection"
+            ))
+        })?;
+        self.array
+            .read_into_with(region, &mut buf, &self.options(&progress))
+            .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
+        bar.finish_and_clear();
+        Ok(Data::Fixed(buf))
+    }
+
+    fn options<'p>(&self, progress: &'p (dyn Fn(u64, u64) + Sync)) -> ReadOptions<'p> {
+        ReadOptions {
+            threads: Some(self.threads),
+            progress: Some(progress),
+            ..ReadOptions::default()
+        }
+    }
+
+    /// A bar of the job's chunks on a terminal (not with `--json`); hidden otherwise.
+    fn progress_bar(&self) -> indicatif::ProgressBar {
+        if !std::io::stderr().is_terminal() || self.args.json {
+            return indicatif::ProgressBar::hidden();
+        }
+        let bar = indicatif::ProgressBar::new(self.chunks);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} {bar:40} {pos}/{len} chunks {elapsed_precise}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    }
+}
