@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::core::codec::IndexLocation;
-use crate::core::formats::{MAX_HEADER_LEN, SegmentHeader, npy};
+use crate::core::dtype::Number;
+use crate::core::formats::{MAX_HEADER_LEN, npy};
 use crate::{Array, ArrayBuilder, DataType, Region, WriteOptions, ZarrFormat};
 
 use super::slabs::Slabs;
@@ -18,9 +19,18 @@ use super::{AnyStore, Failure, ReadSummary, StoreArgs, buffer, rss, store_to_wri
 pub struct CreateArgs {
     /// The new array's directory, or URL (s3://, gs://, az://).
     pub dst: PathBuf,
-    /// The `.npy` file to write (C order, this machine's byte order).
+    /// The `.npy` file to write (C order, this machine's byte order); with `--dtype` and
+    /// `--shape`, a raw file of C-order values instead.
     #[arg(long, value_name = "FILE")]
     pub from: PathBuf,
+    /// The raw file's element type (`float32`, `int16`, `uint8`, `bool`, `complex64`, ... or
+    /// NumPy's `double`, `single`, `half`, `int`), in this machine's byte order. Needs `--shape`.
+    #[arg(long, value_name = "TYPE", requires = "shape")]
+    pub dtype: Option<String>,
+    /// The raw file's shape, one size per dimension separated by commas; the file holds
+    /// exactly that many elements. Needs `--dtype`. Example: `--shape 100,1000,1000`.
+    #[arg(long, value_name = "N,...", requires = "dtype")]
+    pub shape: Option<String>,
     /// The chunk shape, one size per dimension separated by commas. Example: `--chunks 10,1000,1000`.
     #[arg(long, value_name = "C")]
     pub chunks: String,
@@ -93,14 +103,16 @@ pub fn chunk_shape(text: &str, shape: &[u64]) -> Result<Vec<u64>, Failure> {
 
 pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
     let shown = args.from.display();
-    let (mut file, header) = open_npy(&args.from)?;
-    let shape = header.shape.as_slice().to_vec();
-    let dtype = DataType::from(header.dtype.number);
+    let (mut file, shape, number) = match (&args.dtype, &args.shape) {
+        (Some(name), Some(shape)) => open_raw(&args.from, name, shape)?,
+        _ => open_npy(&args.from)?,
+    };
+    let dtype = DataType::from(number);
     let whole = Region::whole(&shape).map_err(|e| Failure::Other(e.to_string()))?;
     // Slabs of whole shards, where there are: a slab that cut shards would rewrite them.
     // Cut before the array is made, so that a --memory too small leaves nothing behind.
     let outer = chunk_shape(args.shards.as_deref().unwrap_or(&args.chunks), &shape)?;
-    let elem = header.dtype.number.size() as u64;
+    let elem = number.size() as u64;
     let slabs = Slabs::new(&whole, &outer, elem, args.memory)?;
     let array = new_array(args, (&shape, dtype), remote)?;
     let options = WriteOptions {
@@ -144,9 +156,12 @@ pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `path` opened at its data, and its header: a C-ordered `.npy` in this machine's byte
-/// order, long enough for the data its header states.
-fn open_npy(path: &Path) -> Result<(File, SegmentHeader), Failure> {
+/// What `--from` gives: the file at its first value, the array's shape and element type.
+type Input = (File, Vec<u64>, Number);
+
+/// `path` opened at its data: a C-ordered `.npy` in this machine's byte order, long enough
+/// for the data its header states.
+fn open_npy(path: &Path) -> Result<Input, Failure> {
     let shown = path.display();
     let fail = |e: &dyn std::fmt::Display| Failure::Other(format!("{shown}: {e}"));
     let mut file = File::open(path).map_err(|e| fail(&e))?;
@@ -166,7 +181,38 @@ fn open_npy(path: &Path) -> Result<(File, SegmentHeader), Failure> {
     }
     file.seek(SeekFrom::Start(header.data_offset))
         .map_err(|e| fail(&e))?;
-    Ok((file, header))
+    Ok((file, header.shape.as_slice().to_vec(), header.dtype.number))
+}
+
+/// `path`, a raw file of C-order `type_name` values of `shape` (`--dtype`, `--shape`): its
+/// length must be theirs exactly.
+fn open_raw(path: &Path, type_name: &str, shape: &str) -> Result<Input, Failure> {
+    let shown = path.display();
+    let number = Number::from_numpy_name(type_name).ok_or_else(|| {
+        Failure::Usage(format!(
+            "--dtype {type_name}: not a number type (bool, int8 ... uint64, float16, float32, float64, complex64, complex128)"
+        ))
+    })?;
+    let shape: Vec<u64> = shape
+        .split(',')
+        .map(|n| n.trim().parse::<u64>().ok())
+        .collect::<Option<_>>()
+        .ok_or_else(|| Failure::Usage(format!("--shape {shape}: sizes separated by commas")))?;
+    let want = shape
+        .iter()
+        .try_fold(number.size() as u64, |n, &d| n.checked_mul(d))
+        .ok_or_else(|| Failure::Usage("--shape: the array's size overflows".into()))?;
+    let file = File::open(path).map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
+    let len = file
+        .metadata()
+        .map_err(|e| Failure::Other(format!("{shown}: {e}")))?
+        .len();
+    if len != want {
+        return Err(Failure::Other(format!(
+            "{shown}: holds {len} bytes; --dtype {type_name} and --shape state {want}"
+        )));
+    }
+    Ok((file, shape, number))
 }
 
 /// Bytes read for a `.npy` header: all of the longest one [`npy::parse`] takes.
