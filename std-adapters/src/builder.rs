@@ -285,15 +285,14 @@ impl ArrayBuilder {
     }
 
     /// What a variable-length array cannot have: its elements have no byte order, memory
-    /// order or size for `endian`, `order` or v3 Blosc's typesize to name, and zinto does not
-    /// shard them (Zarr v2 Blosc, numcodecs' default for object arrays, shuffles bytes).
+    /// order or size for `endian`, `order` or v3 Blosc's typesize to name (Zarr v2 Blosc,
+    /// numcodecs' default for object arrays, shuffles bytes). Shards hold them as zarr-python
+    /// writes them: `sharding_indexed` over the `vlen-*` codec and the compressor.
     fn check_vlen(&self) -> Result<(), ErrorKind> {
         let what = if self.order.as_ref().is_some_and(|o| !o.is_c()) {
             "a memory order other than C"
         } else if self.endian == Endian::Big {
             "a big-endian byte order"
-        } else if self.shards.is_some() {
-            "shards"
         } else if self.format == ZarrFormat::V3
             && matches!(self.compressor, Some(Compressor::Blosc(_)))
         {

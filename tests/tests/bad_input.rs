@@ -1009,11 +1009,29 @@ fn strings_in_shards_read_by_their_index_and_bad_entries_are_refused_by_name() {
         "{e}"
     );
     assert!(e.to_string().contains("s/c/1"), "{e}");
-    // Written by zinto? Not yet: refused by name before anything is written.
+    // Written by zinto: a write that cuts shard 0 keeps its other inner chunk (copied as
+    // stored) and the rest of the one it cuts (decoded, laid under the new value).
     let store = sharded_strings(layout, None);
     let array = Array::open(&store, "s").unwrap();
+    array
+        .write_vlen(&Region::new(&[1], &[1]).unwrap(), &[0, 1], b"x")
+        .unwrap();
+    let all = array.read_vlen(&Region::whole(&[7]).unwrap()).unwrap();
+    let got: Vec<&str> = (0..7).map(|i| all.get_str(i).unwrap()).collect();
+    assert_eq!(got, ["ab", "x", "d", "東京", "?", "?", "z"]);
+    // A write that cuts a shard whose index points outside it: the old shard is refused by
+    // name, and it stays as it was.
+    let store = sharded_strings(layout, Some((1, 1, (400, 8))));
+    let array = Array::open(&store, "s").unwrap();
+    let before = store.get("s/c/1").unwrap();
     let e = array
-        .write_vlen(&Region::new(&[0], &[1]).unwrap(), &[0, 1], b"x")
+        .write_vlen(&Region::new(&[6], &[1]).unwrap(), &[0, 1], b"y")
         .unwrap_err();
-    assert!(e.to_string().contains("inside shards"), "{e}");
+    assert!(matches!(e.kind(), ErrorKind::Shard(_)), "{e}");
+    assert!(e.to_string().contains("s/c/1"), "{e}");
+    assert_eq!(
+        store.get("s/c/1").unwrap(),
+        before,
+        "the bad shard was rewritten"
+    );
 }

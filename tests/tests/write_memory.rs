@@ -410,3 +410,68 @@ fn vlen_writes_use_two_windows_and_an_element_table_per_worker_not_a_chunk() {
         let _ = std::fs::remove_dir_all(buffering_dir);
     }
 }
+
+/// Strings in shards (two shards of two inner chunks of `VLEN_PER_CHUNK / 2` elements): a
+/// whole write streams each inner chunk as an unsharded chunk streams, plus the shard's index;
+/// a write that cuts one inner chunk (one worker) decodes that inner chunk whole from the old
+/// shard (its bytes and a 16-byte span per element) and copies the other through the
+/// gathering window. Never the shard whole. Mutation: the buffering store's object goes over.
+#[test]
+fn vlen_shard_writes_hold_one_inner_chunk_not_the_shard() {
+    let _turn = one_at_a_time();
+    let (offsets, values) = vlen_input();
+    let inner = VLEN_PER_CHUNK / 2;
+    let inner_stored = inner as usize * (4 + VLEN_ITEM);
+    let whole_bound = THREADS * (2 * WRITE_WINDOW + 16 * inner as usize) + BOOKKEEPING;
+    let cut_bound = 2 * WRITE_WINDOW + 2 * 16 * inner as usize + inner_stored + BOOKKEEPING;
+    let options = WriteOptions {
+        threads: NonZeroUsize::new(THREADS),
+        ..WriteOptions::default()
+    };
+    let cases = [("vlen shards raw", false), ("vlen shards zstd", true)];
+    for (name, zstd) in cases
+        .into_iter()
+        .filter(|(name, _)| zinto_tests::build_writes(name))
+    {
+        let mut b = ArrayBuilder::new(&[2 * VLEN_PER_CHUNK], DataType::String, &[inner])
+            .shards(&[VLEN_PER_CHUNK]);
+        if zstd {
+            b = b.zstd(3);
+        }
+        for buffering in [false, true] {
+            let dir = temp_dir("write-memory", &format!("{name}-{buffering}"));
+            let (whole, cut) = if buffering {
+                let array = b.create(Buffering(FileStore::new(&dir)), "").unwrap();
+                shard_write_extras(&array, (&offsets, &values), &options)
+            } else {
+                let array = b.create(FileStore::new(&dir), "").unwrap();
+                shard_write_extras(&array, (&offsets, &values), &options)
+            };
+            let within = whole <= whole_bound && cut <= cut_bound;
+            assert_eq!(
+                within, !buffering,
+                "{name}, buffering {buffering}: whole {whole} (bound {whole_bound}), cut {cut} (bound {cut_bound})"
+            );
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// The heap a whole write of the strings adds, then a write of one element (cutting an inner
+/// chunk of the first shard); the array read back after.
+fn shard_write_extras(
+    array: &Array<impl Store>,
+    input: (&[u64], &[u8]),
+    options: &WriteOptions<'_>,
+) -> (usize, usize) {
+    let whole = vlen_write_extra(array, input);
+    let one = Region::new(&[1], &[1]).unwrap();
+    let (result, _, cut) = measure(|| array.write_vlen_with(&one, &[0, 3], b"new", options));
+    result.unwrap();
+    let back = array
+        .read_vlen(&Region::whole(array.shape()).unwrap())
+        .unwrap();
+    assert_eq!(back.get(1), Some(&b"new"[..]));
+    assert_eq!(back.get(2), input.1.get(2 * VLEN_ITEM..3 * VLEN_ITEM));
+    (whole, cut)
+}

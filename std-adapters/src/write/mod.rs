@@ -24,6 +24,7 @@ mod plan;
 mod shard;
 mod stream;
 mod vlen;
+mod vlen_shard;
 
 use std::num::NonZeroUsize;
 use std::sync::Mutex;

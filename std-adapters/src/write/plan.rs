@@ -139,16 +139,13 @@ impl WritePlan {
                 read_as: "variable-length values (Array::write_from writes it)",
             });
         }
-        if meta.chain.levels().len() > 1 {
-            return Err(unsupported(&format!(
-                "variable-length data ({}) inside shards",
-                meta.dtype
-            )));
-        }
-        // A chunk the region cuts is decoded whole first, sized from its stored header: a
-        // compressor whose stream states no size (zlib) is refused before any chunk is
-        // written, not at the first cut chunk after others were.
-        let codecs = &meta.chain.outer().bytes_codecs;
+        // A chunk the region cuts (an inner chunk, in shards) is decoded whole first, sized
+        // from its stored header: a compressor whose stream states no size (zlib) is refused
+        // before any chunk is written, not at the first cut chunk after others were.
+        let level = meta.chain.levels().last().ok_or(ErrorKind::Internal {
+            what: "a chain without levels",
+        })?;
+        let codecs = &level.bytes_codecs;
         if let Err(zinto_core::codec::DecodeError::SizeUnknown { codec }) =
             zinto_core::codec::size_probe(codecs, u64::from(u32::MAX))
         {

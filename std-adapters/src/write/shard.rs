@@ -26,11 +26,93 @@ struct Source<'s> {
     origin: Vec<u64>,
 }
 
-/// A shard's object being written: opened on its first stored inner chunk, with `head` bytes
-/// of room for an index at its start (0 for an index at the end).
-struct ShardOut<'w> {
+/// A shard's object being written, and its index: the object opened on the first inner chunk
+/// stored (with room for an index at its start), an entry per inner chunk in C order of their
+/// coordinates, then the index (with its CRC-32C, if its codecs say) written and the object
+/// committed; or, with nothing stored, the shard removed.
+pub(super) struct ShardOut<'w> {
     writer: Option<Box<dyn ObjectWriter + 'w>>,
+    /// Bytes of room for an index at the start (0 for an index at the end).
     head: usize,
+    index: Vec<u8>,
+    /// Where the next inner chunk goes in the object.
+    at: u64,
+}
+
+impl<'w> ShardOut<'w> {
+    pub(super) fn new(layout: &ShardLayout) -> Result<Self, ErrorKind> {
+        let count = usize::try_from(layout.grid().num_chunks())
+            .map_err(|_| internal("an index larger than memory"))?;
+        let mut index: Vec<u8> = Vec::new();
+        index
+            .try_reserve_exact(count.saturating_mul(16).saturating_add(4))
+            .map_err(|_| ErrorKind::OutOfMemory {
+                bytes: count as u64 * 16,
+            })?;
+        let head = match layout.location() {
+            IndexLocation::Start => usize::try_from(layout.index_len())
+                .map_err(|_| internal("an index larger than memory"))?,
+            IndexLocation::End => 0,
+        };
+        Ok(Self {
+            writer: None,
+            head,
+            index,
+            at: head as u64,
+        })
+    }
+
+    /// The shard's object, opened (with room for an index at its start) on the first call.
+    pub(super) fn writer<S: Store>(
+        &mut self,
+        store: &'w S,
+        key: &str,
+    ) -> Result<&mut (dyn ObjectWriter + 'w), ErrorKind> {
+        if self.writer.is_none() {
+            let mut w = store.writer(key).map_err(ErrorKind::Store)?;
+            if self.head > 0 && w.reserve(self.head).map_err(ErrorKind::Store)? != 0 {
+                return Err(internal("a shard's index reserved past its start"));
+            }
+            self.writer = Some(w);
+        }
+        self.writer
+            .as_deref_mut()
+            .ok_or(internal("a shard without its writer"))
+    }
+
+    /// The next inner chunk's entry: `stored` bytes just written after the one before, or
+    /// `None` for an inner chunk not stored.
+    pub(super) fn entry(&mut self, stored: Option<u64>) {
+        let (offset, len) = match stored {
+            Some(len) => (self.at, len),
+            None => (u64::MAX, u64::MAX),
+        };
+        self.at += stored.unwrap_or(0);
+        self.index.extend_from_slice(&offset.to_le_bytes());
+        self.index.extend_from_slice(&len.to_le_bytes());
+    }
+
+    /// The index written and the object committed; with no inner chunk stored, the shard
+    /// `key` removed.
+    pub(super) fn finish<S: Store>(
+        mut self,
+        (store, key): (&S, &str),
+        layout: &ShardLayout,
+    ) -> Result<(), ErrorKind> {
+        let Some(mut w) = self.writer else {
+            return store.delete(key).map_err(ErrorKind::Store);
+        };
+        if layout.index_crc32c() {
+            let crc = checksum(&CRC32C, &self.index).to_le_bytes();
+            self.index.extend_from_slice(&crc);
+        }
+        match layout.location() {
+            IndexLocation::Start => w.fill(0, &self.index),
+            IndexLocation::End => w.write(&self.index),
+        }
+        .map_err(ErrorKind::Store)?;
+        w.commit().map_err(ErrorKind::Store)
+    }
 }
 
 fn internal(what: &'static str) -> ErrorKind {
@@ -114,64 +196,16 @@ impl Worker {
         key: &str,
     ) -> Result<(), ErrorKind> {
         let inner = layout.grid();
-        let count = usize::try_from(inner.num_chunks())
-            .map_err(|_| internal("an index larger than memory"))?;
-        let mut index: Vec<u8> = Vec::new();
-        index
-            .try_reserve_exact(count.saturating_mul(16).saturating_add(4))
-            .map_err(|_| ErrorKind::OutOfMemory {
-                bytes: count as u64 * 16,
-            })?;
-        let head = match layout.location() {
-            IndexLocation::Start => usize::try_from(layout.index_len())
-                .map_err(|_| internal("an index larger than memory"))?,
-            IndexLocation::End => 0,
-        };
-        let mut out = ShardOut { writer: None, head };
-        let mut at = head as u64;
+        let mut out = ShardOut::new(layout)?;
         for i in 0..inner.num_chunks() {
             let coords = inner.chunk_coords(i).map_err(ErrorKind::Layout)?;
-            let stored = match self.inner_box(&coords, job.plan.chunk_shape.as_slice(), extent) {
+            let stored = match inner_box(&coords, job.plan.chunk_shape.as_slice(), extent) {
                 Some(b) => self.encode_inner(job, source, &b, key, &mut out)?,
                 None => None,
             };
-            let (offset, len) = match stored {
-                Some(len) => (at, len),
-                None => (u64::MAX, u64::MAX),
-            };
-            at += stored.unwrap_or(0);
-            index.extend_from_slice(&offset.to_le_bytes());
-            index.extend_from_slice(&len.to_le_bytes());
+            out.entry(stored);
         }
-        let Some(mut w) = out.writer else {
-            return job.array.store().delete(key).map_err(ErrorKind::Store);
-        };
-        if layout.index_crc32c() {
-            let crc = checksum(&CRC32C, &index).to_le_bytes();
-            index.extend_from_slice(&crc);
-        }
-        match layout.location() {
-            IndexLocation::Start => w.fill(0, &index),
-            IndexLocation::End => w.write(&index),
-        }
-        .map_err(ErrorKind::Store)?;
-        w.commit().map_err(ErrorKind::Store)
-    }
-
-    /// The part of the inner chunk at `coords` inside the array, in shard coordinates; `None`
-    /// if it lies wholly past the array's edge.
-    fn inner_box(&self, coords: &[u64], inner: &[u64], extent: &[u64]) -> Option<Region> {
-        let mut start = Vec::with_capacity(coords.len());
-        let mut shape = Vec::with_capacity(coords.len());
-        for ((&c, &n), &e) in coords.iter().zip(inner).zip(extent) {
-            let s = c.checked_mul(n)?;
-            if s >= e {
-                return None;
-            }
-            start.push(s);
-            shape.push(n.min(e - s));
-        }
-        Region::new(&start, &shape).ok()
+        out.finish((job.array.store(), key), layout)
     }
 
     /// Encodes one inner chunk (its part inside the array: `part`, in shard coordinates) into
@@ -225,21 +259,28 @@ impl Worker {
         out: &mut ShardOut<'w>,
         push: impl FnOnce(&mut super::stream::ChunkStream<'_>) -> Result<(), ErrorKind>,
     ) -> Result<Option<u64>, ErrorKind> {
-        if out.writer.is_none() {
-            let mut w = job.array.store().writer(key).map_err(ErrorKind::Store)?;
-            if out.head > 0 && w.reserve(out.head).map_err(ErrorKind::Store)? != 0 {
-                return Err(internal("a shard's index reserved past its start"));
-            }
-            out.writer = Some(w);
-        }
-        let w = out
-            .writer
-            .as_deref_mut()
-            .ok_or(internal("a shard without its writer"))?;
+        let w = out.writer(job.array.store(), key)?;
         let mut stream = self.stream(job.plan, w)?;
         push(&mut stream)?;
         stream.finish().map_err(stream_kind).map(Some)
     }
+}
+
+/// The part of the inner chunk at `coords` (of `inner` shape) inside the array, in shard
+/// coordinates, for a shard whose part inside the array has `extent`; `None` if it lies
+/// wholly past the array's edge.
+pub(super) fn inner_box(coords: &[u64], inner: &[u64], extent: &[u64]) -> Option<Region> {
+    let mut start = Vec::with_capacity(coords.len());
+    let mut shape = Vec::with_capacity(coords.len());
+    for ((&c, &n), &e) in coords.iter().zip(inner).zip(extent) {
+        let s = c.checked_mul(n)?;
+        if s >= e {
+            return None;
+        }
+        start.push(s);
+        shape.push(n.min(e - s));
+    }
+    Region::new(&start, &shape).ok()
 }
 
 /// The runs copying the inner chunk's `part` (shard coordinates) out of `source` into the

@@ -17,7 +17,7 @@ use super::{Pool, WRITE_WINDOW, WriteOptions, WritePlan};
 use crate::Array;
 use crate::error::{Error, ErrorKind};
 use crate::reader::{ReadContext, Stored};
-use crate::store::Store;
+use crate::store::{ObjectWriter, Store};
 use crate::vlen::{ChunkIn, ChunkItems, vlen_codec};
 
 fn refused(element: Option<usize>, why: &'static str) -> ErrorKind {
@@ -93,26 +93,27 @@ enum Source {
 }
 
 /// One write of variable-length values: what every worker shares.
-struct VlenJob<'a, S> {
-    array: &'a Array<S>,
-    plan: &'a WritePlan,
-    codec: CodecName,
+pub(super) struct VlenJob<'a, S> {
+    pub(super) array: &'a Array<S>,
+    pub(super) plan: &'a WritePlan,
+    pub(super) codec: CodecName,
     region: &'a Region,
     input: Input<'a>,
-    options: &'a WriteOptions<'a>,
+    pub(super) options: &'a WriteOptions<'a>,
 }
 
 /// A worker's state, kept from chunk to chunk.
-struct VlenWorker {
+pub(super) struct VlenWorker {
     /// The compressor and its windows.
     chunk: Worker,
-    /// Where the stored bytes gather before they go to the compressor.
-    gather: Vec<u8>,
+    /// Where the stored bytes gather before they go to the compressor (and, for a shard,
+    /// where an old inner chunk is copied through).
+    pub(super) gather: Vec<u8>,
     /// Each element of the chunk under way.
     sources: Vec<Source>,
     /// The old chunk, for a chunk the region cuts.
     old: ChunkItems,
-    ctx: ReadContext,
+    pub(super) ctx: ReadContext,
 }
 
 impl<S: Store> Array<S> {
@@ -197,41 +198,70 @@ impl VlenWorker {
         })
     }
 
-    /// Writes the chunk of `piece` as `key`.
+    /// Writes the chunk (or shard) of `piece` as `key`.
     fn write_piece<S: Store>(
         &mut self,
         job: &VlenJob<'_, S>,
         piece: &Piece,
         key: &str,
     ) -> Result<(), ErrorKind> {
-        self.lay_sources(job, piece, key)?;
-        let fill = job.array.metadata().fill_value.as_bytes();
-        if !job.options.write_empty_chunks {
-            let mut all_fill = true;
-            for &source in &self.sources {
-                all_fill &= element(&self.old, job, source)? == fill;
-                if !all_fill {
-                    break;
-                }
-            }
-            if all_fill {
-                return job.array.store().delete(key).map_err(ErrorKind::Store);
-            }
+        if let Some(layout) = &job.plan.shard {
+            return self.write_shard(job, piece, layout, key);
         }
-        self.store_chunk(job, key)
+        let meta = job.array.metadata();
+        let in_array = meta
+            .grid
+            .chunk_region(&piece.chunk)
+            .map_err(ErrorKind::Layout)?;
+        // The old chunk, where the region cuts the chunk and one is stored.
+        let old = match piece.in_chunk.shape() == in_array.shape() {
+            true => None,
+            false => job.array.store().size(key).map_err(ErrorKind::Store)?,
+        };
+        let old = old.map(|len| ChunkIn {
+            at: Stored {
+                key,
+                offset: 0,
+                len,
+            },
+            codec: job.codec,
+            level: meta.chain.outer(),
+        });
+        self.lay_sources(job, (&piece.in_chunk, &piece.in_output), old.as_ref())?;
+        if self.all_fill(job)? {
+            return job.array.store().delete(key).map_err(ErrorKind::Store);
+        }
+        let mut writer = job.array.store().writer(key).map_err(ErrorKind::Store)?;
+        self.store_chunk(job, &mut *writer)?;
+        writer.commit().map_err(ErrorKind::Store)
     }
 
-    /// Where each element of the chunk comes from: the region's input, else the old chunk
-    /// (if the region cuts it and it exists), else the fill value.
-    fn lay_sources<S: Store>(
+    /// Whether the chunk laid out is all fill value and not to be written (zarr-python's
+    /// `write_empty_chunks=False`, the default).
+    pub(super) fn all_fill<S: Store>(&self, job: &VlenJob<'_, S>) -> Result<bool, ErrorKind> {
+        if job.options.write_empty_chunks {
+            return Ok(false);
+        }
+        let fill = job.array.metadata().fill_value.as_bytes();
+        for &source in &self.sources {
+            if element(&self.old, job, source)? != fill {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Where each element of a chunk comes from: the region's input for `in_chunk` (the
+    /// region's part, in the chunk's coordinates, landing at `in_output` of the region), else
+    /// the `old` chunk (if given), else the fill value.
+    pub(super) fn lay_sources<S: Store>(
         &mut self,
         job: &VlenJob<'_, S>,
-        piece: &Piece,
-        key: &str,
+        (in_chunk, in_output): (&Region, &Region),
+        old: Option<&ChunkIn<'_>>,
     ) -> Result<(), ErrorKind> {
-        let meta = job.array.metadata();
-        let level = meta.chain.outer();
-        let elements = product(&level.chunk_shape)
+        let shape = job.plan.chunk_shape.as_slice();
+        let elements = product(shape)
             .ok()
             .and_then(|n| usize::try_from(n).ok())
             .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
@@ -242,37 +272,15 @@ impl VlenWorker {
                 bytes: (elements as u64).saturating_mul(16),
             })?;
         self.sources.resize(elements, Source::Fill);
-        let in_array = meta
-            .grid
-            .chunk_region(&piece.chunk)
-            .map_err(ErrorKind::Layout)?;
-        if piece.in_chunk.shape() != in_array.shape()
-            && let Some(len) = job.array.store().size(key).map_err(ErrorKind::Store)?
-        {
-            let chunk = ChunkIn {
-                at: Stored {
-                    key,
-                    offset: 0,
-                    len,
-                },
-                codec: job.codec,
-                level,
-            };
-            self.old.load(job.array.store(), &mut self.ctx, &chunk)?;
+        if let Some(old) = old {
+            self.old.load(job.array.store(), &mut self.ctx, old)?;
             for (i, s) in self.sources.iter_mut().enumerate() {
                 *s = Source::Old(i);
             }
         }
-        let order = MemoryOrder::c(level.chunk_shape.len()).map_err(ErrorKind::Layout)?;
-        let runs = Runs::new(
-            1,
-            &level.chunk_shape,
-            &order,
-            &piece.in_chunk,
-            job.region.shape(),
-            &piece.in_output,
-        )
-        .map_err(ErrorKind::Layout)?;
+        let order = MemoryOrder::c(shape.len()).map_err(ErrorKind::Layout)?;
+        let runs = Runs::new(1, shape, &order, in_chunk, job.region.shape(), in_output)
+            .map_err(ErrorKind::Layout)?;
         for run in runs {
             let slots =
                 self.sources
@@ -287,8 +295,13 @@ impl VlenWorker {
         Ok(())
     }
 
-    /// The chunk's stored bytes: the count, then each element's length and bytes, streamed.
-    fn store_chunk<S: Store>(&mut self, job: &VlenJob<'_, S>, key: &str) -> Result<(), ErrorKind> {
+    /// The chunk laid out, encoded into `writer`: the count, then each element's length and
+    /// bytes, streamed. Returns the bytes stored.
+    pub(super) fn store_chunk<S: Store>(
+        &mut self,
+        job: &VlenJob<'_, S>,
+        writer: &mut dyn ObjectWriter,
+    ) -> Result<u64, ErrorKind> {
         let count = u32::try_from(self.sources.len())
             .map_err(|_| refused(None, "a chunk of over 4 Gi elements (a u32 count)"))?;
         let mut total = 4u64;
@@ -310,7 +323,7 @@ impl VlenWorker {
                 .try_reserve_exact(cap)
                 .map_err(|_| ErrorKind::OutOfMemory { bytes: cap as u64 })?;
         }
-        let result = self.stream_chunk(job, key, (count, total), &mut gather);
+        let result = self.stream_chunk(job, writer, (count, total), &mut gather);
         self.gather = gather;
         result
     }
@@ -318,17 +331,16 @@ impl VlenWorker {
     fn stream_chunk<S: Store>(
         &mut self,
         job: &VlenJob<'_, S>,
-        key: &str,
+        writer: &mut dyn ObjectWriter,
         (count, total): (u32, u64),
         gather: &mut Vec<u8>,
-    ) -> Result<(), ErrorKind> {
-        let mut writer = job.array.store().writer(key).map_err(ErrorKind::Store)?;
+    ) -> Result<u64, ErrorKind> {
         let sources = std::mem::take(&mut self.sources);
         let result = (|| {
             let mut stream = Gather {
                 cap: gather.capacity(),
                 buf: gather,
-                stream: self.chunk.stream_of(total, job.plan, &mut *writer)?,
+                stream: self.chunk.stream_of(total, job.plan, writer)?,
             };
             stream.put(&count.to_le_bytes()).map_err(stream_kind)?;
             for &source in &sources {
@@ -342,8 +354,7 @@ impl VlenWorker {
             stream.finish().map_err(stream_kind)
         })();
         self.sources = sources;
-        result?;
-        writer.commit().map_err(ErrorKind::Store)
+        result
     }
 }
 
@@ -389,8 +400,9 @@ impl Gather<'_, '_> {
         Ok(())
     }
 
-    fn finish(mut self) -> Result<(), StreamError> {
+    /// The bytes stored.
+    fn finish(mut self) -> Result<u64, StreamError> {
         self.flush()?;
-        self.stream.finish().map(|_| ())
+        self.stream.finish()
     }
 }

@@ -1,0 +1,200 @@
+//! Variable-length values (strings, bytes) written into shards: one pass over the shard's
+//! inner chunks in C order of their coordinates, each streamed into the shard's object as
+//! [`Array::write_vlen`](crate::Array::write_vlen) streams a chunk, then the index
+//! ([`ShardOut`]).
+//!
+//! In a shard the region cuts, the old shard's index is read first. An inner chunk the region
+//! touches but does not hold whole is decoded from the old shard (one inner chunk at a time,
+//! as an unsharded chunk is), the region's elements laid over it; an inner chunk the region
+//! does not touch is copied over as it is stored, through the worker's gathering window,
+//! without decoding. Inner chunks all of fill value are not stored; a shard with none stored
+//! is removed.
+
+use zinto_core::codec::{ByteRange, ShardLayout};
+use zinto_core::{Piece, Region};
+
+use super::shard::{ShardOut, inner_box};
+use super::vlen::{VlenJob, VlenWorker};
+use crate::error::ErrorKind;
+use crate::reader::Stored;
+use crate::store::Store;
+use crate::vlen::ChunkIn;
+
+fn internal(what: &'static str) -> ErrorKind {
+    ErrorKind::Internal { what }
+}
+
+/// The shard stored at a key before this write: its length and index.
+struct OldShard {
+    len: u64,
+    index: Vec<u8>,
+}
+
+impl OldShard {
+    /// The shard stored as `key`, if any, with its index read.
+    fn read<S: Store>(
+        store: &S,
+        key: &str,
+        layout: &ShardLayout,
+    ) -> Result<Option<Self>, ErrorKind> {
+        let Some(len) = store.size(key).map_err(ErrorKind::Store)? else {
+            return Ok(None);
+        };
+        let range = layout.index_range(len).map_err(ErrorKind::Shard)?;
+        // The index's length is the layout's (the metadata's), checked against `len` above.
+        let len_of_index =
+            usize::try_from(range.len).map_err(|_| internal("an index larger than memory"))?;
+        let mut index = vec![0u8; len_of_index];
+        store
+            .read_into(key, range.offset, &mut index)
+            .map_err(ErrorKind::Store)?;
+        Ok(Some(Self { len, index }))
+    }
+}
+
+impl VlenWorker {
+    /// Writes the shard of `piece` as `key`.
+    pub(super) fn write_shard<S: Store>(
+        &mut self,
+        job: &VlenJob<'_, S>,
+        piece: &Piece,
+        layout: &ShardLayout,
+        key: &str,
+    ) -> Result<(), ErrorKind> {
+        let store = job.array.store();
+        let in_array = job
+            .array
+            .metadata()
+            .grid
+            .chunk_region(&piece.chunk)
+            .map_err(ErrorKind::Layout)?;
+        let old = match piece.in_chunk.shape() == in_array.shape() {
+            true => None,
+            false => OldShard::read(store, key, layout)?,
+        };
+        let old_index = match &old {
+            Some(o) => Some(layout.parse(&o.index, o.len).map_err(ErrorKind::Shard)?),
+            None => None,
+        };
+        let grid = layout.grid();
+        // The inner chunks the region touches, in C order of their coordinates, as the loop
+        // below meets them.
+        let mut touched = grid
+            .pieces(&piece.in_chunk)
+            .map_err(ErrorKind::Layout)?
+            .peekable();
+        let mut out = ShardOut::new(layout)?;
+        for i in 0..grid.num_chunks() {
+            let coords = grid.chunk_coords(i).map_err(ErrorKind::Layout)?;
+            let Some(part) = inner_box(&coords, &job.plan.chunk_shape, in_array.shape()) else {
+                out.entry(None);
+                continue;
+            };
+            let was = match &old_index {
+                Some(index) => index.get_linear(i).map_err(ErrorKind::Shard)?,
+                None => None,
+            };
+            let stored = match touched.next_if(|p| p.chunk == coords) {
+                Some(inner) => {
+                    let cut = inner.in_chunk.shape() != part.shape();
+                    let old_at = was.filter(|_| cut).map(|r| Stored {
+                        key,
+                        offset: r.offset,
+                        len: r.len,
+                    });
+                    self.write_inner(job, (piece, &inner), old_at, (key, &mut out))?
+                }
+                None => match was {
+                    Some(r) => Some(self.copy_inner(job, key, r, &mut out)?),
+                    None => None,
+                },
+            };
+            out.entry(stored);
+        }
+        if touched.next().is_some() {
+            return Err(internal("an inner piece out of C order"));
+        }
+        out.finish((store, key), layout)
+    }
+
+    /// Lays out the inner chunk `inner` (of the shard's `piece`) over its old stored bytes
+    /// `old_at` (if the region cuts it and it was stored) and streams it into the shard; the
+    /// bytes stored, or `None` for an inner chunk all fill value.
+    fn write_inner<'w, S: Store>(
+        &mut self,
+        job: &'w VlenJob<'_, S>,
+        (piece, inner): (&Piece, &Piece),
+        old_at: Option<Stored<'_>>,
+        (key, out): (&str, &mut ShardOut<'w>),
+    ) -> Result<Option<u64>, ErrorKind> {
+        let level = job
+            .array
+            .metadata()
+            .chain
+            .levels()
+            .get(1)
+            .ok_or(internal("a shard without its inner chain level"))?;
+        let old = old_at.map(|at| ChunkIn {
+            at,
+            codec: job.codec,
+            level,
+        });
+        // The inner piece lands in the region where the shard's piece does, moved by where the
+        // inner piece starts in the shard's piece.
+        let start = piece
+            .in_output
+            .start()
+            .iter()
+            .zip(inner.in_output.start())
+            .map(|(a, b)| a.checked_add(*b))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+        let in_output = Region::new(&start, inner.in_output.shape()).map_err(ErrorKind::Layout)?;
+        self.lay_sources(job, (&inner.in_chunk, &in_output), old.as_ref())?;
+        if self.all_fill(job)? {
+            return Ok(None);
+        }
+        let writer = out.writer(job.array.store(), key)?;
+        self.store_chunk(job, writer).map(Some)
+    }
+
+    /// Copies the inner chunk stored at `r` of the old shard `key` into the new one as it is
+    /// (through the gathering window); the bytes stored.
+    fn copy_inner<'w, S: Store>(
+        &mut self,
+        job: &'w VlenJob<'_, S>,
+        key: &str,
+        r: ByteRange,
+        out: &mut ShardOut<'w>,
+    ) -> Result<u64, ErrorKind> {
+        let store = job.array.store();
+        let window = super::WRITE_WINDOW;
+        let mut buf = std::mem::take(&mut self.gather);
+        if buf.len() < window {
+            buf.clear();
+            buf.try_reserve_exact(window)
+                .map_err(|_| ErrorKind::OutOfMemory {
+                    bytes: window as u64,
+                })?;
+            buf.resize(window, 0);
+        }
+        let result = (|| {
+            let writer = out.writer(store, key)?;
+            let mut done = 0u64;
+            while done < r.len {
+                let n = usize::try_from((r.len - done).min(window as u64))
+                    .map_err(|_| internal("a window larger than memory"))?;
+                let part = buf.get_mut(..n).ok_or(internal("a copy past its window"))?;
+                store
+                    .read_into(key, r.offset + done, part)
+                    .map_err(ErrorKind::Store)?;
+                writer.write(part).map_err(ErrorKind::Store)?;
+                done += n as u64;
+            }
+            Ok(r.len)
+        })();
+        buf.clear();
+        self.gather = buf;
+        result
+    }
+}
