@@ -267,3 +267,23 @@ def test_fixed_length_strings_and_bytes_are_created_as_zarr_python_states_them(
         assert doc["dtype"] == np.dtype(dtype).str
     last = "c/2" if zarr_format == 3 else "2"
     assert not (path / last).exists()
+
+
+def test_blosc_over_elements_wider_than_255_bytes_both_ways(tmp_path):
+    """zarr-python states a Blosc codec's typesize as the element's size, 256 for `U64` (c-blosc
+    shuffles such elements as bytes). zinto reads those arrays, and states the same when it
+    creates one; zarr-python reads what zinto writes."""
+    from zarr.codecs import BloscCodec
+
+    a = np.array(["x" * 64, "", "é" * 10, "z", "東京" * 32, "q"], dtype="U64")
+    theirs = tmp_path / "zarr-python.zarr"
+    z = zarr.create_array(str(theirs), shape=a.shape, dtype=a.dtype, chunks=(4,),
+                          compressors=[BloscCodec(cname="zstd", shuffle="shuffle")])
+    z[...] = a
+    assert zinto.open(theirs)[...].tolist() == a.tolist()
+    ours = tmp_path / "zinto.zarr"
+    arr = zinto.create(ours, a.shape, a.dtype, (4,), codecs=["blosc:zstd:5:shuffle"])
+    arr[...] = a
+    blosc = [c for c in json.loads((ours / "zarr.json").read_text())["codecs"] if c["name"] == "blosc"]
+    assert blosc[0]["configuration"]["typesize"] == 256
+    assert zarr.open_array(str(ours), mode="r")[...].tolist() == a.tolist()

@@ -332,15 +332,15 @@ impl ArrayBuilder {
         }
     }
 
-    /// The v3 `blosc` codec for `b`: its typesize the element size, numcodecs' automatic
-    /// shuffle stated as the one it picks.
+    /// The v3 `blosc` codec for `b`: its typesize the element size (over 255 bytes too, as
+    /// zarr-python states it; c-blosc then shuffles bytes), numcodecs' automatic shuffle
+    /// stated as the one it picks.
     fn blosc_v3(&self, b: &BloscConfig) -> Result<Value, ErrorKind> {
         let typesize = self
             .dtype
             .fixed_size()
             .filter(|&n| n > 0)
-            .ok_or(refused(format!("a Blosc array of {}", self.dtype)))?
-            .min(255);
+            .ok_or(refused(format!("a Blosc array of {}", self.dtype)))?;
         let shuffle = match blosc_shuffle(b)? {
             (_, -1) if typesize == 1 => "bitshuffle",
             (_, -1) => "shuffle",
@@ -363,6 +363,9 @@ impl ArrayBuilder {
         }
         codecs.push(match self.vlen_codec() {
             Some(vlen) => json!({"name": vlen, "configuration": {}}),
+            // One-byte scalars (bool, int8, uint8, fixed-length bytes) have no byte order:
+            // zarr-python states none.
+            None if self.dtype.scalar_size() == 1 => json!({"name": "bytes"}),
             None => json!({"name": "bytes", "configuration": {"endian": endian}}),
         });
         if let Some(c) = &self.compressor {

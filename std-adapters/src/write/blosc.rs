@@ -91,11 +91,10 @@ impl BloscEncode {
             // A name added to zinto-core after this list (the enum is non-exhaustive).
             _ => return Err(refused("an inner compressor the write path does not know")),
         };
-        // c-blosc takes elements over 255 bytes as bytes (typesize 1).
-        let typesize = match config.typesize {
-            Some(t) if t > 0 => t,
-            _ => u8::try_from(elem).ok().filter(|&t| t > 0).unwrap_or(1),
-        };
+        // The stated typesize, else the element's size; c-blosc takes elements over 255 bytes
+        // (and of none) as bytes: its header's typesize is one byte, 1 for those.
+        let stated = config.typesize.unwrap_or(elem as u64);
+        let typesize = u8::try_from(stated).ok().filter(|&t| t > 0).unwrap_or(1);
         let shuffle = match config.shuffle.unwrap_or(BloscShuffle::Shuffle) {
             BloscShuffle::NoShuffle => ShuffleMode::None,
             BloscShuffle::Shuffle => ShuffleMode::Byte,

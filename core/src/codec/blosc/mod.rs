@@ -98,8 +98,10 @@ pub struct BloscConfig {
     pub clevel: Option<u8>,
     /// Shuffle, if stated.
     pub shuffle: Option<BloscShuffle>,
-    /// Element size for the shuffle (v3), if stated.
-    pub typesize: Option<u8>,
+    /// Element size for the shuffle (v3), if stated: the array's element size, as zarr-python
+    /// states it, even over 255 bytes (fixed-length strings of 64 characters and more), where
+    /// c-blosc shuffles bytes (its header's typesize is one byte: 1 for those).
+    pub typesize: Option<u64>,
     /// Block size (0: automatic), if stated.
     pub blocksize: Option<u64>,
 }
@@ -141,7 +143,7 @@ impl BloscConfig {
             cname,
             clevel: r.int_in("clevel", 0, 9)?.map(|l| l as u8),
             shuffle,
-            typesize: r.int_in("typesize", 1, 255)?.map(|t| t as u8),
+            typesize: r.int_in("typesize", 1, i64::MAX)?.map(|t| t as u64),
             blocksize: r.int_in("blocksize", 0, i64::MAX)?.map(|b| b as u64),
         })
     }
