@@ -2,6 +2,7 @@
 tensorstore and the zarrs crate (through zarrs-python's pipeline, strict), without warnings, for each chain it writes: v3 raw, zstd, gzip and crc32c,
 v2 raw, zstd, gzip and zlib, both byte orders, edge chunks and chunks of fill value."""
 
+import json
 import os
 import subprocess
 import sys
@@ -342,13 +343,18 @@ def test_create_and_read_in_slabs_of_memory_give_the_array(tmp_path, shards):
     done = subprocess.run(args + ["--memory", memory], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     np.testing.assert_array_equal(zarr.open_array(dst, mode="r")[...], a)
-    for select, want in [("", a), ("2:13,5", a[2:13, 5]), ("7,3:", a[7, 3:])]:
+    # Each --memory one slab of chunks along the axis the slabs cut: the first for the whole
+    # array and for rows 2-12 of column 5 (4 rows x 5 x 4 bytes), the second where an index
+    # drops the first (6 columns x 5 x 4 bytes); so each read takes several slabs.
+    for select, want, memory in [("", a, 4 * SHAPE[1] * SHAPE[2] * 4), ("2:13,5", a[2:13, 5], 80),
+                                 ("7,3:", a[7, 3:], 120)]:
         out = tmp_path / "out.npy"
         done = subprocess.run([sys.executable, "-m", "zinto", "read", str(dst), "--select", select,
-                               "--out", str(out), "--memory", str(4 * SHAPE[1] * SHAPE[2] * 4)],
+                               "--out", str(out), "--memory", str(memory), "--json"],
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         np.testing.assert_array_equal(np.load(out), want, err_msg=select)
+        assert json.loads(done.stdout)["bytes"] > memory, "one slab"
     # One row of chunks is the least a given --memory may be.
     small = subprocess.run(args + ["--memory", "100"], capture_output=True, text=True, timeout=120)
     assert small.returncode == 2 and "--memory 100: one slab of whole chunks takes" in small.stderr

@@ -1452,3 +1452,106 @@ fn create_from_a_raw_file_with_dtype_and_shape() {
     assert!(!dst.exists(), "a refused import wrote metadata");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A 0-d array through the slab paths: `read --out` writes its one element after the header,
+/// `create` takes it back from that `.npy`, `convert` copies it; each reads back the value.
+#[test]
+fn a_scalar_goes_through_read_create_and_convert() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/data/v3_scalar");
+    let dir = temp("scalar");
+    std::fs::create_dir_all(&dir).unwrap();
+    let npy = dir.join("s.npy");
+    let out = zinto(&[
+        "read",
+        src.to_str().unwrap(),
+        "--out",
+        npy.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let (descr, shape, data) = parse_npy(&std::fs::read(&npy).unwrap());
+    assert_eq!((descr.as_str(), shape.len(), data.len()), ("<f8", 0, 8));
+    let value = zinto::Array::open(zinto::FileStore::new(&src), "")
+        .unwrap()
+        .read_to_vec(&zinto::Region::whole(&[]).unwrap())
+        .unwrap();
+    assert_eq!(data, value);
+    for (what, args) in [
+        (
+            "create",
+            vec![
+                "create",
+                "DST",
+                "--from",
+                npy.to_str().unwrap(),
+                "--chunks",
+                "",
+            ],
+        ),
+        (
+            "convert",
+            vec![
+                "convert",
+                src.to_str().unwrap(),
+                "DST",
+                "--zarr-format",
+                "2",
+            ],
+        ),
+    ] {
+        let dst = dir.join(format!("{what}.zarr"));
+        let args: Vec<&str> = args
+            .iter()
+            .map(|a| {
+                if *a == "DST" {
+                    dst.to_str().unwrap()
+                } else {
+                    a
+                }
+            })
+            .collect();
+        let out = zinto(&args);
+        assert_eq!(out.status.code(), Some(0), "{what}: {}", text(&out.stderr));
+        let back = zinto::Array::open(zinto::FileStore::new(&dst), "")
+            .unwrap()
+            .read_to_vec(&zinto::Region::whole(&[]).unwrap())
+            .unwrap();
+        assert_eq!(back, value, "{what}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A read in slabs that fails in its last slab (a corrupt chunk in the last row of chunks)
+/// leaves neither the output file nor its temporary one.
+#[test]
+fn a_read_failing_in_a_later_slab_leaves_no_file() {
+    let dir = temp("late-failure");
+    let arr = dir.join("t.zarr");
+    std::fs::create_dir_all(arr.join("c/3")).unwrap();
+    let src = example("temperature.zarr");
+    std::fs::copy(src.join("zarr.json"), arr.join("zarr.json")).unwrap();
+    for row in 0..4 {
+        std::fs::create_dir_all(arr.join(format!("c/{row}"))).unwrap();
+        for col in 0..6 {
+            let key = format!("c/{row}/{col}");
+            let _ = std::fs::copy(src.join(&key), arr.join(&key));
+        }
+    }
+    std::fs::write(arr.join("c/3/5"), b"not zstd at all").unwrap();
+    let npy = dir.join("out.npy");
+    let out = zinto(&[
+        "read",
+        arr.to_str().unwrap(),
+        "--out",
+        npy.to_str().unwrap(),
+        "--memory",
+        "259200", // one row of chunks: the corrupt chunk is in the fourth slab
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("c/3/5"), "{}", text(&out.stderr));
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["t.zarr"], "files left behind");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

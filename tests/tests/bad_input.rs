@@ -960,6 +960,15 @@ fn sharded_strings(
     store
 }
 
+/// The stored bytes of inner chunk `i` of a shard of [`sharded_strings`]' layout (two inner
+/// chunks, the index and its CRC-32C at the end).
+fn inner_chunk(shard: &[u8], i: usize) -> Vec<u8> {
+    let entry = &shard[shard.len() - 36 + 16 * i..][..16];
+    let offset = u64::from_le_bytes(entry[..8].try_into().unwrap()) as usize;
+    let len = u64::from_le_bytes(entry[8..].try_into().unwrap()) as usize;
+    shard[offset..offset + len].to_vec()
+}
+
 #[test]
 fn strings_in_shards_read_by_their_index_and_bad_entries_are_refused_by_name() {
     let layout: [[Option<&[&str]>; 2]; 2] = [
@@ -1013,12 +1022,18 @@ fn strings_in_shards_read_by_their_index_and_bad_entries_are_refused_by_name() {
     // stored) and the rest of the one it cuts (decoded, laid under the new value).
     let store = sharded_strings(layout, None);
     let array = Array::open(&store, "s").unwrap();
+    let untouched = inner_chunk(&store.get("s/c/0").unwrap(), 1);
     array
         .write_vlen(&Region::new(&[1], &[1]).unwrap(), &[0, 1], b"x")
         .unwrap();
     let all = array.read_vlen(&Region::whole(&[7]).unwrap()).unwrap();
     let got: Vec<&str> = (0..7).map(|i| all.get_str(i).unwrap()).collect();
     assert_eq!(got, ["ab", "x", "d", "東京", "?", "?", "z"]);
+    assert_eq!(
+        inner_chunk(&store.get("s/c/0").unwrap(), 1),
+        untouched,
+        "the inner chunk the write does not touch is copied as stored"
+    );
     // A write that cuts a shard whose index points outside it: the old shard is refused by
     // name, and it stays as it was.
     let store = sharded_strings(layout, Some((1, 1, (400, 8))));
@@ -1034,4 +1049,23 @@ fn strings_in_shards_read_by_their_index_and_bad_entries_are_refused_by_name() {
         before,
         "the bad shard was rewritten"
     );
+    // Entries that overlap (the second covering the whole shard): refused before anything is
+    // copied, rather than copied once an entry.
+    let store = sharded_strings(layout, Some((0, 1, (0, 71))));
+    assert_eq!(store.get("s/c/0").unwrap().len(), 71);
+    let array = Array::open(&store, "s").unwrap();
+    let e = array
+        .write_vlen(&Region::new(&[1], &[1]).unwrap(), &[0, 1], b"y")
+        .unwrap_err();
+    assert!(
+        matches!(
+            e.kind(),
+            ErrorKind::Shard(ShardError::EntriesOverlap {
+                covered: 87,
+                shard_len: 71
+            })
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("s/c/0"), "{e}");
 }

@@ -1,8 +1,9 @@
 //! Memory bounds of the command's slab paths, run in this process with a counting global
 //! allocator (docs/memory.md): `zinto read --out`, `zinto create` and `zinto convert` hold one
 //! slab of at most `--memory` bytes, plus the workers' windows, whatever the array's size. Each
-//! bound has a mutation check: the same command with a `--memory` of the whole array (one
-//! buffer of it all, as before slabs) goes over it.
+//! bound is shown to mean something by the same command with a `--memory` of the whole array
+//! (one buffer of it all, as the command held before slabs), which goes over it: a change of
+//! parameter standing for the mistake, not a change of code.
 //!
 //! The array is 3.5 MiB, under the size from which the command maps its buffers
 //! (`buffer::zeroed`, 4 MiB), so that the allocator sees every one. Not counted: C zstd's

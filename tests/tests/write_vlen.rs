@@ -13,7 +13,7 @@ use zinto::core::codec::{Compressor, IndexLocation, Lz4};
 use zinto::{
     Array, ArrayBuilder, DataType, ErrorKind, FileStore, Region, WriteOptions, ZarrFormat,
 };
-use zinto_tests::files::{chunk_files, temp_dir};
+use zinto_tests::files::{chunk_files, temp_dir, walk};
 use zinto_tests::rng::Rng;
 
 const SHAPE: [u64; 2] = [13, 8];
@@ -118,6 +118,24 @@ fn chunks_not_fill(model: &[Vec<u8>], fill: &[u8], outer: [u64; 2]) -> usize {
     n
 }
 
+/// The inner chunks the shards under `dir` store: their index entries that are not empty
+/// (each shard of `SHARDS` holds four inner chunks: 64 bytes of index and its CRC-32C).
+fn inner_chunks_stored(dir: &Path, index_at_start: bool) -> usize {
+    walk(dir)
+        .iter()
+        .filter(|p| !p.ends_with("zarr.json"))
+        .map(|p| {
+            let shard = std::fs::read(p).unwrap();
+            let index = if index_at_start {
+                &shard[..64]
+            } else {
+                &shard[shard.len() - 68..shard.len() - 4]
+            };
+            index.chunks(16).filter(|e| *e != [0xFF; 16]).count()
+        })
+        .sum()
+}
+
 #[test]
 fn random_vlen_writes_read_back_as_the_model_says() {
     let mut rng = Rng(0x5eed_0f5e_1f00_d5aa);
@@ -167,6 +185,14 @@ fn random_vlen_writes_read_back_as_the_model_says() {
                     "{dtype} {} round {round}: chunks all fill value are not stored",
                     chain.0
                 );
+                if chain.0.contains("shards") {
+                    assert_eq!(
+                        inner_chunks_stored(&dir, chain.0.contains("index start")),
+                        chunks_not_fill(&model, fill, CHUNKS),
+                        "{dtype} {} round {round}: inner chunks all fill value are not stored",
+                        chain.0
+                    );
+                }
             }
             std::fs::remove_dir_all(&dir).ok();
         }

@@ -64,6 +64,14 @@ pub enum ShardError {
         /// Length of the shard.
         shard_len: u64,
     },
+    /// The entries together cover more bytes than the shard holds: some overlap (a shard
+    /// being rewritten is refused so, rather than copied entry by entry many times over).
+    EntriesOverlap {
+        /// Bytes the entries cover, added up.
+        covered: u64,
+        /// Length of the shard.
+        shard_len: u64,
+    },
     /// Shapes or coordinates that do not fit the shard's grid.
     Layout(LayoutError),
 }
@@ -99,6 +107,10 @@ impl fmt::Display for ShardError {
             } => write!(
                 f,
                 "index entry {chunk} (offset {offset}, {nbytes} bytes) lies outside the {shard_len}-byte shard"
+            ),
+            Self::EntriesOverlap { covered, shard_len } => write!(
+                f,
+                "index entries cover {covered} bytes of a {shard_len}-byte shard: they overlap"
             ),
             Self::Layout(e) => write!(f, "{e}"),
         }
@@ -305,5 +317,13 @@ impl ShardIndex<'_> {
         self.raw_entries()
             .filter(|&(o, n)| !(o == u64::MAX && n == u64::MAX))
             .count() as u64
+    }
+
+    /// Bytes the present entries cover, added up (saturating): more than the shard holds
+    /// means some overlap.
+    pub fn covered(&self) -> u64 {
+        self.raw_entries()
+            .filter(|&(o, n)| !(o == u64::MAX && n == u64::MAX))
+            .fold(0u64, |sum, (_, n)| sum.saturating_add(n))
     }
 }

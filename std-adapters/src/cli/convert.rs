@@ -9,7 +9,6 @@ use std::time::Instant;
 use crate::cli::info::MAX_TREE_DEPTH;
 use crate::{
     Array, ArrayBuilder, Group, Node, NodeKind, ReadOptions, Region, WriteOptions, ZarrFormat,
-    zeroed_buffer,
 };
 
 use super::slabs::Slabs;
@@ -173,20 +172,9 @@ fn convert_array(
     let outer = dst.shard_shape().unwrap_or(dst.chunk_shape());
     let elem = src.metadata().elem_size() as u64;
     let slabs = Slabs::new(&whole, outer, elem, args.memory)?;
-    let held = slabs.max_len()?;
     let baseline = rss::current_rss_bytes();
-    let mut buf = zeroed_buffer(held)
-        .ok_or_else(|| Failure::Other(format!("cannot allocate a slab of {held} bytes")))?;
     let started = Instant::now();
-    let mut len = 0usize;
-    for slab in slabs.iter() {
-        let (region, slab_len) = slab?;
-        let part = buf
-            .get_mut(..slab_len)
-            .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
-        copy_slab(args, (src, &dst), &region, part)?;
-        len = len.saturating_add(slab_len);
-    }
+    let (len, held) = slabs.run(|region, part| copy_slab(args, (src, &dst), region, part))?;
     print_summary(args, (src, &dst), (len, held), (started, baseline));
     Ok(())
 }

@@ -12,7 +12,7 @@ use crate::core::formats::{MAX_HEADER_LEN, npy};
 use crate::{Array, ArrayBuilder, DataType, Region, WriteOptions, ZarrFormat};
 
 use super::slabs::Slabs;
-use super::{AnyStore, Failure, ReadSummary, StoreArgs, buffer, rss, store_to_write};
+use super::{AnyStore, Failure, ReadSummary, StoreArgs, rss, store_to_write};
 
 /// What `zinto create` was asked.
 #[derive(clap::Args)]
@@ -58,8 +58,8 @@ pub struct CreateArgs {
     #[arg(long, value_name = "C|F", default_value = "C")]
     pub order: String,
     /// Bytes the input's buffer may take: a larger file is read and written in slabs of
-    /// whole chunks (or shards) along its first dimension, each written before the next is
-    /// read. Default 1 GiB, and then at least one row of chunks; a value given is a bound.
+    /// whole chunks (or shards) along its first dimension longer than one, each written before
+    /// the next is read. Default 1 GiB, and then at least one row of chunks; a value given is a bound.
     #[arg(long, value_name = "BYTES")]
     pub memory: Option<u64>,
     /// Worker threads (default: one per core).
@@ -82,6 +82,10 @@ pub fn codecs(specs: &[String], b: ArrayBuilder) -> Result<ArrayBuilder, Failure
 
 /// `--chunks 10,1000,1000` for an array of `shape`.
 pub fn chunk_shape(text: &str, shape: &[u64]) -> Result<Vec<u64>, Failure> {
+    // A 0-d array's chunk shape has no dimensions: `--chunks ""`.
+    if shape.is_empty() && text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
     let chunks: Vec<u64> = text
         .split(',')
         .map(|c| c.trim().parse::<u64>().ok().filter(|&c| c > 0))
@@ -119,25 +123,18 @@ pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
         threads: args.threads,
         ..WriteOptions::default()
     };
-    let held = slabs.max_len()?;
     let baseline = rss::current_rss_bytes();
-    let mut buf = buffer::zeroed(held)
-        .ok_or_else(|| Failure::Other(format!("cannot allocate a slab of {held} bytes")))?;
-    let (mut len, mut writing) = (0usize, Duration::ZERO);
-    for slab in slabs.iter() {
-        let (region, slab_len) = slab?;
-        let part = buf
-            .get_mut(..slab_len)
-            .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
+    let mut writing = Duration::ZERO;
+    let (len, held) = slabs.run(|region, part| {
         file.read_exact(part)
             .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
         let started = Instant::now();
         array
-            .write_from_with(&region, part, &options)
+            .write_from_with(region, part, &options)
             .map_err(|e| Failure::Other(format!("{}: {e}", args.dst.display())))?;
         writing += started.elapsed();
-        len = len.saturating_add(slab_len);
-    }
+        Ok(())
+    })?;
     let workers = options.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, NonZeroUsize::get),
         NonZeroUsize::get,

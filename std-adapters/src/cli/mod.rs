@@ -143,9 +143,11 @@ enum Command {
         #[arg(long, value_enum, value_name = "FORMAT")]
         format: Option<Format>,
         /// With --out (npy or raw): bytes the read's buffer may take. A larger selection is
-        /// read and written in slabs of whole chunks along its first dimension, so an array
-        /// larger than memory exports with bounded resident memory. Default 1 GiB, and then at
-        /// least one row of chunks; a value given is a bound (a row of chunks over it is refused).
+        /// read and written in slabs of whole shards or chunks along its first dimension longer
+        /// than one, so an array larger than memory exports with bounded resident memory.
+        /// Default 1 GiB, and then at least one row of chunks; a value given is a bound (a row
+        /// of chunks over it is refused). Strings, JSON and reads without --out are read into
+        /// one buffer whatever this says.
         #[arg(long, value_name = "BYTES")]
         memory: Option<u64>,
         /// Print the summary as one JSON object on stdout instead of a line on stderr.

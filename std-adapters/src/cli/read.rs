@@ -145,37 +145,41 @@ impl Job<'_> {
     /// read.
     fn in_slabs(&self, sel: &Selection, output: Output, format: Format) -> Result<Done, Failure> {
         let shown = self.args.dir.display();
-        let elem = self.array.metadata().elem_size() as u64;
-        let slabs = Slabs::new(
-            &sel.region,
-            self.array.chunk_shape(),
-            elem,
-            self.args.memory,
-        )?;
-        let held = slabs.max_len()?;
-        let mut buf = buffer::zeroed(held)
-            .ok_or_else(|| Failure::Other(format!("{shown}: cannot allocate {held} bytes")))?;
+        let slabs = self.slabs(&sel.region)?;
         let mut stream = output.begin(format, self.array.dtype(), &sel.output_shape())?;
         let bar = self.progress_bar();
-        let (mut len, mut reading) = (0usize, Duration::ZERO);
-        for slab in slabs.iter() {
-            let (region, slab_len) = slab?;
-            let part = buf
-                .get_mut(..slab_len)
-                .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
+        let mut reading = Duration::ZERO;
+        let (len, held) = slabs.run(|region, part| {
             let before = bar.position();
             let progress = |done: u64, _total: u64| bar.set_position(before + done);
             let started = Instant::now();
             self.array
-                .read_into_with(&region, part, &self.options(&progress))
+                .read_into_with(region, part, &self.options(&progress))
                 .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
             reading += started.elapsed();
-            stream.append(part)?;
-            len = len.saturating_add(slab_len);
-        }
+            stream.append(part)
+        })?;
         stream.finish()?;
         bar.finish_and_clear();
         Ok(Done { len, held, reading })
+    }
+
+    /// The selection's slabs: of whole shards where one row of them fits the memory (so no
+    /// shard's index is read for each slab), else of whole chunks.
+    fn slabs(&self, region: &Region) -> Result<Slabs, Failure> {
+        let elem = self.array.metadata().elem_size() as u64;
+        let chunks = self.array.chunk_shape();
+        if let Some(shards) = self.array.shard_shape()
+            && let Ok(slabs) = Slabs::new(region, shards, elem, Some(self.memory()))
+        {
+            return Ok(slabs);
+        }
+        Slabs::new(region, chunks, elem, self.args.memory)
+    }
+
+    /// The memory the read's buffer may take: `--memory`, else the default.
+    fn memory(&self) -> u64 {
+        self.args.memory.unwrap_or(super::slabs::DEFAULT_MEMORY)
     }
 
     /// Reads `region` on the job's workers, with a progress bar on a terminal.

@@ -3,7 +3,9 @@
 //!
 //! The leading axis is the first whose extent is over one: every axis before it has one
 //! element, so each slab is one contiguous run of the region's C-order bytes. Slab edges fall
-//! on the chunk grid (in the array's coordinates), so no chunk is decoded or encoded twice.
+//! on the grid of the chunks given (in the array's coordinates), so none of those is cut by
+//! two slabs. (A conversion that rechunks cuts the source's chunks on the destination's grid:
+//! a source chunk across a slab edge is decoded once for each slab.)
 
 use crate::Region;
 
@@ -48,10 +50,13 @@ impl Slabs {
             .ok_or_else(|| Failure::Other("the selection's size overflows".into()))?;
         let chunk = chunk_shape.get(axis).copied().unwrap_or(1).max(1);
         let chunk_bytes = chunk.saturating_mul(row_bytes);
+        // The least a slab takes: one chunk's extent of the axis, or the region's if shorter.
+        let extent = extents.get(axis).copied().unwrap_or(1);
+        let least = chunk.min(extent).saturating_mul(row_bytes);
         let budget = memory.unwrap_or(DEFAULT_MEMORY);
-        if memory.is_some() && chunk_bytes > budget {
+        if memory.is_some() && least > budget {
             return Err(Failure::Usage(format!(
-                "--memory {budget}: one slab of whole chunks takes {chunk_bytes} bytes; give at least that, or smaller chunks"
+                "--memory {budget}: one slab of whole chunks takes {least} bytes; give at least that, or smaller chunks"
             )));
         }
         let chunks = (budget / chunk_bytes.max(1)).max(1);
@@ -78,18 +83,26 @@ impl Slabs {
     }
 
     /// The slabs in order, each its region and its byte length (slab `k` follows slab `k - 1`
-    /// in the region's C order).
+    /// in the region's C order). A 0-d region is one slab of one element.
     pub fn iter(&self) -> impl Iterator<Item = Result<(Region, usize), Failure>> + '_ {
-        let start = self.region.start().get(self.axis).copied().unwrap_or(0);
-        // An empty region (an extent of 0 anywhere) has nothing to cut.
-        let end = match self.region.is_empty() {
-            true => start,
-            false => self.region.end(self.axis).unwrap_or(start),
+        let scalar = self.region.ndim() == 0;
+        let (start, end) = match (
+            self.region.start().get(self.axis),
+            self.region.end(self.axis),
+        ) {
+            // An empty region (an extent of 0 anywhere) has nothing to cut.
+            _ if self.region.is_empty() => (0, 0),
+            (Some(&s), Some(e)) => (s, e),
+            _ => (0, u64::from(scalar)),
         };
         let mut at = start;
         std::iter::from_fn(move || {
             if at >= end {
                 return None;
+            }
+            if scalar {
+                at = end;
+                return Some(self.len_of(1).map(|len| (self.region.clone(), len)));
             }
             // The next multiple of the step in the array's coordinates, so slabs after the
             // first start where chunks do.
@@ -98,6 +111,28 @@ impl Slabs {
             at = stop;
             Some(slab)
         })
+    }
+
+    /// Calls `each(region, bytes)` for every slab in order, `bytes` the slab's part of one
+    /// buffer of [`Self::max_len`] bytes made for all of them (zeroed; mapped from 4 MiB, see
+    /// `buffer::zeroed`). Returns the bytes of all the slabs and the buffer's length.
+    pub fn run(
+        &self,
+        mut each: impl FnMut(&Region, &mut [u8]) -> Result<(), Failure>,
+    ) -> Result<(usize, usize), Failure> {
+        let held = self.max_len()?;
+        let mut buf = super::buffer::zeroed(held)
+            .ok_or_else(|| Failure::Other(format!("cannot allocate a slab of {held} bytes")))?;
+        let mut total = 0usize;
+        for slab in self.iter() {
+            let (region, len) = slab?;
+            let part = buf
+                .get_mut(..len)
+                .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
+            each(&region, part)?;
+            total = total.saturating_add(len);
+        }
+        Ok((total, held))
     }
 
     fn slab(&self, from: u64, to: u64) -> Result<(Region, usize), Failure> {
@@ -178,6 +213,18 @@ mod tests {
             4,
             "at least one chunk's rows per slab"
         );
+    }
+
+    #[test]
+    fn a_scalar_is_one_slab_and_a_short_region_fits_a_memory_under_a_chunk() {
+        let scalar = Region::whole(&[]).unwrap();
+        let slabs = Slabs::new(&scalar, &[], 8, Some(8)).unwrap();
+        assert_eq!(cuts(&slabs), [(vec![], vec![], 8)]);
+        // Three rows of 1000-row chunks: 3 x 10 x 8 bytes fit 240 bytes, a chunk's rows not.
+        let short = Region::new(&[5, 0], &[3, 10]).unwrap();
+        let slabs = Slabs::new(&short, &[1000, 10], 8, Some(240)).unwrap();
+        assert_eq!(cuts(&slabs), [(vec![5, 0], vec![3, 10], 240)]);
+        assert!(Slabs::new(&short, &[1000, 10], 8, Some(239)).is_err());
     }
 
     #[test]

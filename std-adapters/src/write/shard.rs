@@ -82,14 +82,18 @@ impl<'w> ShardOut<'w> {
 
     /// The next inner chunk's entry: `stored` bytes just written after the one before, or
     /// `None` for an inner chunk not stored.
-    pub(super) fn entry(&mut self, stored: Option<u64>) {
+    pub(super) fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind> {
         let (offset, len) = match stored {
             Some(len) => (self.at, len),
             None => (u64::MAX, u64::MAX),
         };
-        self.at += stored.unwrap_or(0);
+        self.at = self
+            .at
+            .checked_add(stored.unwrap_or(0))
+            .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         self.index.extend_from_slice(&offset.to_le_bytes());
         self.index.extend_from_slice(&len.to_le_bytes());
+        Ok(())
     }
 
     /// The index written and the object committed; with no inner chunk stored, the shard
@@ -115,7 +119,7 @@ impl<'w> ShardOut<'w> {
     }
 }
 
-fn internal(what: &'static str) -> ErrorKind {
+pub(super) fn internal(what: &'static str) -> ErrorKind {
     ErrorKind::Internal { what }
 }
 
@@ -199,11 +203,11 @@ impl Worker {
         let mut out = ShardOut::new(layout)?;
         for i in 0..inner.num_chunks() {
             let coords = inner.chunk_coords(i).map_err(ErrorKind::Layout)?;
-            let stored = match inner_box(&coords, job.plan.chunk_shape.as_slice(), extent) {
+            let stored = match inner_box(&coords, job.plan.chunk_shape.as_slice(), extent)? {
                 Some(b) => self.encode_inner(job, source, &b, key, &mut out)?,
                 None => None,
             };
-            out.entry(stored);
+            out.entry(stored)?;
         }
         out.finish((job.array.store(), key), layout)
     }
@@ -269,18 +273,26 @@ impl Worker {
 /// The part of the inner chunk at `coords` (of `inner` shape) inside the array, in shard
 /// coordinates, for a shard whose part inside the array has `extent`; `None` if it lies
 /// wholly past the array's edge.
-pub(super) fn inner_box(coords: &[u64], inner: &[u64], extent: &[u64]) -> Option<Region> {
+pub(super) fn inner_box(
+    coords: &[u64],
+    inner: &[u64],
+    extent: &[u64],
+) -> Result<Option<Region>, ErrorKind> {
     let mut start = Vec::with_capacity(coords.len());
     let mut shape = Vec::with_capacity(coords.len());
     for ((&c, &n), &e) in coords.iter().zip(inner).zip(extent) {
-        let s = c.checked_mul(n)?;
+        let s = c
+            .checked_mul(n)
+            .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         if s >= e {
-            return None;
+            return Ok(None);
         }
         start.push(s);
         shape.push(n.min(e - s));
     }
-    Region::new(&start, &shape).ok()
+    Region::new(&start, &shape)
+        .map(Some)
+        .map_err(ErrorKind::Layout)
 }
 
 /// The runs copying the inner chunk's `part` (shard coordinates) out of `source` into the

@@ -10,19 +10,15 @@
 //! without decoding. Inner chunks all of fill value are not stored; a shard with none stored
 //! is removed.
 
-use zinto_core::codec::{ByteRange, ShardLayout};
+use zinto_core::codec::{ByteRange, ShardError, ShardLayout};
 use zinto_core::{Piece, Region};
 
-use super::shard::{ShardOut, inner_box};
+use super::shard::{ShardOut, inner_box, internal};
 use super::vlen::{VlenJob, VlenWorker};
 use crate::error::ErrorKind;
 use crate::reader::Stored;
 use crate::store::Store;
 use crate::vlen::ChunkIn;
-
-fn internal(what: &'static str) -> ErrorKind {
-    ErrorKind::Internal { what }
-}
 
 /// The shard stored at a key before this write: its length and index.
 struct OldShard {
@@ -41,13 +37,27 @@ impl OldShard {
             return Ok(None);
         };
         let range = layout.index_range(len).map_err(ErrorKind::Shard)?;
-        // The index's length is the layout's (the metadata's), checked against `len` above.
+        // The index's length is the metadata's inner grid's, not the stored shard's.
         let len_of_index =
             usize::try_from(range.len).map_err(|_| internal("an index larger than memory"))?;
-        let mut index = vec![0u8; len_of_index];
+        let mut index = Vec::new();
+        index
+            .try_reserve_exact(len_of_index)
+            .map_err(|_| ErrorKind::OutOfMemory { bytes: range.len })?;
+        index.resize(len_of_index, 0);
         store
             .read_into(key, range.offset, &mut index)
             .map_err(ErrorKind::Store)?;
+        let parsed = layout.parse(&index, len).map_err(ErrorKind::Shard)?;
+        // Inner chunks are copied entry by entry: entries that overlap would copy the shard
+        // many times over.
+        let covered = parsed.covered();
+        if covered > len {
+            return Err(ErrorKind::Shard(ShardError::EntriesOverlap {
+                covered,
+                shard_len: len,
+            }));
+        }
         Ok(Some(Self { len, index }))
     }
 }
@@ -86,8 +96,8 @@ impl VlenWorker {
         let mut out = ShardOut::new(layout)?;
         for i in 0..grid.num_chunks() {
             let coords = grid.chunk_coords(i).map_err(ErrorKind::Layout)?;
-            let Some(part) = inner_box(&coords, &job.plan.chunk_shape, in_array.shape()) else {
-                out.entry(None);
+            let Some(part) = inner_box(&coords, &job.plan.chunk_shape, in_array.shape())? else {
+                out.entry(None)?;
                 continue;
             };
             let was = match &old_index {
@@ -109,7 +119,7 @@ impl VlenWorker {
                     None => None,
                 },
             };
-            out.entry(stored);
+            out.entry(stored)?;
         }
         if touched.next().is_some() {
             return Err(internal("an inner piece out of C order"));
@@ -132,8 +142,8 @@ impl VlenWorker {
             .metadata()
             .chain
             .levels()
-            .get(1)
-            .ok_or(internal("a shard without its inner chain level"))?;
+            .last()
+            .ok_or(internal("a chain without levels"))?;
         let old = old_at.map(|at| ChunkIn {
             at,
             codec: job.codec,
