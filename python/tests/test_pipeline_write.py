@@ -620,3 +620,42 @@ def test_a_shard_s_inner_writes_inside_a_write_handed_on_are_not_counted_again(t
     # Four shards of (16, 16), each written by the sharding codec through an inner pipeline,
     # and each of their 16 inner chunks of (8, 8), a shard itself, through another.
     assert inner == before[2] + 4 + 16, pipeline.inner_calls_of_handed_on
+
+
+class _DiscardingStore(zarr.storage.MemoryStore):
+    """A MemoryStore that keeps only its metadata documents and counts the chunk bytes it is
+    given: what a write holds in Python is then the pipeline's own."""
+
+    given = 0
+
+    async def set(self, key, value, byte_range=None):
+        if key.endswith(("zarr.json", ".zarray", ".zattrs", ".zgroup")):
+            return await super().set(key, value)
+        type(self).given += len(value)
+
+
+def test_a_write_into_a_store_zinto_does_not_address_holds_one_slab_of_chunks(monkeypatch):
+    """Into a store zinto does not address, a write goes in slabs of whole chunk rows, each
+    slab's encoded chunks handed to the store before the next slab is encoded: with 4 MB slabs
+    of a 48 MB uncompressed write, Python holds about a slab, not the write's 48 MB of chunks.
+    The mutation (no handing: every chunk kept to the end) goes over."""
+    monkeypatch.setattr(pipeline, "ENCODE_SLAB_BYTES", 4 << 20)
+    value = np.random.default_rng(3).normal(size=(48, 512, 512)).astype(np.float32)
+    peaks = {}
+    for name, streamed in [("streamed", True), ("held to the end", False)]:
+        if not streamed:
+            monkeypatch.setattr(pipeline._WriteTarget, "hand_as_written", lambda *a: None)
+        store = _DiscardingStore()
+        _DiscardingStore.given = 0
+        with zarr.config.set({"codec_pipeline.path": ZINTO}):
+            z = zarr.create_array(store, shape=value.shape, chunks=(4, 512, 512),
+                                  dtype="float32", compressors=None)
+            by_zinto = pipeline.writes_by_zinto
+            tracemalloc.start()
+            z[...] = value
+            peaks[name] = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+            assert pipeline.writes_by_zinto == by_zinto + 1
+        assert _DiscardingStore.given == value.nbytes, name
+    assert peaks["streamed"] < 12 << 20, peaks
+    assert peaks["held to the end"] >= value.nbytes, peaks

@@ -87,6 +87,10 @@ NOT_WRITTEN_BY_ZINTO = "codec, filter or type zinto does not write yet"
 # A scalar written over a region is laid into one buffer of at most this many bytes (whole
 # chunk rows along the first dimension), reused slab by slab, not one of the region's size.
 SCALAR_SLAB_BYTES = 16 << 20
+# A write into a store zinto does not address goes in slabs of whole chunk rows of at most this
+# much input, each slab's chunks handed to the store before the next is encoded: the encoded
+# chunks held are one slab's, not the write's.
+ENCODE_SLAB_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -657,11 +661,14 @@ class ZintoCodecPipeline(CodecPipeline):
                 _vlen.write(target.write_vlen, start, extent, data, rows, text)
             elif pieces is None:
                 _array_path, start, extent = region
-                _write_region(target.write, start, extent, data, chunk_shape)
+                slab = ENCODE_SLAB_BYTES if target.keys is not None else None
+                _write_region(target.write, start, extent, data, chunk_shape, slab)
             else:
                 for piece in pieces:
                     _write_piece(target, piece, data, drop_axes, chunk_shape)
 
+        if target.keys is not None:
+            target.hand_as_written(batch, asyncio.get_running_loop())
         try:
             if target.in_place:
                 write()  # local files: as the default pipeline, on zarr-python's loop
@@ -837,6 +844,17 @@ class _ChunkEncoder:
         self._array, self._old, self._coords = array, old, coords
         self._chunk_shape = chunk_shape
         self.encoded = {}
+        # `hand(chunks)`, if set, stores a call's chunks before the call returns (the rest of
+        # the write waits); their keys are kept in `handed`.
+        self.hand = None
+        self.handed = set()
+
+    def _keep(self, chunks):
+        if self.hand is None:
+            self.encoded.update(chunks)
+            return
+        self.hand(chunks)
+        self.handed.update(chunks)
 
     def _old_within(self, start, extent):
         """The old chunks the region touches: a write in slabs hands each slab only its own
@@ -848,14 +866,13 @@ class _ChunkEncoder:
 
     def write_from(self, start, extent, flat, threads, write_empty_chunks):
         old = self._old_within(start, extent)
-        self.encoded.update(_zinto.encode_chunks(*self._array, old, start, extent, flat,
-                                                 threads, write_empty_chunks))
+        self._keep(_zinto.encode_chunks(*self._array, old, start, extent, flat, threads,
+                                        write_empty_chunks))
 
     def write_vlen(self, start, extent, offsets, values, threads, write_empty_chunks):
         old = self._old_within(start, extent)
-        self.encoded.update(_zinto.encode_vlen_chunks(*self._array, old, start, extent,
-                                                      offsets, values, threads,
-                                                      write_empty_chunks))
+        self._keep(_zinto.encode_vlen_chunks(*self._array, old, start, extent, offsets,
+                                             values, threads, write_empty_chunks))
 
 
 class _WriteTarget:
@@ -879,14 +896,31 @@ class _WriteTarget:
     def write_vlen(self, start, extent, offsets, values):
         self.writer.write_vlen(start, extent, offsets, values, None, self.empty)
 
+    def hand_as_written(self, batch, loop):
+        """Makes the encoder store each call's chunks under the batch's keys as soon as they
+        are encoded, on zarr-python's event loop `loop` (the write runs on another thread)."""
+        where = {key: (bg, spec) for key, (bg, spec, *_) in zip(self.keys, batch)}
+
+        def hand(chunks):
+            mine = {k: v for k, v in chunks.items() if k in where}
+            self.writer.encoded.update({k: v for k, v in chunks.items() if k not in where})
+
+            async def store():
+                await asyncio.gather(*(
+                    where[k][0].set(where[k][1].prototype.buffer.from_bytes(v))
+                    for k, v in mine.items()))
+            asyncio.run_coroutine_threadsafe(store(), loop).result()
+
+        self.writer.hand = hand
+
     async def finish(self, batch):
         if self.keys is None:
             return
-        encoded = self.writer.encoded
+        encoded, handed = self.writer.encoded, self.writer.handed
         await asyncio.gather(*(
             bg.set(spec.prototype.buffer.from_bytes(encoded.pop(key))) if key in encoded
             else bg.delete()
-            for key, (bg, spec, *_) in zip(self.keys, batch)))
+            for key, (bg, spec, *_) in zip(self.keys, batch) if key not in handed))
 
 
 def _write_piece(target, piece, data, drop_axes, chunk_shape):
@@ -951,13 +985,26 @@ def _lay_piece(scratch, piece, data, drop_axes):
         raise _Unhandled from e
 
 
-def _write_region(write, start, extent, data, chunk_shape):
-    """`write(start, extent, flat_bytes)` of `data` over the region: an array as its bytes,
-    a scalar (over a region with dimensions) in slabs (`_write_scalar`)."""
+def _write_region(write, start, extent, data, chunk_shape, slab_bytes=None):
+    """`write(start, extent, flat_bytes)` of `data` over the region: an array as its bytes (in
+    slabs of whole chunk rows of at most `slab_bytes`, if given: each a slice of the array's
+    bytes, not a copy), a scalar (over a region with dimensions) in slabs (`_write_scalar`)."""
     if data.ndim == 0 and extent:
         _write_scalar(write, start, extent, data, chunk_shape)
-    else:
-        write(start, extent, np.ascontiguousarray(data).reshape(-1).view(np.uint8))
+        return
+    flat = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+    if slab_bytes is None or not extent or len(flat) <= slab_bytes:
+        write(start, extent, flat)
+        return
+    row = len(flat) // max(extent[0], 1)
+    step = chunk_shape[0]
+    rows = max(step, (slab_bytes // max(row, 1)) // step * step)
+    at, end = start[0], start[0] + extent[0]
+    while at < end:
+        until = min(end, at // step * step + rows)
+        part = flat[(at - start[0]) * row:(until - start[0]) * row]
+        write([at, *start[1:]], [until - at, *extent[1:]], part)
+        at = until
 
 
 def _reader(rs, start, extent, target):
