@@ -4,7 +4,8 @@ pipeline.
 Each writer, in a fresh process, makes the same 10 million strings (4 to 23 characters, a fifth
 of them not ASCII: bench/strings.py's) as a NumPy StringDType array, then writes them whole
 into a new 1-D array in chunks of 1 million: v3 `string` with `vlen-utf8` and zstd level 0
-(zarr-python's defaults), and v2 `|O` with the `vlen-utf8` filter and zstd level 0. `--runs`
+(zarr-python's defaults), v2 `|O` with the `vlen-utf8` filter and zstd level 0, and
+(`--formats 3s`) v3 with shards of 1 million strings holding inner chunks of 100,000. `--runs`
 times, interleaved; the table gives the median seconds, million strings per second, and the
 median peak resident memory beyond the process's own after the strings were made and the
 modules imported (VmHWM, reset through /proc/self/clear_refs then, minus VmRSS then), with its
@@ -19,7 +20,7 @@ in the first round is read back by zinto's command and must hold the same UTF-8 
 Run from the repository root:
     pip install zarr==3.1.6 numcodecs zarrs ./python
     cargo build --release --bin zinto
-    python3 bench/strings_write.py [--runs 3]
+    python3 bench/strings_write.py [--runs 3] [--formats 3,2,3s]
 """
 
 import argparse
@@ -39,6 +40,9 @@ def rss(field):
         if line.startswith(field):
             return int(line.split()[1]) * 1024
 kind, fmt, path, n, chunk = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+# Sharded: shards of `chunk` strings holding inner chunks of a tenth of that.
+shards = (chunk,) if sys.argv[7] == "sharded" else None
+chunks = (chunk // 10,) if shards else (chunk,)
 rng = np.random.default_rng(13)
 words = json.loads(sys.argv[6])
 picks, ids = rng.integers(0, len(words), n).tolist(), rng.integers(0, 1_000_000_000, n).tolist()
@@ -70,10 +74,10 @@ with open("/proc/self/clear_refs", "w") as f:
     f.write("5")
 t = time.perf_counter()
 if kind == "zinto":
-    z = zinto.create(path, (n,), str, (chunk,), codecs=codecs, zarr_format=fmt)
+    z = zinto.create(path, (n,), str, chunks, shards=shards, codecs=codecs, zarr_format=fmt)
 else:
-    z = zarr.create_array(path, shape=(n,), chunks=(chunk,), dtype=str, zarr_format=fmt,
-                          compressors=compressors)
+    z = zarr.create_array(path, shape=(n,), chunks=chunks, shards=shards, dtype=str,
+                          zarr_format=fmt, compressors=compressors)
 z[...] = data
 secs = time.perf_counter() - t
 peak = rss("VmHWM:")
@@ -100,19 +104,21 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--strings", type=int, default=N, help="how many (a smoke run: 100000)")
+    p.add_argument("--formats", default="3,2", help="3, 2 and 3s (v3 in shards), comma-separated")
     a = p.parse_args()
     n = a.strings
     if not ZINTO.exists():
         sys.exit(f"{ZINTO} not built: cargo build --release --bin zinto")
     DATA.mkdir(exist_ok=True)
-    for fmt in (3, 2):
+    for form in a.formats.split(","):
+        fmt, layout = int(form[0]), "sharded" if form.endswith("s") else "chunks"
         results = {name: [] for name in WRITERS}
         for round_ in range(a.runs):
             for name, kind in WRITERS.items():
-                path = DATA / f"strings_write_v{fmt}_{kind}.zarr"
+                path = DATA / f"strings_write_v{form}_{kind}.zarr"
                 shutil.rmtree(path, ignore_errors=True)
                 r = run([sys.executable, "-c", WRITER, kind, str(fmt), str(path), str(n), str(CHUNK),
-                         json.dumps(WORDS)])
+                         json.dumps(WORDS), layout])
                 if round_ == 0 and "error" not in r:
                     back = read_back_utf8(path, n)
                     if back != r["utf8_bytes"]:
@@ -120,7 +126,9 @@ def main():
                 results[name].append(r)
                 shutil.rmtree(path, ignore_errors=True)
         utf8 = next(r["utf8_bytes"] for rs in results.values() for r in rs if "error" not in r)
-        print(f"\nv{fmt}: {n:,} strings, {utf8:,} UTF-8 bytes, chunks of {CHUNK:,}, zstd level 0, "
+        where = (f"shards of {CHUNK:,} in inner chunks of {CHUNK // 10:,}" if layout == "sharded"
+                 else f"chunks of {CHUNK:,}")
+        print(f"\nv{fmt}: {n:,} strings, {utf8:,} UTF-8 bytes, {where}, zstd level 0, "
               f"{a.runs} runs (medians)\n")
         print("| writer | seconds | M strings/s | extra RSS MB | extra / UTF-8 bytes |")
         print("|---|---:|---:|---:|---:|")

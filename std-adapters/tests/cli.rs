@@ -1555,3 +1555,23 @@ fn a_read_failing_in_a_later_slab_leaves_no_file() {
     assert_eq!(left, ["t.zarr"], "files left behind");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Strings read without `--out` (a timed read, the data discarded) are read, not refused for
+/// the raw format no file asked for; `--format raw` into a file still is.
+#[test]
+fn strings_read_without_an_output_are_read() {
+    let strings = fixture("ds_types_v3.zarr/vlen_str_zstd");
+    let out = zinto(&["read", strings.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(summary["bytes"].as_u64().unwrap() > 0, "{summary}");
+    let file = temp("strings.raw");
+    let out = zinto(&[
+        "read",
+        strings.to_str().unwrap(),
+        "--out",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(!file.exists());
+}
