@@ -97,6 +97,30 @@ fn windowed(
 ) -> Result<Vec<u8>, DecodeError> {
     let mut d = ChunkDecoder::new();
     d.start_windowed(codecs, stored.len() as u64, len)?;
+    drain(&mut d, stored, piece, window)
+}
+
+/// As [`windowed`], for a chunk started with no size but a bound,
+/// [`ChunkDecoder::start_windowed_at_most`].
+fn windowed_at_most(
+    codecs: &BytesCodecs,
+    stored: &[u8],
+    at_most: usize,
+    piece: usize,
+    window: usize,
+) -> Result<Vec<u8>, DecodeError> {
+    let mut d = ChunkDecoder::new();
+    d.start_windowed_at_most(codecs, stored.len() as u64, at_most)?;
+    drain(&mut d, stored, piece, window)
+}
+
+/// Feeds `stored` to `d` in pieces through a window: the bytes each call produced, in order.
+fn drain(
+    d: &mut ChunkDecoder,
+    stored: &[u8],
+    piece: usize,
+    window: usize,
+) -> Result<Vec<u8>, DecodeError> {
     let mut ring = vec![0u8; window];
     let mut out = Vec::new();
     let mut status = Status::NeedsInput;
@@ -264,6 +288,68 @@ proptest! {
             (Ok(x), Ok(y)) => prop_assert!(x == y, "decoded to different bytes"),
             (Err(_), Err(_)) => {}
             _ => prop_assert!(false, "whole {:?}, windowed {:?}", a.as_ref().map(Vec::len), b.as_ref().map(Vec::len)),
+        }
+    }
+
+    /// A chunk started with only a bound decodes to what a whole decode of its true size
+    /// gives, and a bound below that size is an overflow, for every windowed codec.
+    #[test]
+    fn a_bound_instead_of_a_size_decodes_the_same(
+        which in 0usize..4,
+        crc: bool,
+        len in 0usize..20_000,
+        slack in 0usize..3,
+        piece in 1usize..5000,
+        small in 1usize..3000,
+    ) {
+        let c = codecs(COMPRESSORS[which], crc);
+        let data = sample(len, 5);
+        let stored = encode(&c, &data);
+        let window = window_for(&c, small);
+        let at_most = len + slack;
+        let got = windowed_at_most(&c, &stored, at_most, piece, window);
+        prop_assert_eq!(got.as_ref().ok(), Some(&data));
+        if len > 0 {
+            let over = windowed_at_most(&c, &stored, len - 1, piece, window);
+            prop_assert!(
+                matches!(over, Err(DecodeError::OutputOverflow { .. })),
+                "a bound one short: {:?}", over.map(|v| v.len())
+            );
+        }
+    }
+
+    /// Corrupt chunks, decoded with only a bound: what decodes is what a whole decode of that
+    /// size gives; what a whole decode of the true size gives, it decodes too.
+    #[test]
+    fn corrupt_chunks_with_a_bound_agree_with_whole_decodes(
+        which in 0usize..4,
+        crc: bool,
+        len in 0usize..20_000,
+        flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..4),
+        cut in any::<usize>(),
+        cut_it: bool,
+        piece in 1usize..5000,
+        small in 1usize..3000,
+    ) {
+        let c = codecs(COMPRESSORS[which], crc);
+        let data = sample(len, 7);
+        let mut stored = encode(&c, &data);
+        if !stored.is_empty() {
+            for (at, x) in flips {
+                let n = stored.len();
+                stored[at % n] ^= x;
+            }
+            if cut_it {
+                stored.truncate(cut % stored.len());
+            }
+        }
+        let bounded = windowed_at_most(&c, &stored, 40_000, piece, window_for(&c, small));
+        if let Ok(b) = &bounded {
+            let again = whole(&c, &stored, b.len(), piece).ok();
+            prop_assert_eq!(again.as_ref(), Some(b));
+        }
+        if let Ok(w) = whole(&c, &stored, len, piece) {
+            prop_assert_eq!(bounded.ok(), Some(w));
         }
     }
 }

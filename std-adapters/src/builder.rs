@@ -297,8 +297,6 @@ impl ArrayBuilder {
             && matches!(self.compressor, Some(Compressor::Blosc(_)))
         {
             "blosc in Zarr v3 (its typesize is an element's size)"
-        } else if matches!(self.compressor, Some(Compressor::Zlib(_))) {
-            "zlib (its stream does not state its size, which rewriting a chunk needs)"
         } else {
             return Ok(());
         };

@@ -447,7 +447,7 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
             ctx,
             at,
             &lv.bytes_codecs,
-            chunk_len,
+            DecodedSize::Exact(chunk_len),
             |pos, bytes| {
                 // `bytes` are the chunk's `pos..pos + bytes.len()`: copy what runs need.
                 let end = pos + bytes.len();
@@ -643,7 +643,16 @@ fn walks_forwards(runs: Runs) -> bool {
     true
 }
 
-/// Decodes the bytes stored `at`, `decoded_len` bytes decoded, through the worker's window:
+/// How many bytes a stored chunk decodes to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum DecodedSize {
+    /// Exactly this many (from the chunk's shape, or its stored header).
+    Exact(usize),
+    /// At most this many: the stream does not state its size (zlib, bz2, lzma).
+    AtMost(usize),
+}
+
+/// Decodes the bytes stored `at`, of `size` decoded, through the worker's window:
 /// `sink(pos, bytes)` gets each window's bytes (the chunk's `pos..pos + bytes.len()`) in
 /// order. Streamed from the store in blocks of [`BLOCK_LEN`].
 pub(crate) fn decode_windowed<S: Store + ?Sized>(
@@ -651,7 +660,7 @@ pub(crate) fn decode_windowed<S: Store + ?Sized>(
     ctx: &mut ReadContext,
     at: Stored<'_>,
     codecs: &BytesCodecs,
-    decoded_len: usize,
+    size: DecodedSize,
     mut sink: impl FnMut(usize, &[u8]) -> Result<(), ErrorKind>,
 ) -> Result<(), ErrorKind> {
     let Stored { key, offset, len } = at;
@@ -673,7 +682,7 @@ pub(crate) fn decode_windowed<S: Store + ?Sized>(
     })?;
     let mut feed = |bytes: &[u8]| -> Result<(), ErrorKind> {
         if !started {
-            start_windowed(decoder, window, codecs, bytes, len, decoded_len)?;
+            start_windowed(decoder, window, codecs, bytes, len, size)?;
             started = true;
         }
         let mut used = 0;
@@ -721,16 +730,17 @@ pub(crate) fn decode_windowed<S: Store + ?Sized>(
 }
 
 /// Starts `decoder` on a chunk of `len` stored bytes beginning with `head`, decoding to
-/// `decoded_len` bytes through `window`, which it makes large enough: a power of two (DEFLATE's
-/// ring) of at least [`WINDOW_LEN`], holding a Blosc block.
+/// `size` through `window`, which it makes large enough: a power of two (DEFLATE's ring) of
+/// at least [`WINDOW_LEN`], holding a Blosc block.
 fn start_windowed(
     decoder: &mut ChunkDecoder,
     window: &mut Vec<u8>,
     codecs: &BytesCodecs,
     head: &[u8],
     len: u64,
-    decoded_len: usize,
+    size: DecodedSize,
 ) -> Result<(), ErrorKind> {
+    let (DecodedSize::Exact(decoded_len) | DecodedSize::AtMost(decoded_len)) = size;
     let least =
         ChunkDecoder::min_window(codecs, head, len, decoded_len).map_err(ErrorKind::Decode)?;
     if least > WINDOW_LEN {
@@ -744,22 +754,28 @@ fn start_windowed(
         *window = Vec::new();
         grow(window, want)?;
     }
-    decoder
-        .start_windowed(codecs, len, decoded_len)
-        .map_err(ErrorKind::Decode)
+    match size {
+        DecodedSize::Exact(n) => decoder.start_windowed(codecs, len, n),
+        DecodedSize::AtMost(n) => decoder.start_windowed_at_most(codecs, len, n),
+    }
+    .map_err(ErrorKind::Decode)
 }
 
 /// Refuses a chunk whose stored size cannot decode to `decoded` bytes, before a buffer of that
+/// The most a chunk of `stored` bytes stored with `codecs` can decode to: uncompressed bytes
+/// decode to themselves; a compressor states its own bound.
+pub(crate) fn most_decoded(codecs: &BytesCodecs, stored: u64) -> u64 {
+    let ratio = codecs.compressor.as_ref().map_or(1, Compressor::max_ratio);
+    stored.saturating_mul(ratio).saturating_add(64)
+}
+
 /// size is allocated on the metadata's word.
 pub(crate) fn check_plausible(
     codecs: &BytesCodecs,
     stored: u64,
     decoded: usize,
 ) -> Result<(), ErrorKind> {
-    // Uncompressed bytes decode to themselves; a compressor states its own bound.
-    let ratio = codecs.compressor.as_ref().map_or(1, Compressor::max_ratio);
-    let most = stored.saturating_mul(ratio).saturating_add(64);
-    if decoded as u64 > most {
+    if decoded as u64 > most_decoded(codecs, stored) {
         return Err(ErrorKind::ChunkTooLarge {
             decoded: decoded as u64,
             stored,

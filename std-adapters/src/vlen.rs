@@ -24,7 +24,10 @@ use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
 
 use crate::error::ErrorKind;
 use crate::metadata::{ArrayMetadata, DataType};
-use crate::reader::{ReadContext, Stored, check_plausible, decode_stored, grow};
+use crate::reader::{
+    DecodedSize, ReadContext, Stored, check_plausible, decode_stored, decode_windowed, grow,
+    most_decoded,
+};
 use crate::store::{Store, StoreError};
 
 const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
@@ -481,8 +484,8 @@ impl ChunkItems {
 }
 
 /// Decodes the whole chunk stored `at` into `out`, sized from the stored chunk's own header
-/// (zstd content size, gzip ISIZE, Blosc `nbytes`, LZ4's size prefix). zlib and bz2 streams
-/// do not state their size and are refused.
+/// (zstd content size, gzip ISIZE, Blosc `nbytes`, LZ4's size prefix); a stream that does not
+/// state its size (zlib, bz2, lzma) is decoded as `out` grows ([`decode_growing`]).
 fn decode_whole<S: Store>(
     store: &S,
     ctx: &mut ReadContext,
@@ -494,7 +497,13 @@ fn decode_whole<S: Store>(
     let decoded = if *codecs == BytesCodecs::default() {
         len
     } else {
-        let probe = size_probe(codecs, len).map_err(ErrorKind::Decode)?;
+        let probe = match size_probe(codecs, len) {
+            Ok(probe) => probe,
+            Err(DecodeError::SizeUnknown { .. }) => {
+                return decode_growing(store, ctx, at, codecs, out);
+            }
+            Err(e) => return Err(ErrorKind::Decode(e)),
+        };
         let mut head = vec![0u8; probe.head_len];
         let mut tail = vec![0u8; probe.tail_len];
         for (start, buf) in [(0, &mut head), (probe.tail_offset, &mut tail)] {
@@ -513,4 +522,33 @@ fn decode_whole<S: Store>(
     check_plausible(codecs, len, decoded)?;
     grow(out, decoded)?;
     decode_stored(store, ctx, at, codecs, out)
+}
+
+/// Decodes the whole chunk stored `at` into `out`, for a stream that does not state its size:
+/// through the worker's window, `out` growing by what each window holds, as far as the stored
+/// size can decode to ([`most_decoded`]). Nothing is sized by what the stream claims; the
+/// buffer holds what it decoded, and the vector's spare capacity.
+fn decode_growing<S: Store>(
+    store: &S,
+    ctx: &mut ReadContext,
+    at: Stored<'_>,
+    codecs: &BytesCodecs,
+    out: &mut Vec<u8>,
+) -> Result<(), ErrorKind> {
+    let most = usize::try_from(most_decoded(codecs, at.len)).unwrap_or(usize::MAX);
+    out.clear();
+    decode_windowed(
+        store,
+        ctx,
+        at,
+        codecs,
+        DecodedSize::AtMost(most),
+        |_, bytes| {
+            let len = out.len().saturating_add(bytes.len());
+            out.try_reserve(bytes.len())
+                .map_err(|_| ErrorKind::OutOfMemory { bytes: len as u64 })?;
+            out.extend_from_slice(bytes);
+            Ok(())
+        },
+    )
 }

@@ -644,8 +644,8 @@ fn a_realloc_counts_the_old_and_the_new_block_at_once() {
 }
 
 /// `n` strings of 0 to 40 characters, some not ASCII, as a v3 `string` array in chunks of
-/// `chunk` elements, zstd-compressed; returns the store and the sum of the decoded chunks.
-fn strings(n: usize, chunk: usize) -> (MemoryStore, Vec<String>, usize) {
+/// `chunk` elements, compressed with `compressor` (`zstd`, else zlib); returns the store and the sum of the decoded chunks.
+fn strings(n: usize, chunk: usize, compressor: &str) -> (MemoryStore, Vec<String>, usize) {
     let values: Vec<String> = (0..n)
         .map(|i| {
             let len = (i * 7919) % 41;
@@ -653,11 +653,15 @@ fn strings(n: usize, chunk: usize) -> (MemoryStore, Vec<String>, usize) {
             std::iter::repeat_n(c, len).collect()
         })
         .collect();
+    let codec = match compressor {
+        "zstd" => json!({"name": "zstd", "configuration": {"level": 1}}),
+        _ => json!({"name": "numcodecs.zlib", "configuration": {"level": 1}}),
+    };
     let meta = json!({
         "zarr_format": 3, "node_type": "array", "shape": [n], "data_type": "string",
         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [chunk]}},
         "chunk_key_encoding": {"name": "default"}, "fill_value": "",
-        "codecs": [{"name": "vlen-utf8"}, {"name": "zstd", "configuration": {"level": 1}}],
+        "codecs": [{"name": "vlen-utf8"}, codec],
     });
     let mut store = MemoryStore::new();
     store.insert("s/zarr.json", serde_json::to_vec(&meta).unwrap());
@@ -671,52 +675,68 @@ fn strings(n: usize, chunk: usize) -> (MemoryStore, Vec<String>, usize) {
             raw.extend(s.as_bytes());
         }
         decoded_total += raw.len();
-        store.insert(format!("s/c/{i}"), zstd::bulk::compress(&raw, 1).unwrap());
+        let stored = match compressor {
+            "zstd" => zstd::bulk::compress(&raw, 1).unwrap(),
+            _ => {
+                use std::io::Write;
+                let mut e =
+                    flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(1));
+                e.write_all(&raw).unwrap();
+                e.finish().unwrap()
+            }
+        };
+        store.insert(format!("s/c/{i}"), stored);
     }
     (store, values, decoded_total)
 }
 
+/// Variable-length reads allocate the offsets and values exactly, plus one chunk's scratch. A
+/// zlib chunk states no decoded size: its scratch grows as it decodes (a vector's doubling,
+/// up to twice the chunk) through the worker's window.
 #[test]
 fn variable_length_reads_allocate_the_exact_buffers_and_one_chunk() {
     let _turn = one_at_a_time();
-    let (n, chunk) = (200_000usize, 10_000usize);
-    let (store, values, decoded_total) = strings(n, chunk);
-    let array = Array::open(&store, "s").unwrap();
-    let whole = Region::whole(&[n as u64]).unwrap();
-    let (data, _, peak) = measure(|| array.read_vlen(&whole).unwrap());
-    assert!(data.iter().zip(&values).all(|(a, b)| a == b.as_bytes()));
-    let exact = data.values().len() + data.offsets().len() * 8;
-    assert_eq!(
-        exact,
-        values.iter().map(String::len).sum::<usize>() + (n + 1) * 8
-    );
-    // One worker's chunk scratch: the decoded chunk (count, lengths, bytes), where each item
-    // starts (16 bytes an element), the streaming block (at most a stored chunk), and the
-    // decoder; with the pure-Rust zstd decoder, its window (the decoded chunk) besides.
-    let largest_chunk = decoded_total.div_ceil(n / chunk);
-    let largest_stored = (0..n / chunk)
-        .map(|i| store.get(&format!("s/c/{i}")).unwrap().len())
-        .max()
-        .unwrap();
-    let window = if cfg!(feature = "zstd-c") {
-        0
-    } else {
-        largest_chunk + 256 * 1024
-    };
-    let scratch = largest_chunk + 16 * chunk + largest_stored + window + (64 << 10);
-    let bound = exact + exact / 10 + scratch;
-    eprintln!(
-        "vlen read: peak {peak} B, exact buffers {exact} B, scratch allowance {scratch} B, bound {bound} B, all decoded chunks {decoded_total} B"
-    );
-    assert!(
-        peak <= bound,
-        "peak {peak} bytes over 1.1 x {exact} (offsets + values) + {scratch} (one chunk's scratch)"
-    );
-    // The bound would catch a read that held every decoded chunk at once.
-    assert!(
-        exact + decoded_total > bound,
-        "the bound is too loose to mean anything"
-    );
+    for compressor in ["zstd", "zlib"] {
+        let (n, chunk) = (200_000usize, 10_000usize);
+        let (store, values, decoded_total) = strings(n, chunk, compressor);
+        let array = Array::open(&store, "s").unwrap();
+        let whole = Region::whole(&[n as u64]).unwrap();
+        let (data, _, peak) = measure(|| array.read_vlen(&whole).unwrap());
+        assert!(data.iter().zip(&values).all(|(a, b)| a == b.as_bytes()));
+        let exact = data.values().len() + data.offsets().len() * 8;
+        assert_eq!(
+            exact,
+            values.iter().map(String::len).sum::<usize>() + (n + 1) * 8
+        );
+        // One worker's chunk scratch: the decoded chunk (count, lengths, bytes), where each
+        // item starts (16 bytes an element), the streaming block (at most a stored chunk), and
+        // the decoder; with the pure-Rust zstd decoder, its window (the decoded chunk)
+        // besides; for zlib, the decoded chunk grown by doubling and the worker's window.
+        let largest_chunk = decoded_total.div_ceil(n / chunk);
+        let largest_stored = (0..n / chunk)
+            .map(|i| store.get(&format!("s/c/{i}")).unwrap().len())
+            .max()
+            .unwrap();
+        let (decoded, window) = match compressor {
+            "zlib" => (2 * largest_chunk, WINDOW_LEN),
+            _ if cfg!(feature = "zstd-c") => (largest_chunk, 0),
+            _ => (largest_chunk, largest_chunk + 256 * 1024),
+        };
+        let scratch = decoded + 16 * chunk + largest_stored + window + (64 << 10);
+        let bound = exact + exact / 10 + scratch;
+        eprintln!(
+            "vlen read ({compressor}): peak {peak} B, exact buffers {exact} B, scratch allowance {scratch} B, bound {bound} B, all decoded chunks {decoded_total} B"
+        );
+        assert!(
+            peak <= bound,
+            "{compressor}: peak {peak} bytes over 1.1 x {exact} (offsets + values) + {scratch} (one chunk's scratch)"
+        );
+        // The bound would catch a read that held every decoded chunk at once.
+        assert!(
+            exact + decoded_total > bound,
+            "{compressor}: the bound is too loose to mean anything"
+        );
+    }
 }
 
 /// Writes `store`'s objects as files below a new temporary directory.

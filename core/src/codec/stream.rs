@@ -53,7 +53,11 @@ pub struct ChunkDecoder {
     payload_start: u64,
     payload_end: u64,
     seen: u64,
+    /// The decoded size: exact, or (`!exact`) the most the chunk may decode to.
     decoded_len: usize,
+    /// Whether `decoded_len` is the decoded size, not only its bound
+    /// ([`ChunkDecoder::start_windowed_at_most`]).
+    exact: bool,
     /// The address of the destination of this chunk's first `feed`: every later call must
     /// pass the same slice, which holds what was decoded so far.
     dst_addr: Option<usize>,
@@ -172,6 +176,7 @@ impl ChunkDecoder {
             payload_end: 0,
             seen: 0,
             decoded_len: 0,
+            exact: true,
             dst_addr: None,
             written: 0,
             inner_done: false,
@@ -251,6 +256,65 @@ impl ChunkDecoder {
         self.begin(codecs, encoded_len, decoded_len, true)
     }
 
+    /// Starts a chunk whose stream does not state its decoded size (zlib, bz2, lzma: a
+    /// [`size_probe`](super::size_probe) says [`DecodeError::SizeUnknown`]) to be decoded through a
+    /// window, as [`ChunkDecoder::start_windowed`] does, to at most `at_most` bytes: the
+    /// decoded size is [`ChunkDecoder::written`] once the status is [`Status::Done`]. A caller
+    /// learns the size this way, or appends each window's bytes to a buffer it grows.
+    ///
+    /// ```
+    /// use zinto_core::codec::{BytesCodecs, ChunkDecoder, Compressor, Status};
+    ///
+    /// // A zlib stream of 1 000 zero bytes, as Python's zlib.compress writes it.
+    /// let stored = [120, 156, 99, 96, 24, 5, 163, 96, 20, 12, 119, 0, 0, 3, 232, 0, 1];
+    /// let codecs = BytesCodecs { compressor: Some(Compressor::ZLIB), ..BytesCodecs::default() };
+    /// let mut decoder = ChunkDecoder::new();
+    /// decoder.start_windowed_at_most(&codecs, stored.len() as u64, 1 << 20)?;
+    /// let mut ring = vec![0u8; 32 * 1024];
+    /// let mut out = Vec::new();
+    /// let mut at = 0;
+    /// loop {
+    ///     let p = decoder.feed_window(&stored[at..], &mut ring)?;
+    ///     at += p.consumed;
+    ///     out.extend_from_slice(&ring[p.produced]);
+    ///     if p.status == Status::Done {
+    ///         break;
+    ///     }
+    /// }
+    /// assert_eq!((decoder.written(), out), (1000, vec![0u8; 1000]));
+    /// # Ok::<(), zinto_core::codec::DecodeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`ChunkDecoder::start_windowed`]; [`DecodeError::OutputOverflow`] later, from
+    /// [`ChunkDecoder::feed_window`], if the stream decodes to more than `at_most` bytes.
+    pub fn start_windowed_at_most(
+        &mut self,
+        codecs: &BytesCodecs,
+        encoded_len: u64,
+        at_most: usize,
+    ) -> Result<(), DecodeError> {
+        if codecs.compressor.is_some() {
+            self.begin(codecs, encoded_len, at_most, true)?;
+            self.exact = false;
+            return Ok(());
+        }
+        // Stored plain: the payload is the decoded size (`begin` refuses a chunk shorter than
+        // its checksums).
+        let payload = encoded_len
+            .saturating_sub(codecs.checksums.before())
+            .saturating_sub(codecs.checksums.after());
+        let decoded_len = usize::try_from(payload)
+            .ok()
+            .filter(|&n| n <= at_most)
+            .ok_or(DecodeError::OutputOverflow {
+                codec: CodecName::Bytes,
+                capacity: at_most as u64,
+            })?;
+        self.begin(codecs, encoded_len, decoded_len, true)?;
+        Ok(())
+    }
+
     /// The smallest window [`ChunkDecoder::feed_window`] takes for a chunk stored with
     /// `codecs` whose stored bytes begin with `head` (at least a Blosc header's 16 bytes past
     /// any leading checksums, for Blosc): [`RING_MIN`](super::RING_MIN) for gzip and zlib, whose window must
@@ -320,6 +384,7 @@ impl ChunkDecoder {
         self.payload_end = payload_end;
         self.seen = 0;
         self.decoded_len = decoded_len;
+        self.exact = true;
         self.dst_addr = None;
         self.written = 0;
         self.inner_done = false;
@@ -671,7 +736,7 @@ impl ChunkDecoder {
                 });
             }
         }
-        if self.written != self.decoded_len {
+        if self.exact && self.written != self.decoded_len {
             return Err(DecodeError::SizeMismatch {
                 codec: self.codec(),
                 expected: self.decoded_len as u64,

@@ -67,19 +67,67 @@ impl Backend for Bz2 {
         dst: &mut [u8],
         pos: usize,
     ) -> Result<Progress, DecodeError> {
-        if self.done {
-            return Ok(Progress {
-                consumed: 0,
-                written: 0,
-                status: Status::Done,
-            });
-        }
-        let state = self.state.as_mut().ok_or(DecodeError::Internal {
-            what: "bz2 fed before it was started",
-        })?;
         let capacity = dst.len() as u64;
         let out = dst.get_mut(pos..).ok_or(DecodeError::Internal {
             what: "bz2 given a position past its destination",
+        })?;
+        let full = out.len();
+        let (consumed, written, ended) = self.step(input, out)?;
+        let status = match ended {
+            true => Status::Done,
+            false if written == full && consumed < input.len() => {
+                return Err(DecodeError::OutputOverflow {
+                    codec: CodecName::Bz2,
+                    capacity,
+                });
+            }
+            false => Status::NeedsInput,
+        };
+        Ok(Progress {
+            consumed,
+            written,
+            status,
+        })
+    }
+
+    /// bzip2 keeps its own block buffers, so a window is only somewhere to put what it decodes.
+    fn windowed(&self) -> bool {
+        true
+    }
+
+    fn start_windowed(
+        &mut self,
+        compressor: &Compressor,
+        encoded_len: u64,
+        decoded_len: usize,
+    ) -> Result<(), DecodeError> {
+        self.start(compressor, encoded_len, decoded_len)
+    }
+
+    fn decode_window(&mut self, input: &[u8], window: &mut [u8]) -> Result<Progress, DecodeError> {
+        let (consumed, written, ended) = self.step(input, window)?;
+        let status = match ended {
+            true => Status::Done,
+            false if written == window.len() => Status::NeedsOutput,
+            false => Status::NeedsInput,
+        };
+        Ok(Progress {
+            consumed,
+            written,
+            status,
+        })
+    }
+}
+
+impl Bz2 {
+    /// Decodes what it can of `input` into `out`: the bytes consumed, the bytes written, and
+    /// whether the stream ended.
+    fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<(usize, usize, bool), DecodeError> {
+        if self.done {
+            return Ok((0, 0, true));
+        }
+        let state = self.state.as_mut().ok_or(DecodeError::Internal {
+            what: "bz2 fed before it was started",
         })?;
         let (in0, out0) = (state.total_in(), state.total_out());
         let status = state.decompress(input, out).map_err(|e| match e {
@@ -87,27 +135,61 @@ impl Backend for Bz2 {
             bzip2::Error::Data => corrupt("invalid bzip2 data"),
             _ => corrupt("bzip2 decoder misuse"),
         })?;
-        // Both deltas are bounded by the slices just passed.
         let consumed = usize::try_from(state.total_in() - in0).unwrap_or(usize::MAX);
         let written = usize::try_from(state.total_out() - out0).unwrap_or(usize::MAX);
-        let status = match status {
-            BzStatus::StreamEnd => {
-                self.done = true;
-                Status::Done
-            }
-            _ if pos + written == dst.len() && consumed < input.len() => {
-                // Output full, input left: the stream decodes to more than the destination.
-                return Err(DecodeError::OutputOverflow {
-                    codec: CodecName::Bz2,
-                    capacity,
-                });
-            }
-            _ => Status::NeedsInput,
+        self.done = status == BzStatus::StreamEnd;
+        Ok((consumed, written, self.done))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::io::Write;
+
+    use zinto_core::codec::{BytesCodecs, Bz2 as Bz2Config, ChunkDecoder, Compressor, DecodeError};
+
+    use super::Bz2;
+    use crate::backend::tests::{Size, drain_window};
+
+    /// Through a window (of any size, fed in any pieces) a stream decodes to what it was made
+    /// from, with its size given or only bounded; a bound one byte short is an overflow, a
+    /// stream cut short is an error.
+    #[test]
+    fn windowed_decodes_the_same_sized_or_bounded() {
+        let data: Vec<u8> = (0..300_000u32)
+            .flat_map(|i| (i / 11).to_le_bytes())
+            .collect();
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(1));
+        e.write_all(&data).unwrap();
+        let stored = e.finish().unwrap();
+        let codecs = BytesCodecs::compressed(Some(Compressor::Bz2(Bz2Config { level: None })));
+        let run = |stored: &[u8], size, piece, window| {
+            let mut d = ChunkDecoder::new();
+            d.set_backend(Box::new(Bz2::new()));
+            drain_window(&mut d, &codecs, stored, size, piece, window)
         };
-        Ok(Progress {
-            consumed,
-            written,
-            status,
-        })
+        for (piece, window) in [(1, 7), (1000, 4096), (stored.len(), 1 << 22)] {
+            for size in [
+                Size::Exact(data.len()),
+                Size::AtMost(data.len()),
+                Size::AtMost(data.len() + 9),
+            ] {
+                let got = run(&stored, size, piece, window).unwrap();
+                assert!(got == data, "{piece} {window} {size:?}");
+            }
+        }
+        let short = run(&stored, Size::AtMost(data.len() - 1), 1000, 4096);
+        assert!(
+            matches!(short, Err(DecodeError::OutputOverflow { .. })),
+            "{short:?}"
+        );
+        let cut = run(
+            &stored[..stored.len() - 5],
+            Size::AtMost(data.len()),
+            1000,
+            4096,
+        );
+        assert!(cut.is_err(), "{:?}", cut.map(|v| v.len()));
     }
 }

@@ -107,40 +107,51 @@ impl Backend for Lzma {
         dst: &mut [u8],
         pos: usize,
     ) -> Result<Progress, DecodeError> {
-        if self.done {
-            return Ok(Progress {
-                consumed: 0,
-                written: 0,
-                status: Status::Done,
-            });
-        }
-        let stream = self.stream.as_mut().ok_or(DecodeError::Internal {
-            what: "lzma fed before it was started",
-        })?;
         let capacity = dst.len() as u64;
         let out = dst.get_mut(pos..).ok_or(DecodeError::Internal {
             what: "lzma given a position past its destination",
         })?;
-        let (in0, out0) = (stream.total_in(), stream.total_out());
-        let status = stream
-            .process(input, out, Action::Run)
-            .map_err(|e| error(&e))?;
-        // Both deltas are bounded by the slices just passed.
-        let consumed = usize::try_from(stream.total_in() - in0).map_err(|_| too_far())?;
-        let written = usize::try_from(stream.total_out() - out0).map_err(|_| too_far())?;
-        let status = match status {
-            XzStatus::StreamEnd => {
-                self.done = true;
-                Status::Done
-            }
-            _ if pos + written == dst.len() && consumed < input.len() => {
+        let full = out.len();
+        let (consumed, written, ended) = self.step(input, out)?;
+        let status = match ended {
+            true => Status::Done,
+            false if written == full && consumed < input.len() => {
                 // Output full, input left: the stream decodes to more than the destination.
                 return Err(DecodeError::OutputOverflow {
                     codec: CodecName::Lzma,
                     capacity,
                 });
             }
-            _ => Status::NeedsInput,
+            false => Status::NeedsInput,
+        };
+        Ok(Progress {
+            consumed,
+            written,
+            status,
+        })
+    }
+
+    /// liblzma keeps the stream's dictionary, so a window is only somewhere to put what it
+    /// decodes.
+    fn windowed(&self) -> bool {
+        true
+    }
+
+    fn start_windowed(
+        &mut self,
+        compressor: &Compressor,
+        encoded_len: u64,
+        decoded_len: usize,
+    ) -> Result<(), DecodeError> {
+        self.start(compressor, encoded_len, decoded_len)
+    }
+
+    fn decode_window(&mut self, input: &[u8], window: &mut [u8]) -> Result<Progress, DecodeError> {
+        let (consumed, written, ended) = self.step(input, window)?;
+        let status = match ended {
+            true => Status::Done,
+            false if written == window.len() => Status::NeedsOutput,
+            false => Status::NeedsInput,
         };
         Ok(Progress {
             consumed,
@@ -151,6 +162,26 @@ impl Backend for Lzma {
 }
 
 impl Lzma {
+    /// Decodes what it can of `input` into `out`: the bytes consumed, the bytes written, and
+    /// whether the stream ended.
+    fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<(usize, usize, bool), DecodeError> {
+        if self.done {
+            return Ok((0, 0, true));
+        }
+        let stream = self.stream.as_mut().ok_or(DecodeError::Internal {
+            what: "lzma fed before it was started",
+        })?;
+        let (in0, out0) = (stream.total_in(), stream.total_out());
+        let status = stream
+            .process(input, out, Action::Run)
+            .map_err(|e| error(&e))?;
+        // Both deltas are bounded by the slices just passed.
+        let consumed = usize::try_from(stream.total_in() - in0).map_err(|_| too_far())?;
+        let written = usize::try_from(stream.total_out() - out0).map_err(|_| too_far())?;
+        self.done = status == XzStatus::StreamEnd;
+        Ok((consumed, written, self.done))
+    }
+
     fn started(&mut self, stream: Stream) -> Result<(), DecodeError> {
         self.stream = Some(stream);
         self.done = false;
@@ -246,6 +277,44 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Through a window (of any size, fed in any pieces) a stream decodes to the same bytes, with
+    /// its size given or only bounded; a bound one byte short is an overflow.
+    #[test]
+    fn windowed_decodes_the_same_sized_or_bounded() {
+        let data = data();
+        let xz = encode(
+            Stream::new_easy_encoder(1, liblzma::stream::Check::Crc64).unwrap(),
+            &data,
+        );
+        let codecs = BytesCodecs::compressed(Some(XZ));
+        for (piece, window) in [(1, 7), (1000, 4096), (xz.len(), 1 << 20)] {
+            for bound in [None, Some(data.len()), Some(data.len() + 9)] {
+                let mut d = ChunkDecoder::new();
+                d.set_backend(Box::new(Lzma::new()));
+                let got = crate::backend::tests::drain_window(
+                    &mut d,
+                    &codecs,
+                    &xz,
+                    bound.map_or(
+                        crate::backend::tests::Size::Exact(data.len()),
+                        crate::backend::tests::Size::AtMost,
+                    ),
+                    piece,
+                    window,
+                );
+                assert_eq!(got.unwrap(), data, "{piece} {window} {bound:?}");
+            }
+        }
+        let mut d = ChunkDecoder::new();
+        d.set_backend(Box::new(Lzma::new()));
+        let short = crate::backend::tests::Size::AtMost(data.len() - 1);
+        let e = crate::backend::tests::drain_window(&mut d, &codecs, &xz, short, 1000, 4096);
+        assert!(
+            matches!(e, Err(DecodeError::OutputOverflow { .. })),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -53,3 +53,51 @@ pub fn install(decoder: &mut ChunkDecoder) -> Result<(), DecodeError> {
     decoder.set_inflater(ZlibRs::boxed);
     Ok(())
 }
+
+/// What the backends' tests share: a windowed decode, fed in pieces.
+#[cfg(test)]
+pub(crate) mod tests {
+    use zinto_core::codec::{BytesCodecs, ChunkDecoder, DecodeError, Status};
+
+    /// The decoded size a windowed decode is started with.
+    #[derive(Debug, Clone, Copy)]
+    pub(crate) enum Size {
+        Exact(usize),
+        AtMost(usize),
+    }
+
+    /// Decodes `stored` through a window of `window` bytes, fed in pieces of `piece` bytes:
+    /// the bytes produced, in order.
+    pub(crate) fn drain_window(
+        d: &mut ChunkDecoder,
+        codecs: &BytesCodecs,
+        stored: &[u8],
+        size: Size,
+        piece: usize,
+        window: usize,
+    ) -> Result<Vec<u8>, DecodeError> {
+        let len = stored.len() as u64;
+        match size {
+            Size::Exact(n) => d.start_windowed(codecs, len, n)?,
+            Size::AtMost(n) => d.start_windowed_at_most(codecs, len, n)?,
+        }
+        let mut ring = vec![0u8; window];
+        let mut out = Vec::new();
+        for p in stored.chunks(piece) {
+            let mut at = 0;
+            loop {
+                let r = d.feed_window(&p[at..], &mut ring)?;
+                at += r.consumed;
+                out.extend_from_slice(&ring[r.produced]);
+                match r.status {
+                    Status::Done => return Ok(out),
+                    Status::NeedsInput if at == p.len() => break,
+                    _ => {}
+                }
+            }
+        }
+        Err(DecodeError::Truncated {
+            codec: zinto_core::codec::CodecName::Bytes,
+        })
+    }
+}

@@ -139,21 +139,6 @@ impl WritePlan {
                 read_as: "variable-length values (Array::write_from writes it)",
             });
         }
-        // A chunk the region cuts (an inner chunk, in shards) is decoded whole first, sized
-        // from its stored header: a compressor whose stream states no size (zlib) is refused
-        // before any chunk is written, not at the first cut chunk after others were.
-        let level = meta.chain.levels().last().ok_or(ErrorKind::Internal {
-            what: "a chain without levels",
-        })?;
-        let codecs = &level.bytes_codecs;
-        if let Err(zinto_core::codec::DecodeError::SizeUnknown { codec }) =
-            zinto_core::codec::size_probe(codecs, u64::from(u32::MAX))
-        {
-            return Err(unsupported(&format!(
-                "variable-length data ({}) compressed with {codec} (its stream does not state its size, which rewriting a chunk needs)",
-                meta.dtype
-            )));
-        }
         let plan = Self::with_elem(meta, 1)?;
         if !plan.order.is_c() {
             return Err(unsupported(&format!(
