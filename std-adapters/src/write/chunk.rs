@@ -4,7 +4,7 @@ use zinto_core::{Piece, Region, Runs};
 
 use super::encoders::{self, Encode};
 use super::stream::{ChunkStream, StreamError, Windows};
-use super::{WRITE_WINDOW, WriteJob, WritePlan};
+use super::{ChunkPart, WRITE_WINDOW, WriteJob, WritePlan};
 use crate::error::{Error, ErrorKind};
 use crate::store::{ObjectWriter, Store};
 use crate::{ReadOptions, buffer};
@@ -194,14 +194,9 @@ impl Worker {
     ) -> Result<(), ErrorKind> {
         let plan = job.plan;
         lay_fill(scratch, plan.chunk_len, plan)?;
-        let in_array = job
-            .array
-            .metadata()
-            .grid
-            .chunk_region(&piece.chunk)
-            .map_err(ErrorKind::Layout)?;
-        if piece.in_chunk.shape() != in_array.shape() {
-            read_old(job, &in_array, scratch)?;
+        let part = ChunkPart::of(&job.array.metadata().grid, piece)?;
+        if part.cut {
+            read_old(job, &part.in_array, scratch)?;
         }
         overlay(runs, job.input, scratch)?;
         if !job.options.write_empty_chunks && is_fill(scratch, &plan.fill) {

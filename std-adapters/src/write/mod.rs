@@ -79,6 +79,21 @@ pub(crate) struct WriteJob<'a, S> {
     pub(crate) options: &'a WriteOptions<'a>,
 }
 
+/// The part of a piece's chunk (or shard) inside the array, and whether the region cuts it:
+/// holds only some of that part, so the old chunk's values are read and kept around it.
+pub(crate) struct ChunkPart {
+    pub(crate) in_array: Region,
+    pub(crate) cut: bool,
+}
+
+impl ChunkPart {
+    pub(crate) fn of(grid: &zinto_core::ChunkGrid, piece: &Piece) -> Result<Self, ErrorKind> {
+        let in_array = grid.chunk_region(&piece.chunk).map_err(ErrorKind::Layout)?;
+        let cut = piece.in_chunk.shape() != in_array.shape();
+        Ok(Self { in_array, cut })
+    }
+}
+
 impl<S: Store> Array<S> {
     /// Writes `input` (C order, native byte order, the selection's size as for
     /// [`Array::read_into`]) into `region` of the array, with one worker per core.

@@ -13,7 +13,7 @@ use zinto_core::codec::{CRC32C, IndexLocation, ShardLayout, checksum};
 use zinto_core::{Piece, Region, Runs};
 
 use super::chunk::{Worker, is_fill, lay_fill, one_worker, overlay, stream_kind};
-use super::{WriteJob, WritePlan};
+use super::{ChunkPart, WriteJob, WritePlan};
 use crate::buffer;
 use crate::error::{Error, ErrorKind};
 use crate::store::{ObjectWriter, Store};
@@ -132,10 +132,8 @@ impl Worker {
         layout: &ShardLayout,
         key: &str,
     ) -> Result<(), ErrorKind> {
-        let grid = &job.array.metadata().grid;
-        let in_array = grid.chunk_region(&piece.chunk).map_err(ErrorKind::Layout)?;
-        let whole = piece.in_chunk.shape() == in_array.shape();
-        if whole {
+        let ChunkPart { in_array, cut } = ChunkPart::of(&job.array.metadata().grid, piece)?;
+        if !cut {
             let origin = piece.in_output.start().to_vec();
             let source = Source {
                 bytes: job.input,

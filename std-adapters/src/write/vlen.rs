@@ -13,7 +13,7 @@ use zinto_core::{MemoryOrder, Piece, Region, Runs, product};
 
 use super::chunk::{Worker, stream_kind};
 use super::stream::{ChunkStream, StreamError};
-use super::{Pool, WRITE_WINDOW, WriteOptions, WritePlan};
+use super::{ChunkPart, Pool, WRITE_WINDOW, WriteOptions, WritePlan};
 use crate::Array;
 use crate::error::{Error, ErrorKind};
 use crate::reader::{ReadContext, Stored};
@@ -209,14 +209,11 @@ impl VlenWorker {
             return self.write_shard(job, piece, layout, key);
         }
         let meta = job.array.metadata();
-        let in_array = meta
-            .grid
-            .chunk_region(&piece.chunk)
-            .map_err(ErrorKind::Layout)?;
+        let cut = ChunkPart::of(&meta.grid, piece)?.cut;
         // The old chunk, where the region cuts the chunk and one is stored.
-        let old = match piece.in_chunk.shape() == in_array.shape() {
-            true => None,
-            false => job.array.store().size(key).map_err(ErrorKind::Store)?,
+        let old = match cut {
+            false => None,
+            true => job.array.store().size(key).map_err(ErrorKind::Store)?,
         };
         let old = old.map(|len| ChunkIn {
             at: Stored {

@@ -13,6 +13,7 @@
 use zinto_core::codec::{ByteRange, ShardError, ShardLayout};
 use zinto_core::{Piece, Region};
 
+use super::ChunkPart;
 use super::shard::{ShardOut, inner_box, internal};
 use super::vlen::{VlenJob, VlenWorker};
 use crate::error::ErrorKind;
@@ -72,15 +73,10 @@ impl VlenWorker {
         key: &str,
     ) -> Result<(), ErrorKind> {
         let store = job.array.store();
-        let in_array = job
-            .array
-            .metadata()
-            .grid
-            .chunk_region(&piece.chunk)
-            .map_err(ErrorKind::Layout)?;
-        let old = match piece.in_chunk.shape() == in_array.shape() {
-            true => None,
-            false => OldShard::read(store, key, layout)?,
+        let ChunkPart { in_array, cut } = ChunkPart::of(&job.array.metadata().grid, piece)?;
+        let old = match cut {
+            false => None,
+            true => OldShard::read(store, key, layout)?,
         };
         let old_index = match &old {
             Some(o) => Some(layout.parse(&o.index, o.len).map_err(ErrorKind::Shard)?),
