@@ -10,7 +10,7 @@
 //!    window ([`WINDOW_LEN`], or one Blosc block if larger), one I/O block, and the codec's
 //!    own window (zstd's, which the decoder keeps; DEFLATE's is the window itself);
 //! 3. (b) chunks no larger than a window, and what cannot stream (filters, runs that do not
-//!    walk the chunk forwards, numcodecs LZ4, bz2, a zstd frame declaring a window larger than
+//!    walk the chunk forwards, numcodecs LZ4, a zstd frame declaring a window larger than
 //!    its chunk): decoded whole into the worker's reusable scratch, then the runs copied;
 //! 4. uncompressed partial chunk: only the byte ranges the runs need are read, nearby ranges
 //!    coalesced into one read, single ranges read straight into the output.
@@ -58,6 +58,11 @@ pub(crate) struct ReadContext {
 }
 
 impl ReadContext {
+    /// Whether chunks stored with `codecs` decode through a window here.
+    pub(crate) fn can_window(&self, codecs: &BytesCodecs) -> bool {
+        self.decoder.can_window(codecs)
+    }
+
     pub(crate) fn new() -> Result<Self, ErrorKind> {
         let mut decoder = ChunkDecoder::new();
         crate::backend::install(&mut decoder).map_err(ErrorKind::Decode)?;
@@ -761,7 +766,6 @@ fn start_windowed(
     .map_err(ErrorKind::Decode)
 }
 
-/// Refuses a chunk whose stored size cannot decode to `decoded` bytes, before a buffer of that
 /// The most a chunk of `stored` bytes stored with `codecs` can decode to: uncompressed bytes
 /// decode to themselves; a compressor states its own bound.
 pub(crate) fn most_decoded(codecs: &BytesCodecs, stored: u64) -> u64 {
@@ -769,6 +773,7 @@ pub(crate) fn most_decoded(codecs: &BytesCodecs, stored: u64) -> u64 {
     stored.saturating_mul(ratio).saturating_add(64)
 }
 
+/// Refuses a chunk whose stored size cannot decode to `decoded` bytes, before a buffer of that
 /// size is allocated on the metadata's word.
 pub(crate) fn check_plausible(
     codecs: &BytesCodecs,

@@ -485,7 +485,8 @@ impl ChunkItems {
 
 /// Decodes the whole chunk stored `at` into `out`, sized from the stored chunk's own header
 /// (zstd content size, gzip ISIZE, Blosc `nbytes`, LZ4's size prefix); a stream that does not
-/// state its size (zlib, bz2, lzma) is decoded as `out` grows ([`decode_growing`]).
+/// state its size (zlib, bz2, lzma, a zstd frame without its content size) is decoded as `out`
+/// grows ([`decode_growing`]), if its codec decodes through a window (not base64).
 fn decode_whole<S: Store>(
     store: &S,
     ctx: &mut ReadContext,
@@ -493,35 +494,46 @@ fn decode_whole<S: Store>(
     codecs: &BytesCodecs,
     out: &mut Vec<u8>,
 ) -> Result<(), ErrorKind> {
-    let Stored { key, offset, len } = at;
     let decoded = if *codecs == BytesCodecs::default() {
-        len
+        at.len
     } else {
-        let probe = match size_probe(codecs, len) {
-            Ok(probe) => probe,
-            Err(DecodeError::SizeUnknown { .. }) => {
+        match stated_size(store, at, codecs) {
+            Ok(n) => n,
+            // zlib, bz2, lzma, a zstd frame without its content size: decoded as it grows,
+            // where the codec decodes through a window.
+            Err(ErrorKind::Decode(DecodeError::SizeUnknown { .. })) if ctx.can_window(codecs) => {
                 return decode_growing(store, ctx, at, codecs, out);
             }
-            Err(e) => return Err(ErrorKind::Decode(e)),
-        };
-        let mut head = vec![0u8; probe.head_len];
-        let mut tail = vec![0u8; probe.tail_len];
-        for (start, buf) in [(0, &mut head), (probe.tail_offset, &mut tail)] {
-            if !buf.is_empty() {
-                store
-                    .read_into(key, offset + start, buf)
-                    .map_err(|e| match e {
-                        StoreError::Missing => ErrorKind::ChunkChanged,
-                        e => ErrorKind::Store(e),
-                    })?;
-            }
+            Err(e) => return Err(e),
         }
-        decoded_len(codecs, len, &head, &tail).map_err(ErrorKind::Decode)?
     };
     let decoded = usize::try_from(decoded).map_err(|_| OVERFLOW)?;
-    check_plausible(codecs, len, decoded)?;
+    check_plausible(codecs, at.len, decoded)?;
     grow(out, decoded)?;
     decode_stored(store, ctx, at, codecs, out)
+}
+
+/// The decoded size the chunk stored `at` states in its own header or trailer.
+fn stated_size<S: Store>(
+    store: &S,
+    at: Stored<'_>,
+    codecs: &BytesCodecs,
+) -> Result<u64, ErrorKind> {
+    let Stored { key, offset, len } = at;
+    let probe = size_probe(codecs, len).map_err(ErrorKind::Decode)?;
+    let mut head = vec![0u8; probe.head_len];
+    let mut tail = vec![0u8; probe.tail_len];
+    for (start, buf) in [(0, &mut head), (probe.tail_offset, &mut tail)] {
+        if !buf.is_empty() {
+            store
+                .read_into(key, offset + start, buf)
+                .map_err(|e| match e {
+                    StoreError::Missing => ErrorKind::ChunkChanged,
+                    e => ErrorKind::Store(e),
+                })?;
+        }
+    }
+    decoded_len(codecs, len, &head, &tail).map_err(ErrorKind::Decode)
 }
 
 /// Decodes the whole chunk stored `at` into `out`, for a stream that does not state its size:

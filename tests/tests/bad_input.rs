@@ -748,6 +748,16 @@ fn hostile_consolidated_metadata_is_refused_by_name() {
 
 /// A v3 `string` array of 4 elements in one chunk of 4, uncompressed, with `chunk` as its bytes.
 fn strings_with_chunk(chunk: Vec<u8>) -> Result<zinto::VlenData, zinto::Error> {
+    strings_stored_with(json!([]), chunk)
+}
+
+/// As [`strings_with_chunk`], the chunk stored with `codecs` after `vlen-utf8`.
+fn strings_stored_with(
+    codecs: serde_json::Value,
+    chunk: Vec<u8>,
+) -> Result<zinto::VlenData, zinto::Error> {
+    let mut chain = vec![json!({"name": "vlen-utf8"})];
+    chain.extend(codecs.as_array().unwrap().iter().cloned());
     let mut store = MemoryStore::new();
     store.insert(
         "s/zarr.json",
@@ -755,7 +765,7 @@ fn strings_with_chunk(chunk: Vec<u8>) -> Result<zinto::VlenData, zinto::Error> {
             &json!({"zarr_format": 3, "node_type": "array", "shape": [4],
             "data_type": "string", "fill_value": "",
             "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
-            "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "vlen-utf8"}]}),
+            "chunk_key_encoding": {"name": "default"}, "codecs": chain}),
         )
         .unwrap(),
     );
@@ -798,6 +808,45 @@ fn corrupt_variable_length_chunks_are_named_errors() {
         let msg = e.to_string();
         assert_eq!(e.key(), Some("s/c/0"), "{msg}");
         assert!(msg.to_lowercase().contains(says), "{chunk:?}: {msg}");
+    }
+}
+
+/// zlib streams, and zstd frames written without their content size, state no decoded size:
+/// a chunk of strings is decoded as its buffer grows. Cut short, or with bytes after the
+/// stream, or empty, it is an error naming the chunk.
+#[test]
+fn string_chunks_that_state_no_size_are_decoded_as_they_grow() {
+    use std::io::Write;
+    let raw = vlen_chunk(4, &[b"a", b"", b"bc", &[b'd'; 70_000]]);
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+    z.write_all(&raw).unwrap();
+    let zlib = z.finish().unwrap();
+    // A streamed frame declares its window: one past what the stored size can decode to is
+    // refused (`WindowTooLarge`) before the library allocates it, so this one declares 128 KiB.
+    let mut e = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+    e.set_parameter(zstd::stream::raw::CParameter::WindowLog(17))
+        .unwrap();
+    e.write_all(&raw).unwrap();
+    let streamed = e.finish().unwrap();
+    let zlib_codec = json!([{"name": "numcodecs.zlib", "configuration": {"level": 6}}]);
+    let zstd_codec = json!([{"name": "zstd", "configuration": {"level": 3}}]);
+    for (codecs, stored) in [(&zlib_codec, &zlib), (&zstd_codec, &streamed)] {
+        let got = strings_stored_with(codecs.clone(), stored.clone()).unwrap();
+        assert_eq!(got.get_str(2), Some("bc"));
+        assert_eq!(got.get(3).map(<[u8]>::len), Some(70_000));
+    }
+    for bad in [
+        zlib[..zlib.len() - 3].to_vec(),
+        [&zlib[..], b"x"].concat(),
+        Vec::new(),
+    ] {
+        let e = strings_stored_with(zlib_codec.clone(), bad.clone()).unwrap_err();
+        assert_eq!(e.key(), Some("s/c/0"), "{e}");
+        assert!(
+            matches!(e.kind(), ErrorKind::Decode(_)),
+            "{} bytes: {e}",
+            bad.len()
+        );
     }
 }
 

@@ -715,7 +715,8 @@ impl ChunkDecoder {
     /// All input is in: the stream must be complete, the checksums right, the size exact.
     fn finish(&mut self) -> Result<(), DecodeError> {
         let payload_len = self.payload_end - self.payload_start;
-        if !self.inner_done && (self.decoded_len != 0 || payload_len != 0) {
+        // A stream of unknown size must end itself, even an empty one.
+        if !self.inner_done && (!self.exact || self.decoded_len != 0 || payload_len != 0) {
             return Err(DecodeError::Truncated {
                 codec: self.codec(),
             });
