@@ -290,3 +290,33 @@ def test_blosc_over_elements_wider_than_255_bytes_both_ways(tmp_path):
     blosc = [c for c in json.loads((ours / "zarr.json").read_text())["codecs"] if c["name"] == "blosc"]
     assert blosc[0]["configuration"]["typesize"] == 256
     assert zarr.open_array(str(ours), mode="r")[...].tolist() == a.tolist()
+
+
+@pytest.mark.parametrize("outer_index,middle_index", [("end", "start"), ("start", "end")])
+def test_shards_inside_shards_are_written_as_zarr_python_reads_them(tmp_path, outer_index,
+                                                                     middle_index):
+    """zarr-python nests `ShardingCodec`s; zinto writes such arrays (random cut regions, some
+    all fill value, so inner chunks and whole inner shards go absent) through `zinto.open` and
+    through the pipeline, and zarr-python's default pipeline reads back the model each time."""
+    from zarr.codecs import BytesCodec, Crc32cCodec, ShardingCodec, ZstdCodec
+    rng = np.random.default_rng(7)
+    middle = ShardingCodec(chunk_shape=(2, 3), codecs=[BytesCodec(), ZstdCodec(), Crc32cCodec()],
+                           index_location=middle_index)
+    path = tmp_path / "nested.zarr"
+    zarr.create_array(str(path), shape=(13, 17), chunks=(8, 12), dtype="i4", fill_value=-1,
+                      serializer=ShardingCodec(chunk_shape=(4, 6), codecs=[middle],
+                                               index_location=outer_index), compressors=None)
+    model = np.full((13, 17), -1, dtype="i4")
+    for step in range(16):
+        r0, c0 = rng.integers(0, 13), rng.integers(0, 17)
+        r1, c1 = rng.integers(r0 + 1, 14), rng.integers(c0 + 1, 18)
+        value = rng.integers(-1, 2, size=(r1 - r0, c1 - c0)).astype("i4")
+        if step % 2:
+            zinto.open(path)[r0:r1, c0:c1] = value
+        else:
+            with zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"}):
+                before = zinto.pipeline.writes_by_zinto
+                zarr.open_array(str(path), mode="r+")[r0:r1, c0:c1] = value
+                assert zinto.pipeline.writes_by_zinto == before + 1, zinto.pipeline.writes_handed_on
+        model[r0:r1, c0:c1] = value
+        assert (zarr_reads(path) == model).all(), step

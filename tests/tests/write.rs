@@ -208,64 +208,107 @@ fn random_writes_read_back_as_the_model_says() {
             _ => FileStore::new(&dir),
         };
         let array = builder.create(store, "").unwrap();
-        let elem = array.dtype().fixed_size().unwrap();
-        let fill = array.metadata().fill_value.as_bytes().to_vec();
-        let whole = Region::whole(&SHAPE).unwrap();
-        let mut model = Model {
-            bytes: fill.repeat(whole.num_elements().unwrap() as usize),
-            elem,
-        };
-        let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ case as u64);
-        for step in 0..8 {
-            let region = if step == 0 {
-                whole.clone()
-            } else {
-                random_region(&mut rng)
-            };
-            let n = region.num_elements().unwrap() as usize;
-            // Every fourth write is all fill value: its chunks are removed where it covers them.
-            let data = if step % 4 == 3 {
-                fill.repeat(n)
-            } else {
-                values(&mut rng, array.dtype(), n, elem)
-            };
-            let threads = NonZeroUsize::new(1 + step % 2);
-            let options = WriteOptions {
-                threads,
-                ..WriteOptions::default()
-            };
-            array.write_from_with(&region, &data, &options).unwrap();
-            model.write(&region, &data);
-            let back = array.read_to_vec(&whole).unwrap();
-            assert!(
-                back == model.bytes,
-                "{name}: step {step}, {region:?}: the array is not the model"
-            );
-            stored_chunks_hold_more_than_fill(&array, &dir, &model, &fill, name);
-        }
-        // Writing fill value everywhere leaves no chunk.
-        array
-            .write_from(&whole, &fill.repeat(model.bytes.len() / elem))
-            .unwrap();
-        assert_eq!(
-            chunk_files(&dir),
-            0,
-            "{name}: fill-value chunks were written or kept"
-        );
-        let opts = WriteOptions {
-            write_empty_chunks: true,
-            ..WriteOptions::default()
-        };
-        array
-            .write_from_with(&whole, &fill.repeat(model.bytes.len() / elem), &opts)
-            .unwrap();
-        assert_eq!(
-            chunk_files(&dir),
-            array.metadata().grid.num_chunks() as usize,
-            "{name}: write_empty_chunks writes every chunk"
-        );
+        writes_follow_the_model(name, case, &array, &dir);
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// Shards inside shards (as zarr-python's `ShardingCodec` nests them), both index locations
+/// at each level, a CRC-32C over the inner chunks: written as the model says.
+#[test]
+fn nested_shards_are_written_as_the_model_says() {
+    if !zinto_tests::build_writes("zstd") {
+        return;
+    }
+    for (case, (outer_index, middle_index)) in
+        [("end", "start"), ("start", "end")].into_iter().enumerate()
+    {
+        let name = format!("nested shards, index at the {outer_index} of the {middle_index}");
+        let dir = temp_dir("write", &format!("nested-{case}"));
+        ArrayBuilder::new(&SHAPE, DataType::Int32, &CHUNKS)
+            .shards(&[8, 12, 5])
+            .create(FileStore::new(&dir), "")
+            .unwrap();
+        let meta_path = dir.join("zarr.json");
+        let mut meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&meta_path).unwrap()).unwrap();
+        meta["codecs"] = serde_json::json!([{"name": "sharding_indexed", "configuration": {
+            "chunk_shape": CHUNKS, "index_location": outer_index,
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
+            "codecs": [{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [2, 3, 5], "index_location": middle_index,
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                           {"name": "zstd", "configuration": {"level": 1, "checksum": false}},
+                           {"name": "crc32c"}]}}]}}]);
+        std::fs::write(&meta_path, serde_json::to_vec(&meta).unwrap()).unwrap();
+        let array = zinto::Array::open(FileStore::new(&dir), "").unwrap();
+        assert_eq!(array.metadata().chain.levels().len(), 3);
+        writes_follow_the_model(&name, 100 + case, &array, &dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// Random regions of random values written into `array` (a fresh one, stored in `dir`), each
+/// write followed by a read of the whole array compared with the model; then fill value
+/// everywhere, which leaves no chunk, and written again with `write_empty_chunks`.
+fn writes_follow_the_model(name: &str, case: usize, array: &zinto::Array<FileStore>, dir: &Path) {
+    let elem = array.dtype().fixed_size().unwrap();
+    let fill = array.metadata().fill_value.as_bytes().to_vec();
+    let whole = Region::whole(&SHAPE).unwrap();
+    let mut model = Model {
+        bytes: fill.repeat(whole.num_elements().unwrap() as usize),
+        elem,
+    };
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D ^ case as u64);
+    for step in 0..8 {
+        let region = if step == 0 {
+            whole.clone()
+        } else {
+            random_region(&mut rng)
+        };
+        let n = region.num_elements().unwrap() as usize;
+        // Every fourth write is all fill value: its chunks are removed where it covers them.
+        let data = if step % 4 == 3 {
+            fill.repeat(n)
+        } else {
+            values(&mut rng, array.dtype(), n, elem)
+        };
+        let threads = NonZeroUsize::new(1 + step % 2);
+        let options = WriteOptions {
+            threads,
+            ..WriteOptions::default()
+        };
+        array.write_from_with(&region, &data, &options).unwrap();
+        model.write(&region, &data);
+        let back = array.read_to_vec(&whole).unwrap();
+        assert!(
+            back == model.bytes,
+            "{name}: step {step}, {region:?}: the array is not the model"
+        );
+        stored_chunks_hold_more_than_fill(array, dir, &model, &fill, name);
+    }
+    // Writing fill value everywhere leaves no chunk.
+    array
+        .write_from(&whole, &fill.repeat(model.bytes.len() / elem))
+        .unwrap();
+    assert_eq!(
+        chunk_files(dir),
+        0,
+        "{name}: fill-value chunks were written or kept"
+    );
+    let opts = WriteOptions {
+        write_empty_chunks: true,
+        ..WriteOptions::default()
+    };
+    array
+        .write_from_with(&whole, &fill.repeat(model.bytes.len() / elem), &opts)
+        .unwrap();
+    assert_eq!(
+        chunk_files(dir),
+        array.metadata().grid.num_chunks() as usize,
+        "{name}: write_empty_chunks writes every chunk"
+    );
 }
 
 /// A chunk (or shard) is stored exactly where its part of the model is not all fill value: one

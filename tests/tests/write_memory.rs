@@ -475,3 +475,54 @@ fn shard_write_extras(
     assert_eq!(back.get(2), input.1.get(2 * VLEN_ITEM..3 * VLEN_ITEM));
     (whole, cut)
 }
+
+/// The array as one shard of two shards (of `CHUNK`) of two zstd inner chunks each, made in
+/// `dir`: zarr-python's nested `ShardingCodec`s.
+fn nested_shards(dir: &std::path::Path) {
+    ArrayBuilder::new(&SHAPE, DataType::Float32, &CHUNK)
+        .shards(&SHAPE)
+        .overwrite(true)
+        .create(FileStore::new(dir), "")
+        .unwrap();
+    let path = dir.join("zarr.json");
+    let mut meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let little = serde_json::json!({"name": "bytes", "configuration": {"endian": "little"}});
+    meta["codecs"] = serde_json::json!([{"name": "sharding_indexed", "configuration": {
+    "chunk_shape": CHUNK, "index_location": "end", "index_codecs": [little],
+    "codecs": [{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": [2, 512, 512], "index_location": "start", "index_codecs": [little],
+        "codecs": [little, {"name": "zstd", "configuration": {"level": 3, "checksum": false}}]
+    }}]}}]);
+    std::fs::write(&path, serde_json::to_vec(&meta).unwrap()).unwrap();
+}
+
+/// Shards inside shards stream as one level of shards does: each inner shard's inner chunks
+/// go into the object as they are encoded, its index (reserved at its start) filled when it
+/// ends. A store that holds the object whole goes over the same bound.
+#[test]
+fn nested_shard_writes_use_a_window_per_worker_not_a_shard() {
+    let _turn = one_at_a_time();
+    if !zinto_tests::build_writes("zstd") {
+        return;
+    }
+    let whole = Region::whole(&SHAPE).unwrap();
+    let bound = THREADS * WRITE_WINDOW + BOOKKEEPING;
+    let dir = temp_dir("write-memory", "nested");
+    nested_shards(&dir);
+    let extra = write_extra_into(&Array::open(FileStore::new(&dir), "").unwrap(), &whole);
+    eprintln!("nested shards: {extra} bytes beyond the input, bound {bound}");
+    assert!(
+        extra <= bound,
+        "{extra} bytes beyond the input > bound {bound}"
+    );
+    let buffered = write_extra_into(
+        &Array::open(Buffering(FileStore::new(&dir)), "").unwrap(),
+        &whole,
+    );
+    assert!(
+        buffered > bound,
+        "a shard-sized buffer went unnoticed ({buffered} <= {bound})"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -124,7 +124,7 @@ impl Worker {
     ) -> Result<(), Error> {
         let key = job.array.chunk_key(&piece.chunk);
         let at = |kind| Error::new(job.array.path(), Some(&key), kind);
-        if let Some(layout) = &job.plan.shard {
+        if let Some(layout) = job.plan.shard() {
             return self.write_shard(job, piece, layout, &key).map_err(at);
         }
         let grid = &job.array.metadata().grid;

@@ -40,11 +40,12 @@ pub(crate) struct WritePlan {
     /// The chunks' memory order (`transpose`, v2 `order`): C order streams whole chunks from
     /// the input; any other goes through the scratch, laid out in it.
     pub(crate) order: MemoryOrder,
-    /// The shape of a chunk as encoded (the inner chunk, in a sharded array).
+    /// The shape of a chunk as encoded (the innermost chunk, in a sharded array).
     pub(crate) chunk_shape: Vec<u64>,
-    /// The shards' layout, for a sharded array: its outer chunks are shards of inner chunks,
-    /// each encoded as above, then the index (at the end).
-    pub(crate) shard: Option<ShardLayout>,
+    /// The shards' layouts, outermost first, for a sharded array (none for one that is not):
+    /// its outer chunks are shards of inner chunks (or, nested, of shards), each encoded as
+    /// above, then the index.
+    pub(crate) shards: Vec<ShardLayout>,
 }
 
 fn unsupported(what: &str) -> ErrorKind {
@@ -116,6 +117,11 @@ fn check_compressor(
 }
 
 impl WritePlan {
+    /// The outermost shards' layout, for a sharded array.
+    pub(crate) fn shard(&self) -> Option<&ShardLayout> {
+        self.shards.first()
+    }
+
     /// The plan for `meta` written from a flat buffer ([`Array::write_from`](crate::Array::write_from)),
     /// or what in it the write path does not write.
     pub(crate) fn of(meta: &ArrayMetadata) -> Result<Self, ErrorKind> {
@@ -140,6 +146,12 @@ impl WritePlan {
             });
         }
         let plan = Self::with_elem(meta, 1)?;
+        if plan.shards.len() > 1 {
+            return Err(unsupported(&format!(
+                "variable-length data ({}) in shards inside shards",
+                meta.dtype
+            )));
+        }
         if !plan.order.is_c() {
             return Err(unsupported(&format!(
                 "variable-length data ({}) in a chunk order other than C",
@@ -151,18 +163,23 @@ impl WritePlan {
 
     /// The plan for `meta`, its elements `elem` bytes each as the chain sees them.
     fn with_elem(meta: &ArrayMetadata, elem: usize) -> Result<Self, ErrorKind> {
-        let (shard, level) = match meta.chain.levels() {
-            [level] => (None, level),
-            [outer, inner] => match &outer.array_to_bytes {
-                ArrayToBytes::Sharding(layout) => (Some(layout.clone()), inner),
-                ArrayToBytes::Bytes(_) => {
-                    return Err(ErrorKind::Internal {
-                        what: "a second chain level under a level of bytes",
-                    });
-                }
-            },
-            _ => return Err(unsupported("shards inside shards")),
-        };
+        let (level, outer) = meta
+            .chain
+            .levels()
+            .split_last()
+            .ok_or(ErrorKind::Internal {
+                what: "a chain without levels",
+            })?;
+        // Every level but the innermost is a shard: the chain refuses codecs around one.
+        let shards = outer
+            .iter()
+            .map(|l| match &l.array_to_bytes {
+                ArrayToBytes::Sharding(layout) => Ok(layout.clone()),
+                ArrayToBytes::Bytes(_) => Err(ErrorKind::Internal {
+                    what: "a chain level under a level of bytes",
+                }),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let filters = filter_stage(meta, &level.filters)?;
         let swap = match &level.array_to_bytes {
             // Filters write their elements in the stored byte order themselves.
@@ -171,7 +188,11 @@ impl WritePlan {
                 meta.dtype.scalar_size()
             }
             ArrayToBytes::Bytes(_) => 0,
-            ArrayToBytes::Sharding(_) => return Err(unsupported("shards inside shards")),
+            ArrayToBytes::Sharding(_) => {
+                return Err(ErrorKind::Internal {
+                    what: "an innermost chain level of shards",
+                });
+            }
         };
         let mut crc32c = 0;
         for sum in level.bytes_codecs.checksums.iter() {
@@ -195,7 +216,7 @@ impl WritePlan {
                 .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?,
             None => chunk_len,
         };
-        let streams_in_parts = filters.is_some() || swap > 1 || shard.is_some();
+        let streams_in_parts = filters.is_some() || swap > 1 || !shards.is_empty();
         let whole_input = match &level.bytes_codecs.compressor {
             Some(c) => check_compressor(c, (stored_elem, stored_len), streams_in_parts, crc32c)?,
             None => false,
@@ -213,7 +234,7 @@ impl WritePlan {
             filters,
             order: level.order.clone(),
             chunk_shape: level.chunk_shape.to_vec(),
-            shard,
+            shards,
         })
     }
 }

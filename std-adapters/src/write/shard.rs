@@ -26,21 +26,19 @@ struct Source<'s> {
     origin: Vec<u64>,
 }
 
-/// A shard's object being written, and its index: the object opened on the first inner chunk
-/// stored (with room for an index at its start), an entry per inner chunk in C order of their
-/// coordinates, then the index (with its CRC-32C, if its codecs say) written and the object
-/// committed; or, with nothing stored, the shard removed.
-pub(super) struct ShardOut<'w> {
-    writer: Option<Box<dyn ObjectWriter + 'w>>,
+/// A shard's index as its inner chunks are written: an entry per inner chunk in C order of
+/// their coordinates, offsets counted from the shard's first byte (after `head` bytes of room
+/// for an index at the start).
+struct IndexOut {
     /// Bytes of room for an index at the start (0 for an index at the end).
     head: usize,
     index: Vec<u8>,
-    /// Where the next inner chunk goes in the object.
+    /// Where the next inner chunk goes in the shard.
     at: u64,
 }
 
-impl<'w> ShardOut<'w> {
-    pub(super) fn new(layout: &ShardLayout) -> Result<Self, ErrorKind> {
+impl IndexOut {
+    fn new(layout: &ShardLayout) -> Result<Self, ErrorKind> {
         let count = usize::try_from(layout.grid().num_chunks())
             .map_err(|_| internal("an index larger than memory"))?;
         let mut index: Vec<u8> = Vec::new();
@@ -55,34 +53,15 @@ impl<'w> ShardOut<'w> {
             IndexLocation::End => 0,
         };
         Ok(Self {
-            writer: None,
             head,
             index,
             at: head as u64,
         })
     }
 
-    /// The shard's object, opened (with room for an index at its start) on the first call.
-    pub(super) fn writer<S: Store>(
-        &mut self,
-        store: &'w S,
-        key: &str,
-    ) -> Result<&mut (dyn ObjectWriter + 'w), ErrorKind> {
-        if self.writer.is_none() {
-            let mut w = store.writer(key).map_err(ErrorKind::Store)?;
-            if self.head > 0 && w.reserve(self.head).map_err(ErrorKind::Store)? != 0 {
-                return Err(internal("a shard's index reserved past its start"));
-            }
-            self.writer = Some(w);
-        }
-        self.writer
-            .as_deref_mut()
-            .ok_or(internal("a shard without its writer"))
-    }
-
     /// The next inner chunk's entry: `stored` bytes just written after the one before, or
     /// `None` for an inner chunk not stored.
-    pub(super) fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind> {
+    fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind> {
         let (offset, len) = match stored {
             Some(len) => (self.at, len),
             None => (u64::MAX, u64::MAX),
@@ -96,26 +75,170 @@ impl<'w> ShardOut<'w> {
         Ok(())
     }
 
+    /// The index as stored, its CRC-32C after it if `layout` says.
+    fn finish(mut self, layout: &ShardLayout) -> Vec<u8> {
+        if layout.index_crc32c() {
+            let crc = checksum(&CRC32C, &self.index).to_le_bytes();
+            self.index.extend_from_slice(&crc);
+        }
+        self.index
+    }
+}
+
+/// A shard's object being written, and its index: the object opened on the first inner chunk
+/// stored (with room for an index at its start), an entry per inner chunk in C order of their
+/// coordinates, then the index (with its CRC-32C, if its codecs say) written and the object
+/// committed; or, with nothing stored, the shard removed.
+pub(super) struct ShardOut<'w> {
+    writer: Option<Box<dyn ObjectWriter + 'w>>,
+    index: IndexOut,
+}
+
+impl<'w> ShardOut<'w> {
+    pub(super) fn new(layout: &ShardLayout) -> Result<Self, ErrorKind> {
+        Ok(Self {
+            writer: None,
+            index: IndexOut::new(layout)?,
+        })
+    }
+
+    /// The shard's object, opened (with room for an index at its start) on the first call.
+    pub(super) fn writer<S: Store>(
+        &mut self,
+        store: &'w S,
+        key: &str,
+    ) -> Result<&mut (dyn ObjectWriter + 'w), ErrorKind> {
+        if self.writer.is_none() {
+            let mut w = store.writer(key).map_err(ErrorKind::Store)?;
+            let head = self.index.head;
+            if head > 0 && w.reserve(head).map_err(ErrorKind::Store)? != 0 {
+                return Err(internal("a shard's index reserved past its start"));
+            }
+            self.writer = Some(w);
+        }
+        self.writer
+            .as_deref_mut()
+            .ok_or(internal("a shard without its writer"))
+    }
+
+    /// The next inner chunk's entry: `stored` bytes just written after the one before, or
+    /// `None` for an inner chunk not stored.
+    pub(super) fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind> {
+        self.index.entry(stored)
+    }
+
     /// The index written and the object committed; with no inner chunk stored, the shard
     /// `key` removed.
     pub(super) fn finish<S: Store>(
-        mut self,
+        self,
         (store, key): (&S, &str),
         layout: &ShardLayout,
     ) -> Result<(), ErrorKind> {
         let Some(mut w) = self.writer else {
             return store.delete(key).map_err(ErrorKind::Store);
         };
-        if layout.index_crc32c() {
-            let crc = checksum(&CRC32C, &self.index).to_le_bytes();
-            self.index.extend_from_slice(&crc);
-        }
+        let index = self.index.finish(layout);
         match layout.location() {
-            IndexLocation::Start => w.fill(0, &self.index),
-            IndexLocation::End => w.write(&self.index),
+            IndexLocation::Start => w.fill(0, &index),
+            IndexLocation::End => w.write(&index),
         }
         .map_err(ErrorKind::Store)?;
         w.commit().map_err(ErrorKind::Store)
+    }
+}
+
+/// Where a shard's inner chunks (or, nested, shards) go: the object, opened when the first is
+/// stored, and the shard's index.
+trait ShardSink<'w> {
+    /// The object the next inner chunk is written into, opened on first use with room for
+    /// every enclosing index at its start.
+    fn writer(&mut self) -> Result<&mut (dyn ObjectWriter + 'w), ErrorKind>;
+
+    /// The entry of the inner chunk just written (`stored` bytes), or not stored (`None`).
+    fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind>;
+}
+
+/// The outermost shard: its own object, under `key`.
+struct TopShard<'a, 'w, S> {
+    out: &'a mut ShardOut<'w>,
+    store: &'w S,
+    key: &'a str,
+}
+
+impl<'w, S: Store> ShardSink<'w> for TopShard<'_, 'w, S> {
+    fn writer(&mut self) -> Result<&mut (dyn ObjectWriter + 'w), ErrorKind> {
+        self.out.writer(self.store, self.key)
+    }
+
+    fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind> {
+        self.out.entry(stored)
+    }
+}
+
+/// A shard inside a shard: written into the enclosing shard's object where its next inner
+/// chunk goes, its own index at its end (or reserved at its start and filled last), its
+/// offsets counted from its own first byte.
+struct NestedShard<'a, 'w> {
+    parent: &'a mut dyn ShardSink<'w>,
+    index: IndexOut,
+    /// Whether its first inner chunk was stored (and room for an index at its start made).
+    begun: bool,
+    /// Where the room for an index at its start is in the object.
+    index_at: Option<u64>,
+}
+
+impl<'a, 'w> NestedShard<'a, 'w> {
+    fn new(parent: &'a mut dyn ShardSink<'w>, layout: &ShardLayout) -> Result<Self, ErrorKind> {
+        Ok(Self {
+            parent,
+            index: IndexOut::new(layout)?,
+            begun: false,
+            index_at: None,
+        })
+    }
+
+    /// Its index written: the bytes it stored, or `None` if none of its inner chunks was.
+    fn finish(self, layout: &ShardLayout) -> Result<Option<u64>, ErrorKind> {
+        if !self.begun {
+            return Ok(None);
+        }
+        let len_before_index = self.index.at;
+        let index = self.index.finish(layout);
+        let w = self.parent.writer()?;
+        let len = match (layout.location(), self.index_at) {
+            (IndexLocation::Start, Some(at)) => {
+                w.fill(at, &index).map_err(ErrorKind::Store)?;
+                len_before_index
+            }
+            (IndexLocation::Start, None) => {
+                return Err(internal("a nested shard's index without its room"));
+            }
+            (IndexLocation::End, _) => {
+                w.write(&index).map_err(ErrorKind::Store)?;
+                len_before_index
+                    .checked_add(index.len() as u64)
+                    .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?
+            }
+        };
+        Ok(Some(len))
+    }
+}
+
+impl<'w> ShardSink<'w> for NestedShard<'_, 'w> {
+    fn writer(&mut self) -> Result<&mut (dyn ObjectWriter + 'w), ErrorKind> {
+        if !self.begun {
+            let head = self.index.head;
+            let w = self.parent.writer()?;
+            if head > 0 {
+                self.index_at = Some(w.reserve(head).map_err(ErrorKind::Store)?);
+            }
+            self.begun = true;
+        }
+        self.parent.writer()
+    }
+
+    fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind> {
+        self.index.entry(stored)
     }
 }
 
@@ -197,28 +320,69 @@ impl Worker {
         source: &Source<'_>,
         key: &str,
     ) -> Result<(), ErrorKind> {
-        let inner = layout.grid();
         let mut out = ShardOut::new(layout)?;
-        for i in 0..inner.num_chunks() {
-            let coords = inner.chunk_coords(i).map_err(ErrorKind::Layout)?;
-            let stored = match inner_box(&coords, job.plan.chunk_shape.as_slice(), extent)? {
-                Some(b) => self.encode_inner(job, source, &b, key, &mut out)?,
-                None => None,
+        let store = job.array.store();
+        let mut top = TopShard {
+            out: &mut out,
+            store,
+            key,
+        };
+        let origin = vec![0; extent.len()];
+        self.encode_children(job, 0, (&origin, extent), source, &mut top)?;
+        out.finish((store, key), layout)
+    }
+
+    /// Encodes the children of a shard at `depth` in the plan's shards (inner chunks, or
+    /// shards while shards are nested deeper), each followed by its entry in `sink`. The
+    /// shard's part inside the array starts at `origin` (in the outermost shard's
+    /// coordinates) and has `extent`.
+    fn encode_children<'w, S: Store>(
+        &mut self,
+        job: &WriteJob<'_, S>,
+        depth: usize,
+        (origin, extent): (&[u64], &[u64]),
+        source: &Source<'_>,
+        sink: &mut dyn ShardSink<'w>,
+    ) -> Result<(), ErrorKind> {
+        let shards = &job.plan.shards;
+        let layout = shards
+            .get(depth)
+            .ok_or(internal("a shard level past the plan's"))?;
+        let grid = layout.grid();
+        for i in 0..grid.num_chunks() {
+            let coords = grid.chunk_coords(i).map_err(ErrorKind::Layout)?;
+            let Some(part) = inner_box(&coords, grid.chunk_shape(), extent)? else {
+                sink.entry(None)?;
+                continue;
             };
-            out.entry(stored)?;
+            let part = shifted(&part, origin)?;
+            let stored = match shards.get(depth + 1) {
+                Some(nested) => {
+                    let mut shard = NestedShard::new(&mut *sink, nested)?;
+                    self.encode_children(
+                        job,
+                        depth + 1,
+                        (part.start(), part.shape()),
+                        source,
+                        &mut shard,
+                    )?;
+                    shard.finish(nested)?
+                }
+                None => self.encode_inner(job, source, &part, &mut *sink)?,
+            };
+            sink.entry(stored)?;
         }
-        out.finish((job.array.store(), key), layout)
+        Ok(())
     }
 
     /// Encodes one inner chunk (its part inside the array: `part`, in shard coordinates) into
     /// the shard's object; the bytes it stored, or `None` for a chunk of fill value.
     fn encode_inner<'w, S: Store>(
         &mut self,
-        job: &'w WriteJob<'_, S>,
+        job: &WriteJob<'_, S>,
         source: &Source<'_>,
         part: &Region,
-        key: &str,
-        out: &mut ShardOut<'w>,
+        sink: &mut dyn ShardSink<'w>,
     ) -> Result<Option<u64>, ErrorKind> {
         let plan = job.plan;
         let runs = inner_runs(plan, source, part)?;
@@ -241,7 +405,7 @@ impl Worker {
         }
         let result = match empty {
             true => Ok(None),
-            false => self.store_inner(job, key, out, |stream| match direct {
+            false => self.store_inner(plan, sink, |stream| match direct {
                 true => runs
                     .map(|r| run_bytes(&r))
                     .try_for_each(|b| stream.push(b?).map_err(stream_kind)),
@@ -254,15 +418,14 @@ impl Worker {
 
     /// Streams one inner chunk (`push` gives its bytes) into the shard's object, opened (with
     /// room for an index at its start) on the first one; the stored bytes.
-    fn store_inner<'w, S: Store>(
+    fn store_inner<'w>(
         &mut self,
-        job: &'w WriteJob<'_, S>,
-        key: &str,
-        out: &mut ShardOut<'w>,
+        plan: &WritePlan,
+        sink: &mut dyn ShardSink<'w>,
         push: impl FnOnce(&mut super::stream::ChunkStream<'_>) -> Result<(), ErrorKind>,
     ) -> Result<Option<u64>, ErrorKind> {
-        let w = out.writer(job.array.store(), key)?;
-        let mut stream = self.stream(job.plan, w)?;
+        let w = sink.writer()?;
+        let mut stream = self.stream(plan, w)?;
         push(&mut stream)?;
         stream.finish().map_err(stream_kind).map(Some)
     }
@@ -291,6 +454,18 @@ pub(super) fn inner_box(
     Region::new(&start, &shape)
         .map(Some)
         .map_err(ErrorKind::Layout)
+}
+
+/// `part` moved by `origin`: from a shard's own coordinates into the outermost shard's.
+fn shifted(part: &Region, origin: &[u64]) -> Result<Region, ErrorKind> {
+    let start = part
+        .start()
+        .iter()
+        .zip(origin)
+        .map(|(&p, &o)| p.checked_add(o))
+        .collect::<Option<Vec<u64>>>()
+        .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+    Region::new(&start, part.shape()).map_err(ErrorKind::Layout)
 }
 
 /// The runs copying the inner chunk's `part` (shard coordinates) out of `source` into the

@@ -205,7 +205,7 @@ impl VlenWorker {
         piece: &Piece,
         key: &str,
     ) -> Result<(), ErrorKind> {
-        if let Some(layout) = &job.plan.shard {
+        if let Some(layout) = job.plan.shard() {
             return self.write_shard(job, piece, layout, key);
         }
         let meta = job.array.metadata();
