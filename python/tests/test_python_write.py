@@ -320,3 +320,26 @@ def test_shards_inside_shards_are_written_as_zarr_python_reads_them(tmp_path, ou
                 assert zinto.pipeline.writes_by_zinto == before + 1, zinto.pipeline.writes_handed_on
         model[r0:r1, c0:c1] = value
         assert (zarr_reads(path) == model).all(), step
+
+
+def test_codecs_around_a_nested_shard_are_refused_and_the_pipeline_hands_them_on(tmp_path):
+    """A checksum after an inner `ShardingCodec` (valid Zarr, as zarr-python writes it) is not
+    something zinto reads or writes: `zinto.open` refuses it by name, and the pipeline hands
+    its reads and writes to the default pipeline, so zarr-python reads back what was written."""
+    from zarr.codecs import BytesCodec, Crc32cCodec, ShardingCodec
+    import zinto.pipeline
+    path = tmp_path / "wrapped.zarr"
+    middle = ShardingCodec(chunk_shape=(2, 3), codecs=[BytesCodec()])
+    value = np.arange(13 * 17, dtype="i4").reshape(13, 17)
+    with zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"}):
+        z = zarr.create_array(str(path), shape=value.shape, chunks=(8, 12), dtype="i4",
+                              serializer=ShardingCodec(chunk_shape=(4, 6),
+                                                       codecs=[middle, Crc32cCodec()]),
+                              compressors=None)
+        before = zinto.pipeline.writes_by_zinto
+        z[...] = value
+        assert zinto.pipeline.writes_by_zinto == before
+        assert (zarr.open_array(str(path), mode="r")[...] == value).all()
+    assert (zarr_reads(path) == value).all()
+    with pytest.raises(zinto.MetadataError, match="around sharding_indexed"):
+        zinto.open(path)

@@ -129,10 +129,12 @@ impl<S: Store> Array<S> {
     /// The array over validated metadata; refuses what the read paths do not take.
     fn with_metadata(store: S, path: String, mut meta: ArrayMetadata) -> Result<Self, Error> {
         find_nested_chunks(&store, &path, &mut meta);
-        let outer = meta.chain.outer();
-        if matches!(outer.array_to_bytes, ArrayToBytes::Sharding(_))
-            && outer.bytes_codecs != BytesCodecs::default()
-        {
+        // At every level of shards, the outermost and any nested inside it.
+        let wrapped = meta.chain.levels().iter().any(|l| {
+            matches!(l.array_to_bytes, ArrayToBytes::Sharding(_))
+                && l.bytes_codecs != BytesCodecs::default()
+        });
+        if wrapped {
             return Err(Error::new(
                 &path,
                 None,

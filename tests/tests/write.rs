@@ -214,7 +214,8 @@ fn random_writes_read_back_as_the_model_says() {
 }
 
 /// Shards inside shards (as zarr-python's `ShardingCodec` nests them), both index locations
-/// at each level, a CRC-32C over the inner chunks: written as the model says.
+/// at each level, a CRC-32C over the inner chunks and over either level's index: written as
+/// the model says.
 #[test]
 fn nested_shards_are_written_as_the_model_says() {
     if !zinto_tests::build_writes("zstd") {
@@ -232,12 +233,18 @@ fn nested_shards_are_written_as_the_model_says() {
         let meta_path = dir.join("zarr.json");
         let mut meta: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&meta_path).unwrap()).unwrap();
+        // The second case checks the inner shards' index too.
+        let little = serde_json::json!({"name": "bytes", "configuration": {"endian": "little"}});
+        let middle_index_codecs = match case {
+            0 => serde_json::json!([little]),
+            _ => serde_json::json!([little, {"name": "crc32c"}]),
+        };
         meta["codecs"] = serde_json::json!([{"name": "sharding_indexed", "configuration": {
             "chunk_shape": CHUNKS, "index_location": outer_index,
             "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}],
             "codecs": [{"name": "sharding_indexed", "configuration": {
                 "chunk_shape": [2, 3, 5], "index_location": middle_index,
-                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                "index_codecs": middle_index_codecs,
                 "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
                            {"name": "zstd", "configuration": {"level": 1, "checksum": false}},
                            {"name": "crc32c"}]}}]}}]);

@@ -170,7 +170,8 @@ impl WritePlan {
             .ok_or(ErrorKind::Internal {
                 what: "a chain without levels",
             })?;
-        // Every level but the innermost is a shard: the chain refuses codecs around one.
+        // Every level but the innermost is a shard, with no codecs around it (`Array` refuses
+        // bytes-to-bytes codecs around any level of shards when it opens).
         let shards = outer
             .iter()
             .map(|l| match &l.array_to_bytes {
