@@ -98,12 +98,9 @@ fn remote_store(url: &str, config: Vec<(String, String)>) -> PyResult<zinto::sto
 pub fn array_of_chunks(
     zarr_format: u8,
     json: &[u8],
-    chunks: std::collections::HashMap<String, Vec<u8>>,
+    chunks: std::collections::HashMap<String, pyo3::pybacked::PyBackedBytes>,
 ) -> PyResult<RsArray> {
-    let mut store = zinto::MemoryStore::new();
-    for (key, bytes) in chunks {
-        store.insert(key, bytes);
-    }
+    let store = crate::fetched::Fetched::new(chunks);
     from_metadata(Arc::new(store), "", zarr_format, json)
 }
 

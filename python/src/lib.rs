@@ -5,6 +5,7 @@
 mod array;
 mod cli;
 mod errors;
+mod fetched;
 mod group;
 mod interruptible;
 mod merge;

@@ -74,6 +74,46 @@ def test_chunks_from_a_memory_store_are_decoded_by_zinto():
     assert zinto.pipeline.reads_by_zinto - before == 3
 
 
+def test_local_files_behind_fsspec_are_read_and_written_as_files(tmp_path, monkeypatch):
+    """`dask.array.from_zarr` and xarray turn a plain path into an FsspecStore over fsspec's
+    local file system: zinto reads and writes those files itself, as for a LocalStore, never
+    through the bytes zarr-python fetched (which would hold each stored chunk besides)."""
+    def not_this_way(*args):
+        raise AssertionError("the chunks went through zarr-python's bytes")
+
+    monkeypatch.setattr(zinto.pipeline._zinto, "array_of_chunks", not_this_way)
+    path = tmp_path / "f.zarr"
+    value = np.random.default_rng(2).normal(size=(30, 40)).astype("f4")
+    store = zarr.storage.FsspecStore.from_url(str(path), read_only=False,
+                                              storage_options={"auto_mkdir": True})
+    with zarr.config.set({"codec_pipeline.path": ZINTO}):
+        writes, reads = zinto.pipeline.writes_by_zinto, zinto.pipeline.reads_by_zinto
+        z = zarr.create_array(store, shape=value.shape, chunks=(8, 16), dtype="f4",
+                              compressors=zarr.codecs.ZstdCodec(level=1))
+        z[...] = value
+        z[3:9, 5:30] = 0
+        value[3:9, 5:30] = 0
+        got = zarr.open_array(store, mode="r")[2:20, 1:39]
+        assert zinto.pipeline.writes_by_zinto == writes + 2
+        assert zinto.pipeline.reads_by_zinto == reads + 1
+    np.testing.assert_array_equal(got, value[2:20, 1:39])
+    np.testing.assert_array_equal(read(path, Ellipsis, DEFAULT), value)
+
+
+def test_fetched_chunk_bytes_are_held_as_the_store_gave_them():
+    """The bytes object an fsspec store returned is what zinto holds (no copy); a buffer over
+    anything else (a MemoryStore's arrays, a slice) is copied once."""
+    from zarr.core.buffer import default_buffer_prototype
+    raw = bytes(range(256)) * 100
+    buf = default_buffer_prototype().buffer.from_bytes(raw)
+    assert zinto.pipeline._held_bytes(buf) is raw
+    part = buf[10:20]
+    held = zinto.pipeline._held_bytes(part)
+    assert held == raw[10:20] and held is not raw
+    other = default_buffer_prototype().buffer.from_array_like(np.frombuffer(raw, "B").copy())
+    assert zinto.pipeline._held_bytes(other) == raw
+
+
 def test_xarray_open_zarr_gives_the_same_dataset():
     import xarray as xr
 

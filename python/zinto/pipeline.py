@@ -6,14 +6,15 @@
 A read whose chunks tile one rectangle of a C-contiguous, native-byte-order NumPy output (what
 `zarr.open_array(...)[...]` and xarray allocate) is done by zinto straight into the output
 zarr-python allocated: Rust workers decode every chunk into its part of it. From a LocalStore
-zinto reads the chunk files itself; from an ObjectStore (obstore's S3, GCS, Azure or HTTP
+(or an FsspecStore over local files, what Dask's `from_zarr` makes of a path) zinto reads the
+chunk files itself; from an ObjectStore (obstore's S3, GCS, Azure or HTTP
 store) or an FsspecStore over s3fs it fetches the chunks itself from the same URL with the same
-settings; from any other store it decodes the bytes zarr-python fetched (for shards: the index,
-then only the inner chunks needed). Other selections and output layouts are read piece by
+settings; from any other store it decodes the bytes zarr-python fetched, held as the `bytes`
+the store gave where it gave them (for shards: the index, then only the inner chunks needed). Other selections and output layouts are read piece by
 piece (a scratch per piece, put through zarr-python's selections); strings and bytes element
-by element. Writes into a LocalStore or an object store zinto addresses are encoded by zinto
+by element. Writes into local files or an object store zinto addresses are encoded by zinto
 straight from zarr-python's value into the store; into any other store (MemoryStore, ZipStore,
-an fsspec store) zinto encodes each chunk from the value and the store takes its bytes.
+another fsspec store) zinto encodes each chunk from the value and the store takes its bytes.
 Anything else (a codec or data type zinto does not read or write) goes to zarr-python's
 default pipeline, counted by reason, so nothing that works without zinto stops working.
 """
@@ -111,6 +112,19 @@ class _Meta:
 def _text(value):
     """A setting as object_store reads it: booleans in lower case."""
     return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _local_root(store):
+    """The directory of `store`'s objects, if they are local files zinto reads and writes
+    itself: a LocalStore, or an FsspecStore over fsspec's local file system (which
+    `dask.array.from_zarr` and `xarray` make of a plain path when given storage options)."""
+    if isinstance(store, LocalStore):
+        return str(store.root)
+    if isinstance(store, FsspecStore):
+        fs = getattr(store.fs, "sync_fs", store.fs)  # zarr wraps a sync file system
+        if type(fs).__name__ == "LocalFileSystem" and store.path:
+            return store.path
+    return None
 
 
 def _remote(store):
@@ -410,11 +424,12 @@ class ZintoCodecPipeline(CodecPipeline):
         """The zinto array over the store's own files (LocalStore), over the store's URL (an
         object store zinto can address), or over the chunk bytes zarr-python fetched."""
         m = self._meta
-        if isinstance(self._store, LocalStore):
+        root = _local_root(self._store)
+        if root is not None:
             key = ("dir", array_path)
             if key not in self._arrays:
                 self._arrays[key] = _zinto.array_in_directory(
-                    str(self._store.root), array_path, m.zarr_format, m.document)
+                    root, array_path, m.zarr_format, m.document)
             return self._arrays[key]
         remote = None if self._remote_failed else _remote(self._store)
         if remote is not None:
@@ -435,12 +450,12 @@ class ZintoCodecPipeline(CodecPipeline):
         chunks = {}
         for (bg, *_), buf in zip(batch, fetched):
             if buf is not None:
-                chunks[bg.path[len(array_path):].lstrip("/")] = buf.to_bytes()
+                chunks[bg.path[len(array_path):].lstrip("/")] = _held_bytes(buf)
         return _zinto.array_of_chunks(m.zarr_format, m.document, chunks)
 
     def _addresses_store(self):
         """Whether zinto reads the store's objects itself (files, or an object store's URL)."""
-        return isinstance(self._store, LocalStore) or (
+        return _local_root(self._store) is not None or (
             not self._remote_failed and _remote(self._store) is not None)
 
     async def _inner_chunks(self, batch):
@@ -481,7 +496,7 @@ class ZintoCodecPipeline(CodecPipeline):
         fetched = await asyncio.gather(
             *(bg.get(prototype=spec.prototype, byte_range=RangeByteRequest(*where))
               for _key, bg, spec, where in wanted))
-        chunks.update((k, buf.to_bytes()) for (k, *_), buf in zip(wanted, fetched)
+        chunks.update((k, _held_bytes(buf)) for (k, *_), buf in zip(wanted, fetched)
                       if buf is not None)
         doc = json.loads(m.document)
         doc["codecs"] = [c.to_dict() for c in sharding.codecs]
@@ -584,7 +599,7 @@ class ZintoCodecPipeline(CodecPipeline):
         read = _reader(rs, start, extent, target)
         if read is None:
             return DTYPE_DIFFERS
-        remote = not isinstance(self._store, LocalStore) and ("url", array_path) in self._arrays
+        remote = _local_root(self._store) is None and ("url", array_path) in self._arrays
         try:
             if remote:
                 # A network read: off zarr-python's event loop, which other reads share.
@@ -604,7 +619,7 @@ class ZintoCodecPipeline(CodecPipeline):
             # to since this pipeline was made (zarr-python keeps the pipeline, with the old
             # metadata). Nothing was written: the layout is checked before any chunk is read.
             # From a LocalStore zinto takes the metadata the store holds now and reads again.
-            if not isinstance(self._store, LocalStore) or not await self._reopen(array_path):
+            if _local_root(self._store) is None or not await self._reopen(array_path):
                 return RESIZED
             return await self._read_with_zinto(batch, out, drop_axes)
         return None
@@ -613,7 +628,7 @@ class ZintoCodecPipeline(CodecPipeline):
         """Opens the array again from the metadata the LocalStore holds now; whether that
         changed anything."""
         try:
-            rs = _zinto.open(os.path.join(str(self._store.root), array_path))
+            rs = _zinto.open(os.path.join(_local_root(self._store), array_path))
         except (_zinto.ZintoError, OSError):
             return False
         old = self._arrays.get(("dir", array_path))
@@ -709,7 +724,8 @@ class ZintoCodecPipeline(CodecPipeline):
         """Where the write goes: a `_WriteTarget` over the array as the store holds it now, or
         why zinto does not write it."""
         array_path = self._split_key(batch[0][0].path)[0]
-        local = isinstance(self._store, LocalStore)
+        root = _local_root(self._store)
+        local = root is not None
         remote = None if local or self._remote_failed else _remote(self._store)
         empty = bool(batch[0][1].config.write_empty_chunks)
         if not local and remote is None:
@@ -718,7 +734,7 @@ class ZintoCodecPipeline(CodecPipeline):
             # The metadata as the store holds it now: zarr-python keeps a pipeline when it
             # resizes an array, and an edge chunk written with the old shape would be wrong.
             if local:
-                rs = _zinto.open(os.path.join(str(self._store.root), array_path))
+                rs = _zinto.open(os.path.join(root, array_path))
             else:
                 url, settings = remote
                 rs = await asyncio.to_thread(_zinto.open_at_url, url, array_path, settings)
@@ -756,7 +772,7 @@ class ZintoCodecPipeline(CodecPipeline):
                    if not complete]
         fetched = await asyncio.gather(
             *(bg.get(prototype=spec.prototype) for _key, bg, spec in partial))
-        old = {key: buf.to_bytes() for (key, *_), buf in zip(partial, fetched)
+        old = {key: _held_bytes(buf) for (key, *_), buf in zip(partial, fetched)
                if buf is not None}
         try:
             old_rs = _zinto.array_of_chunks(m.zarr_format, document, old)
@@ -1005,6 +1021,21 @@ def _write_region(write, start, extent, data, chunk_shape, slab_bytes=None):
         part = flat[(at - start[0]) * row:(until - start[0]) * row]
         write([at, *start[1:]], [until - at, *extent[1:]], part)
         at = until
+
+
+def _held_bytes(buf):
+    """A fetched chunk's bytes as a `bytes` object zinto holds without copying: the one
+    zarr-python's store gave (an fsspec store's `cat_file`, wrapped by `Buffer.from_bytes`),
+    where the buffer is all of one; else a copy (`to_bytes`)."""
+    try:
+        raw = buf.as_numpy_array()
+    except (AttributeError, NotImplementedError, TypeError):
+        return buf.to_bytes()
+    base = raw.base
+    if (isinstance(base, bytes) and raw.ndim == 1 and raw.nbytes == len(base)
+            and raw.ctypes.data == np.frombuffer(base, dtype="B").ctypes.data):
+        return base
+    return buf.to_bytes()
 
 
 def _reader(rs, start, extent, target):
