@@ -252,6 +252,22 @@ fn numcodecs_lz4_cannot_be_windowed_and_says_so() {
     ));
 }
 
+/// `stored` with each `(at, x)` of `flips` xored in at `at` (modulo its length), then cut at
+/// `cut` (modulo its length) if one is given. An empty chunk is left as it is.
+fn corrupted(mut stored: Vec<u8>, flips: &[(usize, u8)], cut: Option<usize>) -> Vec<u8> {
+    let n = stored.len();
+    if n == 0 {
+        return stored;
+    }
+    for &(at, x) in flips {
+        stored[at % n] ^= x;
+    }
+    if let Some(cut) = cut {
+        stored.truncate(cut % n);
+    }
+    stored
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
@@ -271,16 +287,7 @@ proptest! {
     ) {
         let c = codecs(COMPRESSORS[which], crc);
         let data = sample(len, 3);
-        let mut stored = encode(&c, &data);
-        if !stored.is_empty() {
-            for (at, x) in flips {
-                let n = stored.len();
-                stored[at % n] ^= x;
-            }
-            if cut_it {
-                stored.truncate(cut % stored.len());
-            }
-        }
+        let stored = corrupted(encode(&c, &data), &flips, cut_it.then_some(cut));
         let len = if claimed % 3 == 0 { claimed } else { len };
         let a = whole(&c, &stored, len, piece);
         let b = windowed(&c, &stored, len, piece, window_for(&c, small));
@@ -333,16 +340,7 @@ proptest! {
     ) {
         let c = codecs(COMPRESSORS[which], crc);
         let data = sample(len, 7);
-        let mut stored = encode(&c, &data);
-        if !stored.is_empty() {
-            for (at, x) in flips {
-                let n = stored.len();
-                stored[at % n] ^= x;
-            }
-            if cut_it {
-                stored.truncate(cut % stored.len());
-            }
-        }
+        let stored = corrupted(encode(&c, &data), &flips, cut_it.then_some(cut));
         let bounded = windowed_at_most(&c, &stored, 40_000, piece, window_for(&c, small));
         if let Ok(b) = &bounded {
             let again = whole(&c, &stored, b.len(), piece).ok();

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use pyo3::pybacked::PyBackedBytes;
-use zinto::{Store, StoreError};
+use zinto::{Store, StoreError, read_from_bytes};
 
 /// The fetched chunks by key, read-only.
 pub struct Fetched {
@@ -25,17 +25,6 @@ impl Store for Fetched {
 
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         let obj = self.objects.get(key).ok_or(StoreError::Missing)?;
-        let short = || StoreError::ShortRead {
-            offset,
-            wanted: dst.len() as u64,
-            len: obj.len() as u64,
-        };
-        let start = usize::try_from(offset).map_err(|_| short())?;
-        let src = start
-            .checked_add(dst.len())
-            .and_then(|end| obj.get(start..end))
-            .ok_or_else(short)?;
-        dst.copy_from_slice(src);
-        Ok(())
+        read_from_bytes(obj, offset, dst)
     }
 }

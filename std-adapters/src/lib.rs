@@ -69,7 +69,7 @@ pub use reader::{BLOCK_LEN, COALESCE_GAP, WINDOW_LEN};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
 pub use store::{
     FileStore, MemoryStore, ObjectWriter, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE, Store,
-    StoreError,
+    StoreError, read_from_bytes,
 };
 pub use vlen::VlenData;
 pub use write::{WRITE_WINDOW, WriteOptions};

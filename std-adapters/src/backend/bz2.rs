@@ -5,7 +5,9 @@
 //! stream is decoded), so it lives in the std crate, as a [`Backend`].
 
 use bzip2::{Decompress, Status as BzStatus};
-use zinto_core::codec::{Backend, CodecName, Compressor, DecodeError, Progress, Status};
+use zinto_core::codec::{Backend, CodecName, Compressor, DecodeError, Progress};
+
+use super::stepped::Stepped;
 
 /// A bzip2 stream decoder, reusable across chunks.
 pub struct Bz2 {
@@ -67,27 +69,13 @@ impl Backend for Bz2 {
         dst: &mut [u8],
         pos: usize,
     ) -> Result<Progress, DecodeError> {
-        let capacity = dst.len() as u64;
+        let capacity = dst.len();
         let out = dst.get_mut(pos..).ok_or(DecodeError::Internal {
             what: "bz2 given a position past its destination",
         })?;
-        let full = out.len();
-        let (consumed, written, ended) = self.step(input, out)?;
-        let status = match ended {
-            true => Status::Done,
-            false if written == full && consumed < input.len() => {
-                return Err(DecodeError::OutputOverflow {
-                    codec: CodecName::Bz2,
-                    capacity,
-                });
-            }
-            false => Status::NeedsInput,
-        };
-        Ok(Progress {
-            consumed,
-            written,
-            status,
-        })
+        let offered = out.len();
+        self.step(input, out)?
+            .whole(CodecName::Bz2, capacity, offered, input.len())
     }
 
     /// bzip2 keeps its own block buffers, so a window is only somewhere to put what it decodes.
@@ -105,26 +93,15 @@ impl Backend for Bz2 {
     }
 
     fn decode_window(&mut self, input: &[u8], window: &mut [u8]) -> Result<Progress, DecodeError> {
-        let (consumed, written, ended) = self.step(input, window)?;
-        let status = match ended {
-            true => Status::Done,
-            false if written == window.len() => Status::NeedsOutput,
-            false => Status::NeedsInput,
-        };
-        Ok(Progress {
-            consumed,
-            written,
-            status,
-        })
+        Ok(self.step(input, window)?.windowed(window.len()))
     }
 }
 
 impl Bz2 {
-    /// Decodes what it can of `input` into `out`: the bytes consumed, the bytes written, and
-    /// whether the stream ended.
-    fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<(usize, usize, bool), DecodeError> {
+    /// Decodes what it can of `input` into `out`.
+    fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<Stepped, DecodeError> {
         if self.done {
-            return Ok((0, 0, true));
+            return Ok(Stepped::ENDED);
         }
         let state = self.state.as_mut().ok_or(DecodeError::Internal {
             what: "bz2 fed before it was started",
@@ -135,10 +112,12 @@ impl Bz2 {
             bzip2::Error::Data => corrupt("invalid bzip2 data"),
             _ => corrupt("bzip2 decoder misuse"),
         })?;
-        let consumed = usize::try_from(state.total_in() - in0).unwrap_or(usize::MAX);
-        let written = usize::try_from(state.total_out() - out0).unwrap_or(usize::MAX);
         self.done = status == BzStatus::StreamEnd;
-        Ok((consumed, written, self.done))
+        Stepped::from_totals(
+            (in0, state.total_in()),
+            (out0, state.total_out()),
+            self.done,
+        )
     }
 }
 

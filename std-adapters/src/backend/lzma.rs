@@ -9,8 +9,10 @@
 use liblzma::stream::{Action, Filters, LzmaOptions, Status as XzStatus, Stream};
 use zinto_core::codec::{
     Backend, CodecName, Compressor, DecodeError, LZMA_MAX_DICT_SIZE, LzmaFormat, LzmaRawFilter,
-    Progress, Status,
+    Progress,
 };
+
+use super::stepped::Stepped;
 
 /// The most memory liblzma may use for an `.xz` or `.lzma` stream: 160 MiB, above what any
 /// preset needs (64 MiB of dictionary and its state), below what a hostile header could ask.
@@ -107,28 +109,13 @@ impl Backend for Lzma {
         dst: &mut [u8],
         pos: usize,
     ) -> Result<Progress, DecodeError> {
-        let capacity = dst.len() as u64;
+        let capacity = dst.len();
         let out = dst.get_mut(pos..).ok_or(DecodeError::Internal {
             what: "lzma given a position past its destination",
         })?;
-        let full = out.len();
-        let (consumed, written, ended) = self.step(input, out)?;
-        let status = match ended {
-            true => Status::Done,
-            false if written == full && consumed < input.len() => {
-                // Output full, input left: the stream decodes to more than the destination.
-                return Err(DecodeError::OutputOverflow {
-                    codec: CodecName::Lzma,
-                    capacity,
-                });
-            }
-            false => Status::NeedsInput,
-        };
-        Ok(Progress {
-            consumed,
-            written,
-            status,
-        })
+        let offered = out.len();
+        self.step(input, out)?
+            .whole(CodecName::Lzma, capacity, offered, input.len())
     }
 
     /// liblzma keeps the stream's dictionary, so a window is only somewhere to put what it
@@ -147,26 +134,15 @@ impl Backend for Lzma {
     }
 
     fn decode_window(&mut self, input: &[u8], window: &mut [u8]) -> Result<Progress, DecodeError> {
-        let (consumed, written, ended) = self.step(input, window)?;
-        let status = match ended {
-            true => Status::Done,
-            false if written == window.len() => Status::NeedsOutput,
-            false => Status::NeedsInput,
-        };
-        Ok(Progress {
-            consumed,
-            written,
-            status,
-        })
+        Ok(self.step(input, window)?.windowed(window.len()))
     }
 }
 
 impl Lzma {
-    /// Decodes what it can of `input` into `out`: the bytes consumed, the bytes written, and
-    /// whether the stream ended.
-    fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<(usize, usize, bool), DecodeError> {
+    /// Decodes what it can of `input` into `out`.
+    fn step(&mut self, input: &[u8], out: &mut [u8]) -> Result<Stepped, DecodeError> {
         if self.done {
-            return Ok((0, 0, true));
+            return Ok(Stepped::ENDED);
         }
         let stream = self.stream.as_mut().ok_or(DecodeError::Internal {
             what: "lzma fed before it was started",
@@ -175,23 +151,18 @@ impl Lzma {
         let status = stream
             .process(input, out, Action::Run)
             .map_err(|e| error(&e))?;
-        // Both deltas are bounded by the slices just passed.
-        let consumed = usize::try_from(stream.total_in() - in0).map_err(|_| too_far())?;
-        let written = usize::try_from(stream.total_out() - out0).map_err(|_| too_far())?;
         self.done = status == XzStatus::StreamEnd;
-        Ok((consumed, written, self.done))
+        Stepped::from_totals(
+            (in0, stream.total_in()),
+            (out0, stream.total_out()),
+            self.done,
+        )
     }
 
     fn started(&mut self, stream: Stream) -> Result<(), DecodeError> {
         self.stream = Some(stream);
         self.done = false;
         Ok(())
-    }
-}
-
-fn too_far() -> DecodeError {
-    DecodeError::Internal {
-        what: "liblzma reported more bytes than it was given",
     }
 }
 

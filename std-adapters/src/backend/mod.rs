@@ -15,6 +15,7 @@
 mod bz2;
 mod lzma;
 mod pcodec;
+mod stepped;
 mod whole;
 mod zfpy;
 #[cfg(feature = "zlib-rs")]

@@ -22,6 +22,24 @@ impl Clone for MemoryStore {
     }
 }
 
+/// Fills `dst` with `object[offset..offset + dst.len()]`: [`Store::read_into`] for a store
+/// that holds its objects as bytes in memory.
+///
+/// # Errors
+/// [`StoreError::ShortRead`] if `object` ends before `offset + dst.len()`.
+pub fn read_from_bytes(object: &[u8], offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
+    let src = usize::try_from(offset)
+        .ok()
+        .and_then(|start| object.get(start..start.checked_add(dst.len())?))
+        .ok_or(StoreError::ShortRead {
+            offset,
+            wanted: dst.len() as u64,
+            len: object.len() as u64,
+        })?;
+    dst.copy_from_slice(src);
+    Ok(())
+}
+
 impl MemoryStore {
     /// An empty store.
     pub fn new() -> Self {
@@ -119,26 +137,7 @@ impl Store for MemoryStore {
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         let objects = self.read();
         let obj = objects.get(key).ok_or(StoreError::Missing)?;
-        let short = StoreError::ShortRead {
-            offset,
-            wanted: dst.len() as u64,
-            len: obj.len() as u64,
-        };
-        let start = usize::try_from(offset).map_err(|_| short)?;
-        let src = start
-            .checked_add(dst.len())
-            .and_then(|end| obj.get(start..end));
-        match src {
-            Some(src) => {
-                dst.copy_from_slice(src);
-                Ok(())
-            }
-            None => Err(StoreError::ShortRead {
-                offset,
-                wanted: dst.len() as u64,
-                len: obj.len() as u64,
-            }),
-        }
+        read_from_bytes(obj, offset, dst)
     }
 
     fn writer(&self, key: &str) -> Result<Box<dyn ObjectWriter + '_>, StoreError> {
@@ -174,5 +173,32 @@ impl Store for MemoryStore {
         names.sort_unstable();
         names.dedup();
         Ok(names)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{StoreError, read_from_bytes};
+
+    /// A range inside the object is copied; one that ends past it, or whose end overflows, is
+    /// a short read naming what was asked, and `dst` is left as it was.
+    #[test]
+    fn read_from_bytes_copies_a_range_or_names_a_short_read() {
+        let object = [1u8, 2, 3, 4, 5];
+        let mut dst = [0u8; 2];
+        assert!(read_from_bytes(&object, 3, &mut dst).is_ok());
+        assert_eq!(dst, [4, 5]);
+        for offset in [4, 6, u64::MAX] {
+            let mut dst = [9u8; 2];
+            let got = read_from_bytes(&object, offset, &mut dst);
+            assert!(
+                matches!(
+                    got,
+                    Err(StoreError::ShortRead { offset: o, wanted: 2, len: 5 }) if o == offset
+                ),
+                "{offset}: {got:?}"
+            );
+            assert_eq!(dst, [9, 9]);
+        }
     }
 }

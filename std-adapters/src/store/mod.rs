@@ -17,7 +17,7 @@ mod write;
 #[cfg(feature = "remote")]
 pub use fetch::{FRAMES_AHEAD, SPAN_GAP};
 pub use file::FileStore;
-pub use memory::MemoryStore;
+pub use memory::{MemoryStore, read_from_bytes};
 pub use read_ahead::{
     FirstBytes, PieceSource, READ_AHEAD_MIN, READ_AHEAD_SHARE, ReadAhead, ReadAheadBudget, ReadPlan,
 };
