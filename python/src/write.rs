@@ -223,6 +223,9 @@ type VlenParts<'py> = (
     Bound<'py, numpy::PyArray1<u8>>,
 );
 
+/// How many elements [`vlen_parts`] reads between the times it lets go of the GIL.
+const GIL_TURN: usize = 1 << 14;
+
 /// The elements of `items` (any iterable: `array.flat` of a NumPy array) as `write_vlen`
 /// takes them: offsets (one more than the elements) and the elements' bytes end to end. With
 /// `text`, each element is a `str` (UTF-8; any other value but bytes as `str(x)`, as NumPy's
@@ -237,8 +240,13 @@ pub fn vlen_parts<'py>(
     use pyo3::types::{PyByteArray, PyBytes, PyString};
     let mut offsets = vec![0u64];
     let mut values: Vec<u8> = Vec::new();
-    for item in items.try_iter()? {
+    for (i, item) in items.try_iter()?.enumerate() {
         let item = item?;
+        if i % GIL_TURN == GIL_TURN - 1 {
+            // A thread waiting for the GIL (the previous slab's write, handing its result
+            // back) gets its turn: this loop runs no bytecode, so Python would not switch.
+            py.detach(|| ());
+        }
         // zarr-python stores None as empty bytes (numcodecs' VLenBytes); in a string array it
         // is "None", as NumPy's cast to its string type makes it (below).
         if !text && item.is_none() {

@@ -234,6 +234,66 @@ def test_strings_and_bytes_are_written_and_read_back_by_zarr_python(tmp_path, za
         b[0] = "text"
 
 
+def test_string_slabs_are_written_in_order_while_the_next_is_read(tmp_path, monkeypatch):
+    """Slabs of a string write go to the store in order, one write at a time, each while the
+    next slab is read; a slab whose write fails raises, and no slab after the next is read or
+    written. The array holds what a NumPy model of the writes holds."""
+    import threading
+    import zinto._vlen as vlen
+
+    monkeypatch.setattr(vlen, "SLAB_ELEMENTS", 12)  # four rows a slab: 5 slabs
+    s = zinto.create(tmp_path / "s", (20, 3), str, (2, 3))
+    model = np.array([f"e{i}" for i in range(60)], dtype=object).reshape(20, 3)
+    log, busy, real = [], threading.Lock(), s._rs
+    second_read = threading.Event()
+
+    class Recording:
+        """Records each slab's write, and whether two ever ran at once."""
+        def __init__(self, fail_at=None):
+            self.fail_at = fail_at
+
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def write_vlen(self, start, extent, *rest):
+            assert busy.acquire(blocking=False), "two slab writes at once"
+            try:
+                log.append(("write", start[0], extent[0], threading.current_thread().name))
+                if start[0] == self.fail_at:
+                    raise OSError("the store is full")
+                if start[0] == 0:
+                    # The next slab is read while this one is written: a write in turn
+                    # would wait here in vain.
+                    assert second_read.wait(10), "the next slab was not read meanwhile"
+                real.write_vlen(start, extent, *rest)
+            finally:
+                busy.release()
+
+    flatten = vlen.flatten
+    def reading(value, shape, text):
+        log.append(("read", shape[0]))
+        if len([e for e in log if e[0] == "read"]) == 2:
+            second_read.set()
+        return flatten(value, shape, text)
+
+    monkeypatch.setattr(vlen, "flatten", reading)
+    s._rs = Recording()
+    s[...] = model
+    writes = [e for e in log if e[0] == "write"]
+    assert [(w[1], w[2]) for w in writes] == [(r, 4) for r in range(0, 20, 4)], log
+    assert all(w[3].startswith("zinto-vlen-write") for w in writes), writes
+    assert zarr_reads(tmp_path / "s").tolist() == model.tolist()
+
+    log.clear()
+    s._rs = Recording(fail_at=4)
+    with pytest.raises(OSError, match="store is full"):
+        s[...] = np.full((20, 3), "new", dtype=object)
+    assert [e for e in log if e[0] == "write"][-1][1] == 4, log
+    assert [e[0] for e in log].count("read") <= 3, log  # slabs 0, 1 and 2 at most
+    model[0:4] = "new"
+    assert zarr_reads(tmp_path / "s").tolist() == model.tolist()
+
+
 @pytest.mark.parametrize("zarr_format", [2, 3])
 @pytest.mark.parametrize("dtype, fill, values", [
     ("<U5", "ø", ["Züric", "", "東京", "abcde", "x", "🦀🦀", "", "q"]),

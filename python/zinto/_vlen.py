@@ -1,6 +1,8 @@
 """Variable-length strings and bytes as NumPy arrays: what `read_vlen` gives (one offset per
 element plus one, and the elements' bytes end to end) turned into elements."""
 
+import itertools
+
 import numpy as np
 
 
@@ -61,17 +63,41 @@ SLAB_ELEMENTS = 1 << 20
 def write(write_vlen, start, extent, value, chunk_rows, text):
     """`write_vlen(start, extent, offsets, values)` of `value` over the region, in slabs of
     whole chunk rows along the first dimension: the offsets and values of one slab at a time,
-    never of the whole region (a slab's chunks are written whole, so none is rewritten)."""
+    never of the whole region (a slab's chunks are written whole, so none is rewritten).
+
+    Reading a slab's elements needs the GIL; writing it does not. So while one slab is
+    written on a thread, the next is read here: at most two slabs' parts are held at once,
+    and a failed write raises here before the slab after it is handed on."""
     if not extent:
         write_vlen(start, extent, *flatten(value, extent, text))
         return
-    a = shaped(value, extent)
+    slabs = _slabs(start, extent, shaped(value, extent), chunk_rows)
+    first = next(slabs, None)
+    if first is None:
+        return
+    parts = flatten(first[2], first[1], text)
+    following = next(slabs, None)
+    if following is None:
+        write_vlen(first[0], first[1], *parts)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix="zinto-vlen-write") as writer:
+        pending = writer.submit(write_vlen, first[0], first[1], *parts)
+        for at, slab, part in itertools.chain([following], slabs):
+            parts = flatten(part, slab, text)
+            pending.result()
+            pending = writer.submit(write_vlen, at, slab, *parts)
+        pending.result()
+
+
+def _slabs(start, extent, a, chunk_rows):
+    """The region's slabs of whole chunk rows along the first dimension, each at least
+    `SLAB_ELEMENTS` elements (or one chunk row): `(start, extent, part of a)`."""
     row = int(np.prod(extent[1:], dtype=np.int64))
     rows = max(chunk_rows, (SLAB_ELEMENTS // max(row, 1)) // chunk_rows * chunk_rows)
     at, end = start[0], start[0] + extent[0]
     while at < end:
         until = min(end, at // chunk_rows * chunk_rows + rows)
-        slab = [until - at, *extent[1:]]
-        part = a[at - start[0]:until - start[0]]
-        write_vlen([at, *start[1:]], slab, *flatten(part, slab, text))
+        yield [at, *start[1:]], [until - at, *extent[1:]], a[at - start[0]:until - start[0]]
         at = until

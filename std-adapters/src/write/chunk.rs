@@ -78,9 +78,9 @@ pub(super) fn overlay(runs: Runs, from: &[u8], to: &mut [u8]) -> Result<(), Erro
     for r in runs {
         let src = from
             .get(r.dst..r.dst + r.len)
-            .ok_or(internal("a run outside its source"))?;
+            .ok_or_else(|| internal("a run outside its source"))?;
         to.get_mut(r.src..r.src + r.len)
-            .ok_or(internal("a run outside its buffer"))?
+            .ok_or_else(|| internal("a run outside its buffer"))?
             .copy_from_slice(src);
     }
     Ok(())
@@ -152,7 +152,7 @@ impl Worker {
         let part = |r: &zinto_core::Run| {
             job.input
                 .get(r.dst..r.dst + r.len)
-                .ok_or(internal("a run outside the input"))
+                .ok_or_else(|| internal("a run outside the input"))
         };
         if !job.options.write_empty_chunks {
             let mut all_fill = true;
@@ -309,7 +309,7 @@ fn read_old_edge<S: Store>(
         .map_err(Error::into_kind)?;
     let front = scratch
         .get_mut(..len)
-        .ok_or(internal("an edge larger than its chunk"))?;
+        .ok_or_else(|| internal("an edge larger than its chunk"))?;
     job.array
         .read_into_with(in_array, front, &one)
         .map_err(Error::into_kind)?;
@@ -338,14 +338,14 @@ fn read_old_edge<S: Store>(
         fill(
             scratch
                 .get_mut(end..r.src)
-                .ok_or(internal("edge runs out of order"))?,
+                .ok_or_else(|| internal("edge runs out of order"))?,
         );
         end = r.src + r.len;
     }
     fill(
         scratch
             .get_mut(end..)
-            .ok_or(internal("an edge run past the chunk"))?,
+            .ok_or_else(|| internal("an edge run past the chunk"))?,
     );
     Ok(())
 }

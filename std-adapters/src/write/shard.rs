@@ -118,7 +118,7 @@ impl<'w> ShardOut<'w> {
         }
         self.writer
             .as_deref_mut()
-            .ok_or(internal("a shard without its writer"))
+            .ok_or_else(|| internal("a shard without its writer"))
     }
 
     /// The next inner chunk's entry: `stored` bytes just written after the one before, or
@@ -347,7 +347,7 @@ impl Worker {
         let shards = &job.plan.shards;
         let layout = shards
             .get(depth)
-            .ok_or(internal("a shard level past the plan's"))?;
+            .ok_or_else(|| internal("a shard level past the plan's"))?;
         let grid = layout.grid();
         for i in 0..grid.num_chunks() {
             let coords = grid.chunk_coords(i).map_err(ErrorKind::Layout)?;
@@ -390,7 +390,7 @@ impl Worker {
             source
                 .bytes
                 .get(r.dst..r.dst + r.len)
-                .ok_or(internal("a run outside the shard's source"))
+                .ok_or_else(|| internal("a run outside the shard's source"))
         };
         let direct = part.shape() == plan.chunk_shape.as_slice() && plan.order.is_c();
         let mut scratch = std::mem::take(&mut self.scratch);
@@ -502,7 +502,7 @@ fn lay_out<'s>(
     for r in runs {
         scratch
             .get_mut(r.src..r.src + r.len)
-            .ok_or(internal("a run outside the chunk"))?
+            .ok_or_else(|| internal("a run outside the chunk"))?
             .copy_from_slice(run_bytes(&r)?);
     }
     Ok(())

@@ -58,7 +58,7 @@ impl<'a> Input<'a> {
                 .ok()
                 .zip(usize::try_from(end).ok())
                 .and_then(|(s, e)| values.get(s..e))
-                .ok_or(refused(Some(i), "an offset past the values"))?;
+                .ok_or_else(|| refused(Some(i), "an offset past the values"))?;
             if u32::try_from(item.len()).is_err() {
                 return Err(refused(Some(i), "an element over 4 GiB (u32 lengths)"));
             }
@@ -75,7 +75,7 @@ impl<'a> Input<'a> {
         at(i)
             .zip(at(i + 1))
             .and_then(|(s, e)| self.values.get(s..e))
-            .ok_or(ErrorKind::Internal {
+            .ok_or_else(|| ErrorKind::Internal {
                 what: "a variable-length element outside the checked input",
             })
     }
@@ -279,12 +279,12 @@ impl VlenWorker {
         let runs = Runs::new(1, shape, &order, in_chunk, job.region.shape(), in_output)
             .map_err(ErrorKind::Layout)?;
         for run in runs {
-            let slots =
-                self.sources
-                    .get_mut(run.src..run.src + run.len)
-                    .ok_or(ErrorKind::Internal {
-                        what: "a run outside its chunk's elements",
-                    })?;
+            let slots = self
+                .sources
+                .get_mut(run.src..run.src + run.len)
+                .ok_or_else(|| ErrorKind::Internal {
+                    what: "a run outside its chunk's elements",
+                })?;
             for (k, slot) in slots.iter_mut().enumerate() {
                 *slot = Source::Input(run.dst + k);
             }
