@@ -80,10 +80,11 @@ impl NewArray {
             "string" => DataType::String,
             "bytes" => DataType::Bytes,
             name => fixed_length(name)
+                .or_else(|| date_or_duration(name))
                 .or_else(|| zinto::core::dtype::Number::from_name(name).map(DataType::from))
                 .ok_or_else(|| {
                     PyValueError::new_err(format!(
-                        "dtype {name}: zinto creates arrays of numbers, bool, variable-length strings (str) and bytes (bytes), and fixed-length ones (U n, S n); not yet dates or structured types"
+                        "dtype {name}: zinto creates arrays of numbers, bool, dates and durations with a unit (datetime64[s], timedelta64[10ms]), variable-length strings (str) and bytes (bytes), and fixed-length ones (U n, S n); not structured types"
                     ))
                 })?,
         };
@@ -136,6 +137,18 @@ fn fixed_length(name: &str) -> Option<DataType> {
     match name.as_bytes().first()? {
         b'U' => Some(DataType::FixedUtf32 { chars: n }),
         b'S' => Some(DataType::FixedBytes { len: n }),
+        _ => None,
+    }
+}
+
+/// NumPy's `datetime64[UNIT]` or `timedelta64[UNIT]` (a unit is needed: a generic
+/// `datetime64` has no Zarr type).
+fn date_or_duration(name: &str) -> Option<DataType> {
+    let (kind, unit) = name.split_once('[')?;
+    let unit = zinto::TimeUnit::parse_numpy(unit.strip_suffix(']')?)?;
+    match kind {
+        "datetime64" => Some(DataType::DateTime64(unit)),
+        "timedelta64" => Some(DataType::TimeDelta64(unit)),
         _ => None,
     }
 }

@@ -48,6 +48,9 @@ def _fill_json(fill_value, dtype):
             return "Infinity" if x > 0 else "-Infinity"
         return x
 
+    if dtype.kind in "mM":  # a count of the unit, NaT as zarr-python states it
+        count = int(np.asarray(fill_value, dtype=dtype).astype(dtype.newbyteorder("=")).view("i8"))
+        return json.dumps("NaT" if count == np.iinfo("i8").min else count)
     value = np.asarray(fill_value, dtype=dtype).item()
     if dtype.kind == "S":  # as zarr-python states fixed-length bytes: base64
         return json.dumps(base64.b64encode(value).decode("ascii"))
@@ -106,8 +109,9 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     """Creates an array at `path` (a directory, or an ``s3://``, ``gs://``, ``az://`` URL) and
     returns it, open for reading and writing (`Array.write`, ``arr[...] = value``).
 
-    - `dtype`: a NumPy number or bool type; a big-endian one (``">f4"``) is stored big-endian;
-      fixed-length strings (``"U5"``, UTF-32) or bytes (``"S4"``), as NumPy holds them; or
+    - `dtype`: a NumPy number or bool type; a date or duration with its unit
+      (``"datetime64[s]"``, ``"timedelta64[10ms]"``); a big-endian one (``">f4"``) is stored
+      big-endian; fixed-length strings (``"U5"``, UTF-32) or bytes (``"S4"``), as NumPy holds them; or
       variable-length strings (`str`, ``"string"``, NumPy's StringDType) or bytes (`bytes`,
       ``"bytes"``), written from `str` and `bytes` elements.
     - `chunks`: the chunk shape; `shards`: store the chunks in shards of this shape (v3), each

@@ -134,8 +134,8 @@ impl Unit {
 }
 
 impl TimeUnit {
-    /// Parses NumPy's bracketed unit text: `ns`, `10s`.
-    fn parse_numpy(s: &str) -> Option<Self> {
+    /// Parses NumPy's bracketed unit text: `ns`, `10s` (what `datetime64[...]` holds).
+    pub fn parse_numpy(s: &str) -> Option<Self> {
         let digits = s.bytes().take_while(u8::is_ascii_digit).count();
         let (scale, code) = s.split_at(digits);
         let scale = if scale.is_empty() {
