@@ -1,0 +1,51 @@
+//! Reads a whole Zarr array (v2 or v3, on disk) with the `zarrs` crate and writes what it
+//! read to a file, for a test to compare with what was written:
+//! - a fixed-size data type: the elements' bytes, C order, as zarrs holds them in memory
+//!   (native endian);
+//! - a variable-length one (strings, bytes): the offsets (one more than the elements, each
+//!   a little-endian `u64`), then the elements' bytes end to end.
+//!
+//! It prints one JSON line: `{"kind": "fixed" | "variable", "elements": N}`. Any error zarrs
+//! gives is printed and the exit status is 1.
+//!
+//! Usage: zarrs_check <array path> <output file>
+
+use std::sync::Arc;
+
+use zarrs::array::{Array, ArrayBytes};
+use zarrs::filesystem::FilesystemStore;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [path, out] = args.as_slice() else {
+        eprintln!("usage: zarrs_check <array path> <output file>");
+        std::process::exit(2);
+    };
+    if let Err(e) = check(path, out) {
+        eprintln!("zarrs: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn check(path: &str, out: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let store = Arc::new(FilesystemStore::new(path)?);
+    let array = Array::open(store, "/")?;
+    let elements = array.subset_all().num_elements();
+    let read: ArrayBytes<'static> = array.retrieve_array_subset(&array.subset_all())?;
+    let (kind, bytes) = match read {
+        ArrayBytes::Fixed(bytes) => ("fixed", bytes.into_owned()),
+        ArrayBytes::Variable(v) => {
+            let (bytes, offsets) = v.into_parts();
+            let mut all: Vec<u8> = offsets
+                .iter()
+                .flat_map(|&o| (o as u64).to_le_bytes())
+                .collect();
+            all.extend_from_slice(&bytes);
+            ("variable", all)
+        }
+        ArrayBytes::Optional(_) => return Err("an optional data type: not compared".into()),
+    };
+    std::fs::write(out, bytes)?;
+    println!("{{\"kind\": \"{kind}\", \"elements\": {elements}}}");
+    Ok(())
+}
