@@ -134,7 +134,8 @@ def _zarrs():
 
 # zarrs-python 0.2.3 refuses a Zarr v2 array in F order ("input array must be a C contiguous
 # array": zarr-python hands it an F-ordered output), and variable-length strings (its pipeline
-# raises UnsupportedDataTypeError for them): neither is the data's doing.
+# raises UnsupportedDataTypeError for them): neither is the data's doing. The zarrs crate
+# itself reads both back in test_zarrs_crate.py.
 ZARRS_CHAINS = [(f, c) for f, c in CHAINS if not (f == "2" and "--order=F" in c)]
 
 
