@@ -5,7 +5,7 @@ its pipeline).
 
 The reader is tests/zarrs_check, a small Rust program on the zarrs crate 0.23.14 (built by
 scripts/test, which names it in ZINTO_ZARRS_CHECK; elsewhere it is looked for in that
-crate's own target folder). It writes the elements it read to a file: a fixed-size type's
+crate's and the workspace's target folders). It writes the elements it read to a file: a fixed-size type's
 bytes in C order, or a variable-length type's offsets and bytes. Each array is also read by
 zarr-python's default pipeline, so a disagreement names the reader at fault.
 """
@@ -14,6 +14,7 @@ import json
 import os
 import struct
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,13 +30,18 @@ def _checker():
     named = os.environ.get("ZINTO_ZARRS_CHECK")
     if named:
         return named
-    for profile in ("debug", "release"):
-        path = ROOT / "tests/zarrs_check/target" / profile / "zarrs_check"
-        if path.exists():
-            return str(path)
+    targets = [ROOT / "target", ROOT / "tests/zarrs_check/target"]
+    if os.environ.get("CARGO_TARGET_DIR"):
+        targets.insert(0, Path(os.environ["CARGO_TARGET_DIR"]))
+    for target in targets:
+        for profile in ("debug", "release"):
+            path = target / profile / "zarrs_check"
+            if path.exists():
+                return str(path)
     if os.environ.get("ZINTO_REQUIRE_SERVERS"):  # scripts/test: CI cannot skip this
         pytest.fail("ZINTO_ZARRS_CHECK is not set: scripts/test builds tests/zarrs_check")
-    pytest.skip("tests/zarrs_check not built: cargo build --manifest-path tests/zarrs_check/Cargo.toml")
+    pytest.skip("tests/zarrs_check not built: cargo build --manifest-path "
+                "tests/zarrs_check/Cargo.toml --target-dir target (or set ZINTO_ZARRS_CHECK)")
 
 
 def zarrs_reads(path, tmp_path):
@@ -154,7 +160,7 @@ def test_the_zarrs_crate_reads_the_other_types_zinto_writes(tmp_path, dtype, zar
         fill = "NaT"
     else:
         a = (raw % 1000).astype(dtype)
-    a[:3, :3, :] = np.array(fill or 0).astype(a.dtype)  # a chunk of fill value
+    a[:3, :3, :] = np.array(fill or 0).astype(a.dtype)  # all fill value but for U5 and S4 ("0")
     path = tmp_path / "t.zarr"
     z = zinto.create(path, a.shape, a.dtype, (3, 3, 4), codecs="zstd:1", zarr_format=zarr_format,
                      fill_value=fill)

@@ -1,8 +1,6 @@
 """Variable-length strings and bytes as NumPy arrays: what `read_vlen` gives (one offset per
 element plus one, and the elements' bytes end to end) turned into elements."""
 
-import itertools
-
 import numpy as np
 
 
@@ -66,29 +64,30 @@ def write(write_vlen, start, extent, value, chunk_rows, text):
     never of the whole region (a slab's chunks are written whole, so none is rewritten).
 
     Reading a slab's elements needs the GIL; writing it does not. So while one slab is
-    written on a thread, the next is read here: at most two slabs' parts are held at once,
-    and a failed write raises here before the slab after it is handed on."""
+    written here, the next is read on a thread: at most two slabs' parts are held at once.
+    The writes stay on the calling thread, where Ctrl-C reaches them (`write_vlen` stops
+    between chunks); a failed write raises, and no slab after it is written."""
     if not extent:
         write_vlen(start, extent, *flatten(value, extent, text))
         return
     slabs = _slabs(start, extent, shaped(value, extent), chunk_rows)
-    first = next(slabs, None)
-    if first is None:
+    current = next(slabs, None)
+    if current is None:
         return
-    parts = flatten(first[2], first[1], text)
+    parts = flatten(current[2], current[1], text)
     following = next(slabs, None)
     if following is None:
-        write_vlen(first[0], first[1], *parts)
+        write_vlen(current[0], current[1], *parts)
         return
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(1, thread_name_prefix="zinto-vlen-write") as writer:
-        pending = writer.submit(write_vlen, first[0], first[1], *parts)
-        for at, slab, part in itertools.chain([following], slabs):
-            parts = flatten(part, slab, text)
-            pending.result()
-            pending = writer.submit(write_vlen, at, slab, *parts)
-        pending.result()
+    with ThreadPoolExecutor(1, thread_name_prefix="zinto-vlen-read") as reader:
+        while following is not None:
+            reading = reader.submit(flatten, following[2], following[1], text)
+            write_vlen(current[0], current[1], *parts)
+            current, parts = following, reading.result()
+            following = next(slabs, None)
+        write_vlen(current[0], current[1], *parts)
 
 
 def _slabs(start, extent, a, chunk_rows):

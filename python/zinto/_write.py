@@ -48,9 +48,8 @@ def _fill_json(fill_value, dtype):
             return "Infinity" if x > 0 else "-Infinity"
         return x
 
-    if dtype.kind in "mM":  # a count of the unit, NaT as zarr-python states it
-        count = int(np.asarray(fill_value, dtype=dtype).astype(dtype.newbyteorder("=")).view("i8"))
-        return json.dumps("NaT" if count == np.iinfo("i8").min else count)
+    if dtype.kind in "mM":  # a count of the unit (NaT the least i64), as zarr-python writes it
+        return json.dumps(int(np.asarray(fill_value, dtype=dtype).astype(np.int64)))
     value = np.asarray(fill_value, dtype=dtype).item()
     if dtype.kind == "S":  # as zarr-python states fixed-length bytes: base64
         return json.dumps(base64.b64encode(value).decode("ascii"))
@@ -109,9 +108,9 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     """Creates an array at `path` (a directory, or an ``s3://``, ``gs://``, ``az://`` URL) and
     returns it, open for reading and writing (`Array.write`, ``arr[...] = value``).
 
-    - `dtype`: a NumPy number or bool type; a date or duration with its unit
+    - `dtype`: a NumPy number or bool type, or a date or duration with its unit
       (``"datetime64[s]"``, ``"timedelta64[10ms]"``); a big-endian one (``">f4"``) is stored
-      big-endian; fixed-length strings (``"U5"``, UTF-32) or bytes (``"S4"``), as NumPy holds them; or
+      big-endian. Or fixed-length strings (``"U5"``, UTF-32) or bytes (``"S4"``), as NumPy holds them; or
       variable-length strings (`str`, ``"string"``, NumPy's StringDType) or bytes (`bytes`,
       ``"bytes"``), written from `str` and `bytes` elements.
     - `chunks`: the chunk shape; `shards`: store the chunks in shards of this shape (v3), each
@@ -119,8 +118,8 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     - `codecs`: the chain, as ``zinto create --codec`` takes it: ``"raw"``, ``"zstd[:LEVEL]"``
       (level 3 by default), ``"gzip[:LEVEL]"``, ``"zlib[:LEVEL]"`` (v2), ``"crc32c"`` (v3); a
       string or a sequence, at most one compressor. Default: zstd at level 3.
-    - `fill_value`: what unwritten elements read as (default 0, ``False``); chunks all of it are
-      not stored.
+    - `fill_value`: what unwritten elements read as (default 0, ``False``, NaT for dates and
+      durations, as zarr-python's defaults); chunks all of it are not stored.
     - `zarr_format`: 3 (``zarr.json``) or 2 (``.zarray``, ``.zattrs``); `order`: each chunk's
       memory order, ``"C"`` or ``"F"``.
     - `attributes`: a dict stored with the array; `dimension_names`: one name (or None) per

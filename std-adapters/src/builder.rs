@@ -152,7 +152,8 @@ impl ArrayBuilder {
     }
 
     /// The fill value as metadata states it (`0`, `1.5`, `"NaN"`, `true`, `[0.0, 1.0]`),
-    /// checked against the data type when the array is created.
+    /// checked against the data type when the array is created. Unstated: the type's zero,
+    /// NaT for dates and durations (zarr-python's defaults).
     #[must_use]
     pub fn fill_value(mut self, value: Value) -> Self {
         self.fill_value = Some(value);
@@ -306,7 +307,8 @@ impl ArrayBuilder {
         )))
     }
 
-    /// The fill value as stated, or the type's zero.
+    /// The fill value as stated, or the type's zero (NaT for dates and durations, as
+    /// zarr-python's default).
     fn fill_json(&self) -> Value {
         if let Some(v) = &self.fill_value {
             return v.clone();
@@ -322,9 +324,9 @@ impl ArrayBuilder {
             | DataType::UInt8
             | DataType::UInt16
             | DataType::UInt32
-            | DataType::UInt64
-            | DataType::DateTime64(_)
-            | DataType::TimeDelta64(_) => json!(0),
+            | DataType::UInt64 => json!(0),
+            // NaT, stated as zarr-python 3.1.6 states its default for dates and durations.
+            DataType::DateTime64(_) | DataType::TimeDelta64(_) => json!(i64::MIN),
             DataType::FixedUtf32 { .. } | DataType::String => json!(""),
             DataType::FixedBytes { .. } | DataType::Bytes => json!(""),
         }

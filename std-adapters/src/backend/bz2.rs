@@ -110,14 +110,18 @@ impl Bz2 {
         let status = state.decompress(input, out).map_err(|e| match e {
             bzip2::Error::DataMagic => corrupt("not a bzip2 stream (bad magic number)"),
             bzip2::Error::Data => corrupt("invalid bzip2 data"),
-            _ => corrupt("bzip2 decoder misuse"),
+            bzip2::Error::Sequence | bzip2::Error::Param => DecodeError::Internal {
+                what: "libbzip2 called out of sequence or with bad parameters",
+            },
         })?;
-        self.done = status == BzStatus::StreamEnd;
-        Stepped::from_totals(
-            (in0, state.total_in()),
-            (out0, state.total_out()),
-            self.done,
-        )
+        let ended = status == BzStatus::StreamEnd;
+        let stepped = Stepped::from_totals(
+            (in0, state.total_in(), input.len()),
+            (out0, state.total_out(), out.len()),
+            ended,
+        )?;
+        self.done = ended;
+        Ok(stepped)
     }
 }
 

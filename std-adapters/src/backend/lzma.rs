@@ -151,12 +151,14 @@ impl Lzma {
         let status = stream
             .process(input, out, Action::Run)
             .map_err(|e| error(&e))?;
-        self.done = status == XzStatus::StreamEnd;
-        Stepped::from_totals(
-            (in0, stream.total_in()),
-            (out0, stream.total_out()),
-            self.done,
-        )
+        let ended = status == XzStatus::StreamEnd;
+        let stepped = Stepped::from_totals(
+            (in0, stream.total_in(), input.len()),
+            (out0, stream.total_out(), out.len()),
+            ended,
+        )?;
+        self.done = ended;
+        Ok(stepped)
     }
 
     fn started(&mut self, stream: Stream) -> Result<(), DecodeError> {

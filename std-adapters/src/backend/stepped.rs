@@ -19,23 +19,24 @@ impl Stepped {
         ended: true,
     };
 
-    /// The counts from the library's running totals before and after the call.
+    /// The counts from the library's running totals before and after the call, each checked
+    /// against the length of the slice the call was given: `(before, after, given)`.
     pub(crate) fn from_totals(
-        (in0, in1): (u64, u64),
-        (out0, out1): (u64, u64),
+        (in0, in1, input_len): (u64, u64, usize),
+        (out0, out1, out_len): (u64, u64, usize),
         ended: bool,
     ) -> Result<Self, DecodeError> {
-        // Both deltas are bounded by the slices the call was given.
-        let delta = |a: u64, b: u64| {
+        let delta = |a: u64, b: u64, given: usize| {
             b.checked_sub(a)
                 .and_then(|d| usize::try_from(d).ok())
+                .filter(|&d| d <= given)
                 .ok_or(DecodeError::Internal {
                     what: "a backend reported more bytes than it was given",
                 })
         };
         Ok(Self {
-            consumed: delta(in0, in1)?,
-            written: delta(out0, out1)?,
+            consumed: delta(in0, in1, input_len)?,
+            written: delta(out0, out1, out_len)?,
             ended,
         })
     }
@@ -78,5 +79,46 @@ impl Stepped {
             written: self.written,
             status,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use zinto_core::codec::{CodecName, DecodeError, Status};
+
+    use super::Stepped;
+
+    /// Counts past what the call was given, or totals that went back, are internal errors;
+    /// a full destination with input left is an overflow, a full window asks to be drained.
+    #[test]
+    fn counts_are_checked_and_mapped() {
+        let ok = Stepped::from_totals((10, 14, 4), (0, 8, 8), false).unwrap();
+        assert_eq!((ok.consumed, ok.written), (4, 8));
+        for bad in [
+            Stepped::from_totals((10, 15, 4), (0, 8, 8), false),
+            Stepped::from_totals((10, 14, 4), (0, 9, 8), false),
+            Stepped::from_totals((10, 9, 4), (0, 8, 8), false),
+        ] {
+            assert!(matches!(bad, Err(DecodeError::Internal { .. })), "{bad:?}");
+        }
+        let overflow = Stepped::from_totals((0, 3, 5), (0, 8, 8), false)
+            .unwrap()
+            .whole(CodecName::Bz2, 20, 8, 5);
+        assert!(
+            matches!(
+                overflow,
+                Err(DecodeError::OutputOverflow { capacity: 20, .. })
+            ),
+            "{overflow:?}"
+        );
+        let all_in = Stepped::from_totals((0, 5, 5), (0, 8, 8), false).unwrap();
+        assert_eq!(
+            all_in.whole(CodecName::Bz2, 20, 8, 5).unwrap().status,
+            Status::NeedsInput
+        );
+        assert_eq!(all_in.windowed(8).status, Status::NeedsOutput);
+        assert_eq!(all_in.windowed(9).status, Status::NeedsInput);
+        assert_eq!(Stepped::ENDED.windowed(8).status, Status::Done);
     }
 }

@@ -50,7 +50,8 @@ pub struct CreateArgs {
     /// Zarr format: 3 (`zarr.json`) or 2 (`.zarray`).
     #[arg(long, value_name = "2|3", default_value_t = 3)]
     pub zarr_format: u8,
-    /// The fill value, as metadata states it (`0`, `-1.5`, `NaN`, `true`). Default 0.
+    /// The fill value, as metadata states it (`0`, `-1.5`, `NaN`, `true`). Default 0 (NaT for
+    /// dates and durations, as zarr-python).
     #[arg(long, value_name = "V", allow_hyphen_values = true)]
     pub fill_value: Option<String>,
     /// Each chunk's memory order: `C` (default) or `F` (v3: a `transpose` codec reversing the

@@ -36,10 +36,10 @@ fn check(path: &str, out: &str) -> Result<(), Box<dyn std::error::Error>> {
         ArrayBytes::Fixed(bytes) => ("fixed", bytes.into_owned()),
         ArrayBytes::Variable(v) => {
             let (bytes, offsets) = v.into_parts();
-            let mut all: Vec<u8> = offsets
-                .iter()
-                .flat_map(|&o| (o as u64).to_le_bytes())
-                .collect();
+            let mut all = Vec::with_capacity(8 * offsets.len() + bytes.len());
+            for &o in offsets.iter() {
+                all.extend_from_slice(&u64::try_from(o)?.to_le_bytes());
+            }
             all.extend_from_slice(&bytes);
             ("variable", all)
         }
