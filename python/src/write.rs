@@ -256,8 +256,9 @@ pub fn vlen_parts<'py>(
     for (i, item) in items.try_iter()?.enumerate() {
         let item = item?;
         if i % GIL_TURN == GIL_TURN - 1 {
-            // A thread waiting for the GIL (the previous slab's write, handing its result
-            // back) gets its turn: this loop runs no bytecode, so Python would not switch.
+            // A thread waiting for the GIL gets its turn (the caller's, writing the previous
+            // slab: its Ctrl-C checks and its return): this loop runs no bytecode, so Python
+            // would not switch.
             py.detach(|| ());
         }
         // zarr-python stores None as empty bytes (numcodecs' VLenBytes); in a string array it
