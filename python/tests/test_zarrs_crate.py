@@ -5,9 +5,9 @@ its pipeline).
 
 The reader is tests/zarrs_check, a small Rust program on the zarrs crate 0.23.14 (built by
 scripts/test, which names it in ZINTO_ZARRS_CHECK; elsewhere it is looked for in that
-crate's and the workspace's target folders). It writes the elements it read to a file: a fixed-size type's
-bytes in C order, or a variable-length type's offsets and bytes. Each array is also read by
-zarr-python's default pipeline, so a disagreement names the reader at fault.
+crate's and the workspace's target folders). It writes the elements it read to a file: a
+fixed-size type's bytes in C order, or a variable-length type's offsets and bytes. Each array
+is also read by zarr-python's default pipeline, so a disagreement names the reader at fault.
 """
 
 import json
@@ -76,8 +76,10 @@ STRING_CASES = [
 
 
 def _ids(cases):
-    return [f"v{f}-{'+'.join([c] if isinstance(c, str) else c)}" + (f"-shards{s[0]}x{s[1]}" if s else "")
-            for f, c, s in cases]
+    def name(f, c, s):
+        chain = "+".join([c] if isinstance(c, str) else c)
+        return f"v{f}-{chain}" + (f"-shards{s[0]}x{s[1]}" if s else "")
+    return [name(*case) for case in cases]
 
 
 @pytest.mark.parametrize("zarr_format,codecs,shards", STRING_CASES, ids=_ids(STRING_CASES))
@@ -129,7 +131,8 @@ def test_the_zarrs_crate_reads_v2_f_order_that_zinto_writes(tmp_path, dtype, cod
     assert json.loads((path / ".zarray").read_text())["order"] == "F"
     kind, got = zarrs_reads(path, tmp_path)
     assert kind == "fixed"
-    np.testing.assert_array_equal(np.frombuffer(got, dtype=a.dtype.newbyteorder("=")).reshape(a.shape), a)
+    back = np.frombuffer(got, dtype=a.dtype.newbyteorder("=")).reshape(a.shape)
+    np.testing.assert_array_equal(back, a)
     np.testing.assert_array_equal(default_reads(path), a)
 
 

@@ -110,9 +110,9 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
 
     - `dtype`: a NumPy number or bool type, or a date or duration with its unit
       (``"datetime64[s]"``, ``"timedelta64[10ms]"``); a big-endian one (``">f4"``) is stored
-      big-endian. Or fixed-length strings (``"U5"``, UTF-32) or bytes (``"S4"``), as NumPy holds them; or
-      variable-length strings (`str`, ``"string"``, NumPy's StringDType) or bytes (`bytes`,
-      ``"bytes"``), written from `str` and `bytes` elements.
+      big-endian. Or fixed-length strings (``"U5"``, UTF-32) or bytes (``"S4"``), as NumPy
+      holds them; or variable-length strings (`str`, ``"string"``, NumPy's StringDType) or
+      bytes (`bytes`, ``"bytes"``), written from `str` and `bytes` elements.
     - `chunks`: the chunk shape; `shards`: store the chunks in shards of this shape (v3), each
       dimension a multiple of the chunk's.
     - `codecs`: the chain, as ``zinto create --codec`` takes it: ``"raw"``, ``"zstd[:LEVEL]"``

@@ -5,18 +5,21 @@
 
 A read whose chunks tile one rectangle of a C-contiguous, native-byte-order NumPy output (what
 `zarr.open_array(...)[...]` and xarray allocate) is done by zinto straight into the output
-zarr-python allocated: Rust workers decode every chunk into its part of it. From a LocalStore
-(or an FsspecStore over local files, what Dask's `from_zarr` makes of a path) zinto reads the
-chunk files itself; from an ObjectStore (obstore's S3, GCS, Azure or HTTP
-store) or an FsspecStore over s3fs it fetches the chunks itself from the same URL with the same
-settings; from any other store it decodes the bytes zarr-python fetched, held as the `bytes`
-the store gave where it gave them (for shards: the index, then only the inner chunks needed). Other selections and output layouts are read piece by
-piece (a scratch per piece, put through zarr-python's selections); strings and bytes element
-by element. Writes into local files or an object store zinto addresses are encoded by zinto
-straight from zarr-python's value into the store; into any other store (MemoryStore, ZipStore,
-another fsspec store) zinto encodes each chunk from the value and the store takes its bytes.
-Anything else (a codec or data type zinto does not read or write) goes to zarr-python's
-default pipeline, counted by reason, so nothing that works without zinto stops working.
+zarr-python allocated: Rust workers decode every chunk into its part of it.
+- From a LocalStore (or an FsspecStore over local files, what Dask's `from_zarr` makes of a
+  path) zinto reads the chunk files itself.
+- From an ObjectStore (obstore's S3, GCS, Azure or HTTP store) or an FsspecStore over s3fs
+  it fetches the chunks itself from the same URL with the same settings.
+- From any other store it decodes the bytes zarr-python fetched, held as the `bytes` the
+  store gave where it gave them (for shards: the index, then only the inner chunks needed).
+
+Other selections and output layouts are read piece by piece (a scratch per piece, put
+through zarr-python's selections); strings and bytes element by element. Writes into local
+files or an object store zinto addresses are encoded by zinto straight from zarr-python's
+value into the store; into any other store (MemoryStore, ZipStore, another fsspec store)
+zinto encodes each chunk from the value and the store takes its bytes. Anything else (a codec
+or data type zinto does not read or write) goes to zarr-python's default pipeline, counted by
+reason, so nothing that works without zinto stops working.
 """
 
 import asyncio
