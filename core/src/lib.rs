@@ -36,6 +36,7 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+mod chunk_order;
 pub mod codec;
 mod concat;
 pub mod dtype;
@@ -48,6 +49,7 @@ mod region;
 mod runs;
 mod shape;
 
+pub use chunk_order::{ChunkOrder, ChunkWalk};
 pub use concat::sizes_to_offsets;
 pub use error::LayoutError;
 pub use grid::{ChunkGrid, Piece, Pieces};
