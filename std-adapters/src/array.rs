@@ -13,7 +13,7 @@ use crate::error::{Error, ErrorKind, MetadataError};
 use crate::group::Group;
 use crate::metadata::{ArrayMetadata, ChunkKeyEncoding, DataType, ZarrFormat, parse_v2, parse_v3};
 use crate::pool::{ContextPool, Fanout, PieceJob, for_each_piece};
-use crate::reader::{ChunkReader, PieceOut, ReadContext};
+use crate::reader::{ChunkReader, Found, OnAbsent, PieceOut, ReadContext};
 use crate::store::{FirstBytes, PieceSource, ReadPlan, Store};
 use crate::vlen::VlenData;
 
@@ -146,6 +146,30 @@ impl<S: Store> Array<S> {
         Ok(Self {
             store,
             path,
+            meta,
+            contexts: ContextPool::default(),
+        })
+    }
+
+    /// This array seen without its edge: its shape rounded up to whole chunks (shards, for a
+    /// sharded array), over the same store. A read of an edge shard whole through it includes
+    /// the cells past the shape that the shard kept when the array shrank: zarr-python keeps
+    /// them in a shard it rewrites, and they show again when the array grows.
+    pub(crate) fn unclipped(&self) -> Result<Array<&S>, Error> {
+        let grid = &self.meta.grid;
+        let err = |e| Error::new(&self.path, None, ErrorKind::Layout(e));
+        let shape = grid
+            .grid_shape()
+            .iter()
+            .zip(grid.chunk_shape())
+            .map(|(&n, &c)| n.checked_mul(c).ok_or(LayoutError::Overflow))
+            .collect::<Result<Vec<u64>, _>>()
+            .map_err(err)?;
+        let mut meta = self.meta.clone();
+        meta.grid = zinto_core::ChunkGrid::new(&shape, grid.chunk_shape()).map_err(err)?;
+        Ok(Array {
+            store: &self.store,
+            path: self.path.clone(),
             meta,
             contexts: ContextPool::default(),
         })
@@ -413,8 +437,8 @@ impl<S: Store> Array<S> {
         self.read_vlen_with(selection, &ReadOptions::default())
     }
 
-    /// [`Self::read_vlen`] with options: of [`ReadOptions`], only `cancel` applies (checked
-    /// before each chunk of each pass); the read is on one worker.
+    /// [`Self::read_vlen`] with options: of [`ReadOptions`], only `cancel` (checked before
+    /// each chunk of each pass) and `absent` apply; the read is on one worker.
     ///
     /// # Errors
     /// As [`Self::read_vlen`]; [`ErrorKind::Cancelled`] once `cancel` is set.
@@ -424,7 +448,8 @@ impl<S: Store> Array<S> {
         options: &ReadOptions<'_>,
     ) -> Result<VlenData, Error> {
         let key = |coords: &[u64]| self.chunk_key(coords);
-        crate::vlen::read(&self.store, &self.meta, &key, selection, options.cancel)
+        let hooks = (options.cancel, options.absent);
+        crate::vlen::read(&self.store, &self.meta, &key, selection, hooks)
             .map_err(|(chunk, kind)| Error::new(&self.path, chunk.as_deref(), kind))
     }
 
@@ -466,6 +491,11 @@ pub struct ReadOptions<'a> {
     pub threads: Option<NonZeroUsize>,
     /// Called after each chunk with (chunks done, chunks in all), from the worker that did it.
     pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
+    /// Called with a chunk's grid coordinates (a shard's, for a sharded array) when the
+    /// chunk is absent from the store, from the worker that found it so; its part of the
+    /// output is then the fill value. Once per chunk of the selection (a variable-length read
+    /// too). zarr-python 3.4 reports absent chunks per chunk: this is how zinto knows them.
+    pub absent: Option<OnAbsent<'a>>,
     /// Checked by an array read's workers before each chunk: once it is `true`, no further
     /// chunk is read and the read returns [`ErrorKind::Cancelled`] (the output is then partly
     /// written). For Ctrl-C in the Python package, or a caller's timeout. (Concatenation does
@@ -486,6 +516,7 @@ impl std::fmt::Debug for ReadOptions<'_> {
         f.debug_struct("ReadOptions")
             .field("threads", &self.threads)
             .field("progress", &self.progress.is_some())
+            .field("absent", &self.absent.is_some())
             .field("cancel", &self.cancel)
             .finish()
     }
@@ -505,7 +536,7 @@ struct PieceReads<'a, S> {
 }
 
 impl<S: Store> PieceReads<'_, S> {
-    /// Reads `piece` from `store`.
+    /// Reads `piece` from `store`; whether its chunk was stored.
     fn read_from(
         &self,
         store: &dyn Store,
@@ -513,7 +544,7 @@ impl<S: Store> PieceReads<'_, S> {
         key: &str,
         piece: &Piece,
         target: &mut PieceOut<'_, '_>,
-    ) -> Result<(), ErrorKind> {
+    ) -> Result<Found, ErrorKind> {
         let reader = ChunkReader {
             store,
             meta: &self.array.meta,
@@ -550,16 +581,24 @@ impl<S: Store> PieceJob for PieceReads<'_, S> {
                 .and_then(|store| self.read_from(&*store, ctx, &key, piece, target)),
             None => self.read_from(&self.array.store, ctx, &key, piece, target),
         };
-        if let Err(kind) = read {
-            // Once the fetches were stopped, a piece waiting for one fails for that reason: the
-            // read's error is the one that stopped them (the pool keeps it over this one).
-            let kind = if self.fetches.is_some() && self.aborted.load(Ordering::Relaxed) {
-                ErrorKind::Cancelled
-            } else {
-                abort();
-                kind
-            };
-            return Err(Error::new(path, Some(&key), kind));
+        match read {
+            Ok(Found::Stored) => {}
+            Ok(Found::Absent) => {
+                if let Some(absent) = self.options.absent {
+                    absent(&piece.chunk);
+                }
+            }
+            Err(kind) => {
+                // Once the fetches were stopped, a piece waiting for one fails for that reason:
+                // the read's error is the one that stopped them (the pool keeps it over this).
+                let kind = if self.fetches.is_some() && self.aborted.load(Ordering::Relaxed) {
+                    ErrorKind::Cancelled
+                } else {
+                    abort();
+                    kind
+                };
+                return Err(Error::new(path, Some(&key), kind));
+            }
         }
         let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(progress) = self.options.progress {

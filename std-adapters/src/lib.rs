@@ -65,6 +65,7 @@ pub use error::{Error, ErrorKind, MetadataError};
 pub use group::{Group, Member};
 pub use metadata::{ArrayMetadata, DataType, FillValue, NodeKind, TimeUnit, Unit, ZarrFormat};
 pub use node::Node;
+pub use reader::OnAbsent;
 pub use reader::{BLOCK_LEN, COALESCE_GAP, WINDOW_LEN};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
 pub use store::{
@@ -74,7 +75,7 @@ pub use store::{
 pub use vlen::VlenData;
 pub use write::{WRITE_WINDOW, WriteOptions};
 pub use zinto_core as core;
-pub use zinto_core::{LayoutError, Region};
+pub use zinto_core::{ChunkOrder, LayoutError, Region};
 
 /// The README's Rust examples, run as doctests so they cannot drift from the code.
 #[doc = include_str!("../../README.md")]

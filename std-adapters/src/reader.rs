@@ -158,6 +158,21 @@ impl<'r> Part<'r> {
     }
 }
 
+/// Whether a chunk a read asked for was in the store. A status, not an error: an absent
+/// chunk reads as the fill value (zarr-python 3.4 reports it per chunk, and raises for it only
+/// when asked to).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// The chunk (for a sharded array, the shard) was stored and read.
+    Stored,
+    /// The chunk was absent: its part of the output is the fill value.
+    Absent,
+}
+
+/// Told of each chunk a read finds absent, with its grid coordinates
+/// ([`ReadOptions::absent`](crate::ReadOptions::absent)).
+pub type OnAbsent<'a> = &'a (dyn Fn(&[u64]) + Sync);
+
 /// Reads pieces of chunks of one array into one output of shape `out_shape`.
 pub(crate) struct ChunkReader<'a, S: ?Sized> {
     pub(crate) store: &'a S,
@@ -166,27 +181,30 @@ pub(crate) struct ChunkReader<'a, S: ?Sized> {
 }
 
 impl<S: Store + ?Sized> ChunkReader<'_, S> {
-    /// Reads `piece` of the chunk stored at `key`.
+    /// Reads `piece` of the chunk stored at `key`: whether the chunk was stored, or absent
+    /// (its part of the output then the fill value).
     pub(crate) fn read_piece(
         &self,
         ctx: &mut ReadContext,
         key: &str,
         piece: &Piece,
         out: &mut PieceOut<'_, '_>,
-    ) -> Result<(), ErrorKind> {
+    ) -> Result<Found, ErrorKind> {
         match self.store.size(key).map_err(ErrorKind::Store)? {
-            None => self.fill(&piece.in_output, out),
-            Some(len) => self.read_level(
-                ctx,
-                0,
-                Stored {
-                    key,
-                    offset: 0,
-                    len,
-                },
-                Part::of(piece),
-                out,
-            ),
+            None => self.fill(&piece.in_output, out).map(|()| Found::Absent),
+            Some(len) => self
+                .read_level(
+                    ctx,
+                    0,
+                    Stored {
+                        key,
+                        offset: 0,
+                        len,
+                    },
+                    Part::of(piece),
+                    out,
+                )
+                .map(|()| Found::Stored),
         }
     }
 

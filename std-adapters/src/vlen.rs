@@ -25,8 +25,8 @@ use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
 use crate::error::ErrorKind;
 use crate::metadata::{ArrayMetadata, DataType};
 use crate::reader::{
-    DecodedSize, ReadContext, Stored, check_plausible, decode_stored, decode_windowed, grow,
-    most_decoded,
+    DecodedSize, Found, OnAbsent, ReadContext, Stored, check_plausible, decode_stored,
+    decode_windowed, grow, most_decoded,
 };
 use crate::store::{Store, StoreError};
 
@@ -141,7 +141,7 @@ pub(crate) fn read<S: Store>(
     meta: &ArrayMetadata,
     chunk_key: &dyn Fn(&[u64]) -> String,
     selection: &Region,
-    cancel: Option<&AtomicBool>,
+    (cancel, absent): (Option<&AtomicBool>, Option<OnAbsent<'_>>),
 ) -> Result<VlenData, KeyedError> {
     let at = |kind| (None, kind);
     let codec = vlen_codec(meta.dtype).ok_or(at(ErrorKind::WrongType {
@@ -167,6 +167,7 @@ pub(crate) fn read<S: Store>(
             .map_err(|e| at(ErrorKind::Layout(e)))?
             .collect(),
         cancel,
+        absent,
     };
     let mut ctx = ReadContext::new().map_err(at)?;
     let mut chunk = ChunkItems::default();
@@ -193,6 +194,15 @@ fn zeroed_offsets(n: usize) -> Result<Vec<u64>, ErrorKind> {
     Ok(offsets)
 }
 
+/// Which of a read's two passes over its chunks.
+#[derive(Clone, Copy)]
+enum Pass {
+    /// The lengths (absent chunks are reported here).
+    First,
+    /// The values.
+    Second,
+}
+
 /// The two passes of one read over the chunks its selection touches.
 struct Walk<'a, S> {
     store: &'a S,
@@ -203,14 +213,17 @@ struct Walk<'a, S> {
     out_shape: &'a [u64],
     pieces: Vec<Piece>,
     cancel: Option<&'a AtomicBool>,
+    /// Told of each absent chunk, in the first pass only.
+    absent: Option<OnAbsent<'a>>,
 }
 
 impl<S: Store> Walk<'_, S> {
     /// Calls `visit` for every selected element, chunk by chunk.
+    /// Absent chunks are reported (`self.absent`) in the pass that says `Pass::First`.
     fn each(
         &self,
-        ctx: &mut ReadContext,
-        chunk: &mut ChunkItems,
+        (ctx, chunk): (&mut ReadContext, &mut ChunkItems),
+        pass: Pass,
         visit: &mut Visit<'_>,
     ) -> Result<(), KeyedError> {
         for piece in &self.pieces {
@@ -218,8 +231,12 @@ impl<S: Store> Walk<'_, S> {
                 return Err((None, ErrorKind::Cancelled));
             }
             let key = (self.chunk_key)(&piece.chunk);
-            self.visit_piece(ctx, chunk, &key, piece, visit)
+            let found = self
+                .visit_piece(ctx, chunk, &key, piece, visit)
                 .map_err(|kind| (Some(key.clone()), kind))?;
+            if let (Found::Absent, Pass::First, Some(absent)) = (found, pass, self.absent) {
+                absent(&piece.chunk);
+            }
         }
         Ok(())
     }
@@ -234,7 +251,7 @@ impl<S: Store> Walk<'_, S> {
     ) -> Result<Vec<u64>, KeyedError> {
         let at = |kind| (None, kind);
         // Lengths, at offsets[i + 1], then their running sums.
-        self.each(ctx, chunk, &mut |i, item| {
+        self.each((ctx, chunk), Pass::First, &mut |i, item| {
             let slot = offsets.get_mut(i + 1).ok_or(ErrorKind::Internal {
                 what: "a variable-length element outside the selection",
             })?;
@@ -265,7 +282,7 @@ impl<S: Store> Walk<'_, S> {
             bytes: total as u64,
         }))?;
         let utf8 = self.codec == CodecName::VlenUtf8;
-        self.each(ctx, chunk, &mut |i, item| {
+        self.each((ctx, chunk), Pass::Second, &mut |i, item| {
             let (Some(&start), Some(&end)) = (offsets.get(i), offsets.get(i + 1)) else {
                 return Err(ErrorKind::Internal {
                     what: "a variable-length element outside the selection",
@@ -299,10 +316,12 @@ impl<S: Store> Walk<'_, S> {
         key: &str,
         piece: &Piece,
         visit: &mut Visit<'_>,
-    ) -> Result<(), ErrorKind> {
+    ) -> Result<Found, ErrorKind> {
         let outer = self.meta.chain.outer();
         let Some(len) = self.store.size(key).map_err(ErrorKind::Store)? else {
-            return self.visit_fill(&piece.in_output, visit);
+            return self
+                .visit_fill(&piece.in_output, visit)
+                .map(|()| Found::Absent);
         };
         let at = Stored {
             key,
@@ -321,6 +340,7 @@ impl<S: Store> Walk<'_, S> {
                 self.visit_shard((ctx, chunk), layout, at, piece, visit)
             }
         }
+        .map(|()| Found::Stored)
     }
 
     /// Calls `visit` with the fill value for every element of `in_output` (a missing chunk).

@@ -651,6 +651,7 @@ fn more_workers_than_requests_in_flight_read_the_right_bytes_and_cancel_without_
         threads: NonZeroUsize::new(4),
         progress: Some(&progress),
         cancel: Some(&cancel),
+        ..ReadOptions::default()
     };
     let started = Instant::now();
     let e = array

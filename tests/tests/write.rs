@@ -645,3 +645,171 @@ fn an_edge_chunk_made_all_fill_in_two_cuts_is_removed() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// The array of `store`'s `zarr.json` with its shape set to `shape`: the array as zarr-python
+/// sees it after `resize`, which keeps the shards still inside the new shape as they are.
+fn resized<'s>(
+    store: &'s zinto::MemoryStore,
+    shape: &[u64],
+) -> zinto::Array<&'s zinto::MemoryStore> {
+    let doc = store.get("zarr.json").unwrap();
+    let mut doc: serde_json::Value = serde_json::from_slice(&doc).unwrap();
+    doc["shape"] = serde_json::json!(shape);
+    let json = serde_json::to_vec(&doc).unwrap();
+    zinto::Array::from_metadata(store, "", ZarrFormat::V3, &json, None).unwrap()
+}
+
+/// zarr-python (3.1 and 3.4) keeps the cells of a shard past a shrunken shape when it rewrites
+/// the shard, and they show again when the array grows (zarr-python 3.4's
+/// `test_resize_sharded_keeps_cells_beyond_shape`); regular chunks are rewritten with the fill
+/// value past the edge, as zarr-python rewrites them.
+#[test]
+fn a_shard_past_a_shrunken_shape_keeps_its_cells_there() {
+    for inner in [1u64, 2, 4] {
+        let store = zinto::MemoryStore::new();
+        ArrayBuilder::new(&[4], DataType::Int16, &[inner])
+            .shards(&[4])
+            .create(&store, "")
+            .unwrap();
+        let values = |v: &[i16]| v.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
+        let four = Region::whole(&[4]).unwrap();
+        let two = Region::whole(&[2]).unwrap();
+        resized(&store, &[4])
+            .write_from(&four, &values(&[1, 2, 3, 4]))
+            .unwrap();
+        resized(&store, &[2])
+            .write_from(&two, &values(&[9, 9]))
+            .unwrap();
+        let back = resized(&store, &[4]).read_to_vec(&four).unwrap();
+        assert_eq!(back, values(&[9, 9, 3, 4]), "inner chunks of {inner}");
+        // Half of the kept cells written over, through a cut of the shrunken array.
+        resized(&store, &[3])
+            .write_from(&Region::new(&[2], &[1]).unwrap(), &values(&[7]))
+            .unwrap();
+        let back = resized(&store, &[4]).read_to_vec(&four).unwrap();
+        assert_eq!(back, values(&[9, 9, 7, 4]), "inner chunks of {inner}");
+    }
+    // Regular chunks: the fill value past the edge, as zarr-python writes an edge chunk.
+    let store = zinto::MemoryStore::new();
+    ArrayBuilder::new(&[4], DataType::Int16, &[4])
+        .create(&store, "")
+        .unwrap();
+    let four = Region::whole(&[4]).unwrap();
+    let values = |v: &[i16]| v.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>();
+    resized(&store, &[4])
+        .write_from(&four, &values(&[1, 2, 3, 4]))
+        .unwrap();
+    resized(&store, &[2])
+        .write_from(&Region::whole(&[2]).unwrap(), &values(&[9, 9]))
+        .unwrap();
+    let back = resized(&store, &[4]).read_to_vec(&four).unwrap();
+    assert_eq!(back, values(&[9, 9, 0, 0]));
+}
+
+/// Inner chunks laid in Morton order (as zarr-python 3.4 lays them) sit in the shard in that
+/// order, its index pointing at each, and read back as laid in C order.
+#[test]
+fn inner_chunks_are_laid_in_the_order_the_write_asks() {
+    use zinto::ChunkOrder;
+    // A 3 x 2 grid of 2 x 2 inner chunks of one byte each: zarr-python 3.4.2's orders, as
+    // C-order indices.
+    let cases = [
+        (ChunkOrder::Lexicographic, [0u64, 1, 2, 3, 4, 5]),
+        (ChunkOrder::Colexicographic, [0, 2, 4, 1, 3, 5]),
+        (ChunkOrder::Morton, [0, 2, 1, 3, 4, 5]),
+    ];
+    for (order, expected) in cases {
+        let store = zinto::MemoryStore::new();
+        let array = ArrayBuilder::new(&[6, 4], DataType::UInt8, &[2, 2])
+            .shards(&[6, 4])
+            .create(&store, "")
+            .unwrap();
+        let values: Vec<u8> = (1..=24).collect();
+        let whole = Region::whole(&[6, 4]).unwrap();
+        let options = WriteOptions {
+            inner_chunk_order: order,
+            ..WriteOptions::default()
+        };
+        array.write_from_with(&whole, &values, &options).unwrap();
+        assert_eq!(array.read_to_vec(&whole).unwrap(), values, "{order:?}");
+        drop(array);
+        let shard = store.get("c/0/0").unwrap();
+        let index = &shard[shard.len() - 6 * 16 - 4..shard.len() - 4];
+        let offset = |i: u64| {
+            let at = i as usize * 16;
+            u64::from_le_bytes(index[at..at + 8].try_into().unwrap())
+        };
+        let mut laid: Vec<u64> = (0..6).collect();
+        laid.sort_by_key(|&i| offset(i));
+        assert_eq!(laid, expected, "{order:?}");
+    }
+}
+
+/// The grid coordinates `read` reports absent through [`ReadOptions::absent`], sorted.
+fn absent_of<S: Store>(array: &zinto::Array<S>, region: &Region, vlen: bool) -> Vec<Vec<u64>> {
+    let found = std::sync::Mutex::new(Vec::new());
+    let note = |c: &[u64]| found.lock().unwrap().push(c.to_vec());
+    let options = zinto::ReadOptions {
+        absent: Some(&note),
+        ..zinto::ReadOptions::default()
+    };
+    if vlen {
+        array.read_vlen_with(region, &options).unwrap();
+    } else {
+        let mut out = vec![0u8; array.selection_len(region).unwrap()];
+        array.read_into_with(region, &mut out, &options).unwrap();
+    }
+    let mut found = found.into_inner().unwrap();
+    found.sort();
+    found
+}
+
+/// A read reports each chunk of its selection that the store lacks (zarr-python 3.4's
+/// per-chunk results come from this), once, and no other: for a sharded array the shards (an
+/// inner chunk absent from a stored shard is the shard's business), for strings too.
+#[test]
+fn reads_report_the_chunks_they_found_absent() {
+    for (shards, dtype) in [
+        (None, DataType::Int32),
+        (Some([4u64, 4]), DataType::Int32),
+        (None, DataType::String),
+        (Some([4, 4]), DataType::String),
+    ] {
+        let store = zinto::MemoryStore::new();
+        let mut builder = ArrayBuilder::new(&[8, 8], dtype, &[2, 2]);
+        if let Some(s) = shards {
+            builder = builder.shards(&s);
+        }
+        let array = builder.create(&store, "").unwrap();
+        let vlen = dtype == DataType::String;
+        // One element at (1, 1) and one at (6, 2): chunks (0, 0) and (3, 1); shards (0, 0)
+        // and (1, 0).
+        for at in [[1u64, 1], [6, 2]] {
+            let one = Region::new(&at, &[1, 1]).unwrap();
+            if vlen {
+                array.write_vlen(&one, &[0, 1], b"x").unwrap();
+            } else {
+                array.write_from(&one, &7i32.to_ne_bytes()).unwrap();
+            }
+        }
+        let whole = Region::whole(&[8, 8]).unwrap();
+        let expected: Vec<Vec<u64>> = match shards {
+            None => (0..4)
+                .flat_map(|i| (0..4).map(move |j| vec![i, j]))
+                .filter(|c| *c != [0, 0] && *c != [3, 1])
+                .collect(),
+            Some(_) => vec![vec![0, 1], vec![1, 1]],
+        };
+        assert_eq!(
+            absent_of(&array, &whole, vlen),
+            expected,
+            "{shards:?} {dtype}"
+        );
+        // A selection of stored chunks only: none.
+        let stored = Region::new(&[0, 0], &[2, 2]).unwrap();
+        assert!(
+            absent_of(&array, &stored, vlen).is_empty(),
+            "{shards:?} {dtype}"
+        );
+    }
+}

@@ -30,7 +30,7 @@ use std::num::NonZeroUsize;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use zinto_core::{Piece, Pieces, Region};
+use zinto_core::{ChunkOrder, Piece, Pieces, Region};
 
 use crate::Array;
 use crate::error::{Error, ErrorKind};
@@ -57,6 +57,10 @@ pub struct WriteOptions<'a> {
     /// Write chunks that are all fill value too (zarr-python's `write_empty_chunks=True`).
     /// By default they are not written, and an old chunk there is removed.
     pub write_empty_chunks: bool,
+    /// The order of a shard's inner chunks in its bytes (the index says where each is, so
+    /// any order reads the same): C order by default, as zarr-python 3.1 and the zarrs crate
+    /// write; [`ChunkOrder::Morton`] as zarr-python 3.4 writes.
+    pub inner_chunk_order: ChunkOrder,
 }
 
 impl std::fmt::Debug for WriteOptions<'_> {
@@ -66,6 +70,7 @@ impl std::fmt::Debug for WriteOptions<'_> {
             .field("progress", &self.progress.is_some())
             .field("cancel", &self.cancel)
             .field("write_empty_chunks", &self.write_empty_chunks)
+            .field("inner_chunk_order", &self.inner_chunk_order)
             .finish()
     }
 }

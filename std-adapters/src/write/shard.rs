@@ -1,5 +1,7 @@
-//! One shard written in one pass: its inner chunks encoded in C order of their coordinates
-//! into the shard's object, each as soon as the one before it is out, then the index (with its
+//! One shard written in one pass: its inner chunks encoded in the order the write asks
+//! ([`WriteOptions::inner_chunk_order`](super::WriteOptions): C order, or Morton order as
+//! zarr-python 3.4 lays them) into the shard's object, each as soon as the one before it is
+//! out, then the index (with its
 //! CRC-32C, if its codecs say) at the end; or, for an index at the start, room for it first
 //! and the index written there last ([`ObjectWriter::reserve`]). Inner chunks of fill value, and those past the
 //! array's edge, are not stored (their index entry is empty); a shard with none stored is not
@@ -7,16 +9,19 @@
 //!
 //! A shard the region holds whole is encoded from the caller's slice. A shard the region cuts
 //! is read as it stands (the read path, the shard's part inside the array) into one shard of
-//! scratch per worker, the region's part copied over it, and encoded from there.
+//! scratch per worker, the region's part copied over it, and encoded from there. A stored
+//! shard past the array's edge is read whole, the cells past the shape included, and encoded
+//! whole: those cells (kept when the array shrank) stay, as zarr-python keeps them, and show
+//! again when the array grows.
 
 use zinto_core::codec::{CRC32C, IndexLocation, ShardLayout, checksum};
 use zinto_core::{Piece, Region, Runs};
 
 use super::chunk::{Worker, is_fill, lay_fill, one_worker, overlay, stream_kind};
 use super::{ChunkPart, WriteJob, WritePlan};
-use crate::buffer;
 use crate::error::{Error, ErrorKind};
 use crate::store::{ObjectWriter, Store};
+use crate::{Array, buffer};
 
 /// Where a shard's values are: a C-order buffer of `shape`, the shard's first element at
 /// `origin` in it.
@@ -27,8 +32,8 @@ struct Source<'s> {
 }
 
 /// A shard's index as its inner chunks are written: an entry per inner chunk in C order of
-/// their coordinates, offsets counted from the shard's first byte (after `head` bytes of room
-/// for an index at the start).
+/// their coordinates (each empty until its chunk is written, in any order), offsets counted
+/// from the shard's first byte (after `head` bytes of room for an index at the start).
 struct IndexOut {
     /// Bytes of room for an index at the start (0 for an index at the end).
     head: usize,
@@ -47,6 +52,8 @@ impl IndexOut {
             .map_err(|_| ErrorKind::OutOfMemory {
                 bytes: count as u64 * 16,
             })?;
+        // Every entry empty (offset and length all ones) until its chunk is written.
+        index.resize(count.saturating_mul(16), 0xff);
         let head = match layout.location() {
             IndexLocation::Start => usize::try_from(layout.index_len())
                 .map_err(|_| internal("an index larger than memory"))?,
@@ -59,19 +66,23 @@ impl IndexOut {
         })
     }
 
-    /// The next inner chunk's entry: `stored` bytes just written after the one before, or
-    /// `None` for an inner chunk not stored.
-    fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind> {
-        let (offset, len) = match stored {
-            Some(len) => (self.at, len),
-            None => (u64::MAX, u64::MAX),
+    /// The entry of inner chunk `i` (its C-order index): `stored` bytes just written after
+    /// the chunk before, or `None` for an inner chunk not stored (its entry stays empty).
+    fn entry(&mut self, i: u64, stored: Option<u64>) -> Result<(), ErrorKind> {
+        let Some(len) = stored else {
+            return Ok(());
         };
+        let slot = usize::try_from(i)
+            .ok()
+            .and_then(|i| i.checked_mul(16))
+            .and_then(|at| self.index.get_mut(at..at.checked_add(16)?))
+            .ok_or_else(|| internal("an inner chunk past its shard's index"))?;
+        slot[..8].copy_from_slice(&self.at.to_le_bytes());
+        slot[8..].copy_from_slice(&len.to_le_bytes());
         self.at = self
             .at
-            .checked_add(stored.unwrap_or(0))
+            .checked_add(len)
             .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
-        self.index.extend_from_slice(&offset.to_le_bytes());
-        self.index.extend_from_slice(&len.to_le_bytes());
         Ok(())
     }
 
@@ -86,8 +97,8 @@ impl IndexOut {
 }
 
 /// A shard's object being written, and its index: the object opened on the first inner chunk
-/// stored (with room for an index at its start), an entry per inner chunk in C order of their
-/// coordinates, then the index (with its CRC-32C, if its codecs say) written and the object
+/// stored (with room for an index at its start), an entry per inner chunk as it is written,
+/// then the index (with its CRC-32C, if its codecs say) written and the object
 /// committed; or, with nothing stored, the shard removed.
 pub(super) struct ShardOut<'w> {
     writer: Option<Box<dyn ObjectWriter + 'w>>,
@@ -121,10 +132,9 @@ impl<'w> ShardOut<'w> {
             .ok_or_else(|| internal("a shard without its writer"))
     }
 
-    /// The next inner chunk's entry: `stored` bytes just written after the one before, or
-    /// `None` for an inner chunk not stored.
-    pub(super) fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind> {
-        self.index.entry(stored)
+    /// Inner chunk `i`'s entry (see [`IndexOut::entry`]).
+    pub(super) fn entry(&mut self, i: u64, stored: Option<u64>) -> Result<(), ErrorKind> {
+        self.index.entry(i, stored)
     }
 
     /// The index written and the object committed; with no inner chunk stored, the shard
@@ -154,8 +164,9 @@ trait ShardSink<'w> {
     /// every enclosing index at its start.
     fn writer(&mut self) -> Result<&mut (dyn ObjectWriter + 'w), ErrorKind>;
 
-    /// The entry of the inner chunk just written (`stored` bytes), or not stored (`None`).
-    fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind>;
+    /// The entry of inner chunk `i` (C-order index), just written (`stored` bytes) or not
+    /// stored (`None`).
+    fn entry(&mut self, i: u64, stored: Option<u64>) -> Result<(), ErrorKind>;
 }
 
 /// The outermost shard: its own object, under `key`.
@@ -170,8 +181,8 @@ impl<'w, S: Store> ShardSink<'w> for TopShard<'_, 'w, S> {
         self.out.writer(self.store, self.key)
     }
 
-    fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind> {
-        self.out.entry(stored)
+    fn entry(&mut self, i: u64, stored: Option<u64>) -> Result<(), ErrorKind> {
+        self.out.entry(i, stored)
     }
 }
 
@@ -237,8 +248,8 @@ impl<'w> ShardSink<'w> for NestedShard<'_, 'w> {
         self.parent.writer()
     }
 
-    fn entry(&mut self, stored: Option<u64>) -> Result<(), ErrorKind> {
-        self.index.entry(stored)
+    fn entry(&mut self, i: u64, stored: Option<u64>) -> Result<(), ErrorKind> {
+        self.index.entry(i, stored)
     }
 }
 
@@ -255,7 +266,23 @@ impl Worker {
         layout: &ShardLayout,
         key: &str,
     ) -> Result<(), ErrorKind> {
-        let ChunkPart { in_array, cut } = ChunkPart::of(&job.array.metadata().grid, piece)?;
+        let grid = &job.array.metadata().grid;
+        let ChunkPart { in_array, cut } = ChunkPart::of(grid, piece)?;
+        let at_edge = in_array.shape() != grid.chunk_shape();
+        if at_edge
+            && job
+                .array
+                .store()
+                .size(key)
+                .map_err(ErrorKind::Store)?
+                .is_some()
+        {
+            let unclipped = job.array.unclipped().map_err(Error::into_kind)?;
+            let whole = (unclipped.metadata().grid)
+                .chunk_region(&piece.chunk)
+                .map_err(ErrorKind::Layout)?;
+            return self.cut_shard(job, piece, (layout, &unclipped, &whole), key);
+        }
         if !cut {
             let origin = piece.in_output.start().to_vec();
             let source = Source {
@@ -265,30 +292,38 @@ impl Worker {
             };
             return self.encode_shard(job, layout, in_array.shape(), &source, key);
         }
+        self.cut_shard(job, piece, (layout, job.array, &in_array), key)
+    }
+
+    /// A shard the region cuts (or one past the array's edge): the shard as it stands (its
+    /// part `in_array` of `array`), the region's part over it, encoded.
+    fn cut_shard<S: Store, R: Store>(
+        &mut self,
+        job: &WriteJob<'_, S>,
+        piece: &Piece,
+        shard: (&ShardLayout, &Array<R>, &Region),
+        key: &str,
+    ) -> Result<(), ErrorKind> {
         let mut scratch = std::mem::take(&mut self.shard_scratch);
-        let result = self.cut_shard(job, piece, (layout, &in_array), &mut scratch, key);
+        let result = self.cut_shard_in(job, piece, shard, &mut scratch, key);
         self.shard_scratch = scratch;
         result
     }
 
-    /// A shard the region cuts: the shard as it stands, the region's part over it, encoded.
-    fn cut_shard<S: Store>(
+    fn cut_shard_in<S: Store, R: Store>(
         &mut self,
         job: &WriteJob<'_, S>,
         piece: &Piece,
-        (layout, in_array): (&ShardLayout, &Region),
+        (layout, array, in_array): (&ShardLayout, &Array<R>, &Region),
         scratch: &mut Vec<u8>,
         key: &str,
     ) -> Result<(), ErrorKind> {
-        let len = job
-            .array
-            .selection_len(in_array)
-            .map_err(Error::into_kind)?;
+        let len = array.selection_len(in_array).map_err(Error::into_kind)?;
         if scratch.len() != len {
             *scratch =
                 buffer::zeroed_buffer(len).ok_or(ErrorKind::OutOfMemory { bytes: len as u64 })?;
         }
-        job.array
+        array
             .read_into_with(in_array, scratch, &one_worker())
             .map_err(Error::into_kind)?;
         let order = zinto_core::MemoryOrder::c(in_array.ndim()).map_err(ErrorKind::Layout)?;
@@ -349,10 +384,12 @@ impl Worker {
             .get(depth)
             .ok_or_else(|| internal("a shard level past the plan's"))?;
         let grid = layout.grid();
-        for i in 0..grid.num_chunks() {
+        let walk = (job.options.inner_chunk_order)
+            .walk(grid.grid_shape())
+            .map_err(ErrorKind::Layout)?;
+        for i in walk {
             let coords = grid.chunk_coords(i).map_err(ErrorKind::Layout)?;
             let Some(part) = inner_box(&coords, grid.chunk_shape(), extent)? else {
-                sink.entry(None)?;
                 continue;
             };
             let part = shifted(&part, origin)?;
@@ -370,7 +407,7 @@ impl Worker {
                 }
                 None => self.encode_inner(job, source, &part, &mut *sink)?,
             };
-            sink.entry(stored)?;
+            sink.entry(i, stored)?;
         }
         Ok(())
     }

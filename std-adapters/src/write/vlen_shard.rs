@@ -93,7 +93,6 @@ impl VlenWorker {
         for i in 0..grid.num_chunks() {
             let coords = grid.chunk_coords(i).map_err(ErrorKind::Layout)?;
             let Some(part) = inner_box(&coords, &job.plan.chunk_shape, in_array.shape())? else {
-                out.entry(None)?;
                 continue;
             };
             let was = match &old_index {
@@ -115,7 +114,7 @@ impl VlenWorker {
                     None => None,
                 },
             };
-            out.entry(stored)?;
+            out.entry(i, stored)?;
         }
         if touched.next().is_some() {
             return Err(internal("an inner piece out of C order"));
