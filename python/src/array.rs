@@ -2,8 +2,8 @@
 
 use numpy::{PyArray1, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
-use std::sync::Arc;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use zinto::{Array, ReadOptions, Region, Store};
 
@@ -185,8 +185,10 @@ impl RsArray {
     }
 
     /// Reads the region `start`/`shape` into `out` (the output's bytes, viewed as a flat
-    /// `uint8` array), with the GIL released and Ctrl-C honoured between chunks.
-    #[pyo3(signature = (start, shape, out, threads=None))]
+    /// `uint8` array), with the GIL released and Ctrl-C honoured between chunks. Given a list
+    /// `absent`, appends to it the grid coordinates (a tuple) of each chunk the read found
+    /// absent (read as the fill value), in no particular order.
+    #[pyo3(signature = (start, shape, out, threads=None, absent=None))]
     fn read_into(
         &self,
         py: Python<'_>,
@@ -194,6 +196,7 @@ impl RsArray {
         shape: Vec<u64>,
         mut out: PyReadwriteArray1<'_, u8>,
         threads: Option<usize>,
+        absent: Option<&Bound<'_, PyList>>,
     ) -> PyResult<()> {
         let selection = region(&start, &shape)?;
         let out = out
@@ -201,37 +204,49 @@ impl RsArray {
             .map_err(|_| pyo3::exceptions::PyValueError::new_err("out must be C-contiguous"))?;
         let threads = crate::write::threads(threads)?;
         let array = &self.inner;
+        let found = AbsentChunks::default();
+        let note = |coords: &[u64]| found.note(coords);
+        let wanted = absent.is_some();
         interruptible::run(py, |cancel| {
             let options = ReadOptions {
                 threads,
                 cancel: Some(cancel),
+                absent: wanted.then_some(&note as &(dyn Fn(&[u64]) + Sync)),
                 ..ReadOptions::default()
             };
             array
                 .read_into_with(&selection, out, &options)
                 .map_err(errors::to_py)
-        })
+        })?;
+        found.append_to(absent)
     }
 
     /// Reads a variable-length region: `(offsets, values)`, a `uint64` array of one offset per
-    /// element plus one, and the elements' bytes end to end.
+    /// element plus one, and the elements' bytes end to end. `absent` as for `read_into`.
+    #[pyo3(signature = (start, shape, absent=None))]
     fn read_vlen<'py>(
         &self,
         py: Python<'py>,
         start: Vec<u64>,
         shape: Vec<u64>,
+        absent: Option<&Bound<'py, PyList>>,
     ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyBytes>)> {
         let selection = region(&start, &shape)?;
         let array = &self.inner;
+        let found = AbsentChunks::default();
+        let note = |coords: &[u64]| found.note(coords);
+        let wanted = absent.is_some();
         let data = interruptible::run(py, |cancel| {
             let options = ReadOptions {
                 cancel: Some(cancel),
+                absent: wanted.then_some(&note as &(dyn Fn(&[u64]) + Sync)),
                 ..ReadOptions::default()
             };
             array
                 .read_vlen_with(&selection, &options)
                 .map_err(errors::to_py)
         })?;
+        found.append_to(absent)?;
         let (offsets, values) = data.into_parts();
         Ok((PyArray1::from_vec(py, offsets), PyBytes::new(py, &values)))
     }
@@ -256,19 +271,20 @@ impl RsArray {
     /// Writes `input` (the region's elements in C order and the array's type in native byte
     /// order, viewed as a flat `uint8` array) into the region `start`/`shape`: each chunk
     /// encoded once and written whole (a temporary name, renamed), with the GIL released and
-    /// Ctrl-C honoured between chunks. Chunks left all fill value are removed unless
-    /// `write_empty_chunks`.
-    #[pyo3(signature = (start, shape, input, threads=None, write_empty_chunks=false))]
+    /// Ctrl-C honoured between chunks. `settings`, a dict, each key optional: `threads`,
+    /// `write_empty_chunks` (chunks left all fill value are removed unless it is true),
+    /// `inner_chunk_order` (a shard's inner chunks: `"lexicographic"`, the default, or
+    /// `"morton"` as zarr-python 3.4 lays them, `"colexicographic"`, `"unordered"`).
+    #[pyo3(signature = (start, shape, input, settings=None))]
     fn write_from(
         &self,
         py: Python<'_>,
         start: Vec<u64>,
         shape: Vec<u64>,
         input: PyReadonlyArray1<'_, u8>,
-        threads: Option<usize>,
-        write_empty_chunks: bool,
+        settings: Option<crate::write::WriteSettings>,
     ) -> PyResult<()> {
-        let w = crate::write::Write::new((&start, &shape), &input, threads, write_empty_chunks)?;
+        let w = crate::write::Write::new((&start, &shape), &input, settings)?;
         crate::write::write(py, &self.inner, &w)
     }
 
@@ -277,8 +293,7 @@ impl RsArray {
     /// `values[offsets[i]:offsets[i + 1]]` (UTF-8 for strings). Offsets that do not fit the
     /// region or the values, or a string that is not UTF-8, are refused (`ValueError`) before
     /// anything is written. Otherwise as `write_from`.
-    #[pyo3(signature = (start, shape, offsets, values, threads=None, write_empty_chunks=false))]
-    #[allow(clippy::too_many_arguments)] // write_from's, with the offsets
+    #[pyo3(signature = (start, shape, offsets, values, settings=None))]
     fn write_vlen(
         &self,
         py: Python<'_>,
@@ -286,11 +301,36 @@ impl RsArray {
         shape: Vec<u64>,
         offsets: PyReadonlyArray1<'_, u64>,
         values: PyReadonlyArray1<'_, u8>,
-        threads: Option<usize>,
-        write_empty_chunks: bool,
+        settings: Option<crate::write::WriteSettings>,
     ) -> PyResult<()> {
-        let w = crate::write::Write::new((&start, &shape), &values, threads, write_empty_chunks)?;
+        let w = crate::write::Write::new((&start, &shape), &values, settings)?;
         let offsets = crate::write::offsets(&offsets)?;
         crate::write::write_vlen(py, &self.inner, &w, offsets)
+    }
+}
+
+/// The chunks a read found absent, gathered from its workers (without the GIL), then handed
+/// to the caller's list.
+#[derive(Default)]
+struct AbsentChunks(Mutex<Vec<Vec<u64>>>);
+
+impl AbsentChunks {
+    /// Notes one absent chunk (called from a read's workers).
+    fn note(&self, coords: &[u64]) {
+        // A worker that panicked while holding the lock left a whole list: keep it.
+        let mut found = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        found.push(coords.to_vec());
+    }
+
+    /// Appends each chunk noted, as a tuple of its coordinates, to `list`, if given.
+    fn append_to(self, list: Option<&Bound<'_, PyList>>) -> PyResult<()> {
+        let Some(list) = list else {
+            return Ok(());
+        };
+        let found = self.0.into_inner().unwrap_or_else(PoisonError::into_inner);
+        for coords in found {
+            list.append(PyTuple::new(list.py(), coords)?)?;
+        }
+        Ok(())
     }
 }

@@ -9,7 +9,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use zinto::{ArrayBuilder, DataType, Store, WriteOptions, ZarrFormat};
+use zinto::{ArrayBuilder, ChunkOrder, DataType, Store, WriteOptions, ZarrFormat};
 
 use crate::array::{AnyStore, RsArray};
 use crate::{errors, interruptible};
@@ -166,12 +166,43 @@ pub fn threads(threads: Option<usize>) -> PyResult<Option<NonZeroUsize>> {
         .transpose()
 }
 
+/// How a write runs, as the Python calls state it: a dict; `write_empty_chunks` is required,
+/// the others optional.
+#[derive(FromPyObject, Default)]
+#[pyo3(from_item_all)]
+pub struct WriteSettings {
+    /// Store chunks that are all fill value too.
+    write_empty_chunks: bool,
+    /// Worker threads; `None` for one per core.
+    #[pyo3(default)]
+    threads: Option<usize>,
+    /// The order of a shard's inner chunks: zarr-python's `subchunk_write_order` names,
+    /// `"lexicographic"` (the default), `"unordered"` (laid lexicographically, as
+    /// zarr-python 3.4 lays it), `"colexicographic"` or `"morton"`.
+    #[pyo3(default)]
+    inner_chunk_order: Option<String>,
+}
+
+/// The [`ChunkOrder`] zarr-python's `subchunk_write_order` names.
+fn chunk_order(name: Option<&str>) -> PyResult<ChunkOrder> {
+    match name {
+        None | Some("lexicographic" | "unordered") => Ok(ChunkOrder::Lexicographic),
+        Some("colexicographic") => Ok(ChunkOrder::Colexicographic),
+        Some("morton") => Ok(ChunkOrder::Morton),
+        Some(other) => Err(PyValueError::new_err(format!(
+            "unknown inner chunk order {other:?}: expected \"lexicographic\", \"unordered\", \
+             \"colexicographic\" or \"morton\""
+        ))),
+    }
+}
+
 /// How `RsArray.write_from` writes.
 pub struct Write<'a> {
     pub region: zinto::Region,
     pub input: &'a [u8],
     pub threads: Option<NonZeroUsize>,
     pub write_empty_chunks: bool,
+    pub inner_chunk_order: ChunkOrder,
 }
 
 impl<'a> Write<'a> {
@@ -180,14 +211,15 @@ impl<'a> Write<'a> {
     pub fn new(
         (start, shape): (&[u64], &[u64]),
         input: &'a PyReadonlyArray1<'_, u8>,
-        threads: Option<usize>,
-        write_empty_chunks: bool,
+        settings: Option<WriteSettings>,
     ) -> PyResult<Self> {
+        let settings = settings.unwrap_or_default();
         Ok(Self {
             region: crate::array::region(start, shape)?,
             input: self::input(input)?,
-            threads: self::threads(threads)?,
-            write_empty_chunks,
+            threads: self::threads(settings.threads)?,
+            write_empty_chunks: settings.write_empty_chunks,
+            inner_chunk_order: chunk_order(settings.inner_chunk_order.as_deref())?,
         })
     }
 
@@ -197,6 +229,7 @@ impl<'a> Write<'a> {
             threads: self.threads,
             cancel: Some(cancel),
             write_empty_chunks: self.write_empty_chunks,
+            inner_chunk_order: self.inner_chunk_order,
             ..WriteOptions::default()
         }
     }
@@ -307,7 +340,7 @@ pub fn vlen_parts<'py>(
 /// is encoded once, in parallel, off the GIL; the result is handed over chunk by chunk, so at
 /// most one chunk is held twice.
 #[pyfunction]
-#[pyo3(signature = (zarr_format, json, old, start, shape, input, threads=None, write_empty_chunks=false))]
+#[pyo3(signature = (zarr_format, json, old, start, shape, input, settings=None))]
 #[allow(clippy::too_many_arguments)] // zarr-python's write, as it hands it over
 pub fn encode_chunks<'py>(
     py: Python<'py>,
@@ -317,17 +350,16 @@ pub fn encode_chunks<'py>(
     start: Vec<u64>,
     shape: Vec<u64>,
     input: PyReadonlyArray1<'_, u8>,
-    threads: Option<usize>,
-    write_empty_chunks: bool,
+    settings: Option<WriteSettings>,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-    let w = Write::new((&start, &shape), &input, threads, write_empty_chunks)?;
+    let w = Write::new((&start, &shape), &input, settings)?;
     encoded_chunks(py, (zarr_format, json), old, |array| write(py, array, &w))
 }
 
 /// [`encode_chunks`] for a variable-length array (strings, bytes): element `i` of the region
 /// is `values[offsets[i]..offsets[i + 1]]`, as `RsArray.write_vlen` takes them.
 #[pyfunction]
-#[pyo3(signature = (zarr_format, json, old, start, shape, offsets, values, threads=None, write_empty_chunks=false))]
+#[pyo3(signature = (zarr_format, json, old, start, shape, offsets, values, settings=None))]
 #[allow(clippy::too_many_arguments)] // encode_chunks', with the offsets
 pub fn encode_vlen_chunks<'py>(
     py: Python<'py>,
@@ -338,10 +370,9 @@ pub fn encode_vlen_chunks<'py>(
     shape: Vec<u64>,
     offsets: PyReadonlyArray1<'_, u64>,
     values: PyReadonlyArray1<'_, u8>,
-    threads: Option<usize>,
-    write_empty_chunks: bool,
+    settings: Option<WriteSettings>,
 ) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
-    let w = Write::new((&start, &shape), &values, threads, write_empty_chunks)?;
+    let w = Write::new((&start, &shape), &values, settings)?;
     let offsets = self::offsets(&offsets)?;
     encoded_chunks(py, (zarr_format, json), old, |array| {
         write_vlen(py, array, &w, offsets)

@@ -241,18 +241,19 @@ class Array:
         """
         start, extent, kept = _normalize(key, self.shape)
         shape = tuple(n for n, k in zip(extent, kept) if k)
+        settings = {"threads": threads, "write_empty_chunks": write_empty_chunks}
         if self._vlen:
             text = self._rs.dtype == "string"
 
             def write(start, extent, offsets, values):
-                self._rs.write_vlen(start, extent, offsets, values, threads, write_empty_chunks)
+                self._rs.write_vlen(start, extent, offsets, values, settings)
 
             _vlen.write(write, start, extent, value, self.chunks[0] if self.chunks else 1, text)
             return
         data = _write.prepare(value, self.dtype, shape)
         if data.size:
             flat = data.reshape(-1).view(np.uint8)
-            self._rs.write_from(start, extent, flat, threads, write_empty_chunks)
+            self._rs.write_from(start, extent, flat, settings)
 
     def read(self, key=Ellipsis, out=None, threads=None):
         """Reads `self[key]` into `out` (allocated once if not given) and returns it.

@@ -42,7 +42,7 @@ try:
 except ImportError:  # zarr-python without obstore support
     ObjectStore = None
 
-from . import _vlen, _zinto
+from . import _vlen, _zarr_api, _zinto
 
 __all__ = ["ZintoCodecPipeline"]
 
@@ -68,6 +68,8 @@ _handing_on = contextvars.ContextVar("zinto_handing_on", default=False)
 # Why a read went to the default pipeline.
 NO_METADATA = "inner pipeline of a shard (no array metadata)"
 METADATA_NOT_TAKEN = "metadata zinto does not take"
+GRID_NOT_REGULAR = "chunk grid not regular (rectilinear: zinto does not read it yet)"
+FILL_NOT_CANONICAL = "a NaN fill value with a payload (JSON keeps no payload)"
 OUTPUT_NOT_C_ORDER = "output not C-contiguous"
 OUTPUT_READ_ONLY = "output read-only"
 OUTPUT_BIG_ENDIAN = "big-endian output"
@@ -120,10 +122,12 @@ def _text(value):
 def _local_root(store):
     """The directory of `store`'s objects, if they are local files zinto reads and writes
     itself: a LocalStore, or an FsspecStore over fsspec's local file system (which
-    `dask.array.from_zarr` and `xarray` make of a plain path when given storage options)."""
-    if isinstance(store, LocalStore):
+    `dask.array.from_zarr` and `xarray` make of a plain path when given storage options).
+    Stores are taken by their class (a mock made with `spec=LocalStore` is not a LocalStore
+    here: zarr-python's tests wrap stores so to count their calls), never by attributes."""
+    if issubclass(type(store), LocalStore):
         return str(store.root)
-    if isinstance(store, FsspecStore):
+    if issubclass(type(store), FsspecStore):
         fs = getattr(store.fs, "sync_fs", store.fs)  # zarr wraps a sync file system
         if type(fs).__name__ == "LocalFileSystem" and store.path:
             return store.path
@@ -133,7 +137,7 @@ def _local_root(store):
 def _remote(store):
     """`(url, settings)` through which zinto reaches `store`'s objects itself, or None: an
     ObjectStore over obstore's S3, GCS, Azure or HTTP store, or an FsspecStore over s3fs."""
-    if ObjectStore is not None and isinstance(store, ObjectStore):
+    if ObjectStore is not None and issubclass(type(store), ObjectStore):
         inner = store.store
         kind = type(inner).__name__
         if getattr(inner, "credential_provider", None) is not None:
@@ -151,7 +155,7 @@ def _remote(store):
             return None
         url = f"{scheme}://{bucket}" + (f"/{prefix}" if prefix else "")
         return url, sorted(settings.items())
-    if isinstance(store, FsspecStore) and type(store.fs).__name__ == "S3FileSystem":
+    if issubclass(type(store), FsspecStore) and type(store.fs).__name__ == "S3FileSystem":
         fs = store.fs
         path = store.path.strip("/")
         if not path or getattr(fs, "token", None) or getattr(fs, "profile", None):
@@ -194,14 +198,17 @@ def _canonical_fill(metadata):
 
 
 def _meta(metadata):
-    """zinto's view of zarr-python's array metadata, or None if it cannot be taken."""
+    """zinto's view of zarr-python's array metadata, or why it cannot be taken (a reason)."""
     try:
         if not _canonical_fill(metadata):
-            return None
+            return FILL_NOT_CANONICAL
         doc = metadata.to_dict()
         ndim = len(metadata.shape)
         sharded = False
         if metadata.zarr_format == 3:
+            grid = doc["chunk_grid"]["name"] if isinstance(doc["chunk_grid"], dict) else None
+            if grid != "regular":
+                return GRID_NOT_REGULAR
             from zarr.codecs import ShardingCodec
 
             sharded = any(isinstance(c, ShardingCodec) for c in metadata.codecs)
@@ -220,7 +227,7 @@ def _meta(metadata):
         return _Meta(metadata.zarr_format, json.dumps(doc).encode(), ndim, chunk_shape,
                      key_parts, separator, prefix, sharded)
     except Exception:  # noqa: BLE001 - anything zinto cannot take goes to the default pipeline
-        return None
+        return METADATA_NOT_TAKEN
 
 
 def _foreign_codec(pipeline):
@@ -241,6 +248,8 @@ class ZintoCodecPipeline(CodecPipeline):
 
     def __init__(self, default, meta=None, store=None):
         self._default = default
+        # zinto's view of the array's metadata (`_Meta`), or why it has none: a reason, or
+        # None when zarr-python gave none (a shard's inner pipeline).
         self._meta = meta
         self._store = store
         # A codec class the user registered (zarr's `register_codec`, `codecs.NAME` in its
@@ -318,20 +327,25 @@ class ZintoCodecPipeline(CodecPipeline):
         await _hand_on("writes", handed_on, self._default.write(batch, value, drop_axes))
 
     async def read(self, batch_info, out, drop_axes=()):
-        global reads_by_zinto
+        """Reads the batch into `out`; on zarr-python 3.2 and later returns one result per
+        chunk (`_zarr_api`), "missing" for a chunk absent from the store."""
+        global reads_by_zinto, reads_in_pieces
         batch = list(batch_info)
         if not batch:
-            return
-        handed_on = await self._read_with_zinto(batch, out, drop_axes)
+            return _zarr_api.read_results((), set())
+        absent = set()  # the grid coordinates of the chunks found absent
+        handed_on = await self._read_with_zinto(batch, out, drop_axes, absent)
         if handed_on in BY_PIECES:
-            handed_on = await self._read_pieces(batch, out, tuple(drop_axes))
+            absent.clear()
+            handed_on = await self._read_pieces(batch, out, tuple(drop_axes), absent)
             if handed_on is None:
-                global reads_in_pieces
                 reads_in_pieces += 1
         if handed_on is None:
             reads_by_zinto += 1
-            return
-        await _hand_on("reads", handed_on, self._default.read(batch, out, drop_axes))
+            coords = [self._split_key(bg.path)[1] for bg, *_ in batch]
+            return _zarr_api.read_results(coords, absent)
+        results = await _hand_on("reads", handed_on, self._default.read(batch, out, drop_axes))
+        return _zarr_api.handed_on_results(results)
 
     # -- the zinto path ------------------------------------------------------------------
 
@@ -423,9 +437,12 @@ class ZintoCodecPipeline(CodecPipeline):
                 i += 1
         return array_path, start, extent
 
-    async def _array(self, batch, array_path):
-        """The zinto array over the store's own files (LocalStore), over the store's URL (an
-        object store zinto can address), or over the chunk bytes zarr-python fetched."""
+    async def _array(self, batch, array_path, absent):
+        """`(array, reports)`: the zinto array over the store's own files (LocalStore), over
+        the store's URL (an object store zinto can address), or over the chunk bytes
+        zarr-python fetched; and whether its reads report absent chunks as the batch counts
+        them. Over a sharded array's inner chunks they do not: the shards found absent are
+        added to `absent` here."""
         m = self._meta
         root = _local_root(self._store)
         if root is not None:
@@ -433,7 +450,7 @@ class ZintoCodecPipeline(CodecPipeline):
             if key not in self._arrays:
                 self._arrays[key] = _zinto.array_in_directory(
                     root, array_path, m.zarr_format, m.document)
-            return self._arrays[key]
+            return self._arrays[key], True
         remote = None if self._remote_failed else _remote(self._store)
         if remote is not None:
             key = ("url", array_path)
@@ -442,10 +459,10 @@ class ZintoCodecPipeline(CodecPipeline):
                 # Blocking: zinto's own runtime does the requests (not zarr-python's loop).
                 self._arrays[key] = await asyncio.to_thread(
                     _zinto.array_at_url, url, array_path, m.zarr_format, m.document, settings)
-            return self._arrays[key]
+            return self._arrays[key], True
         if m.sharded:
-            document, chunks = await self._inner_chunks(batch)
-            return _zinto.array_of_chunks(m.zarr_format, document, chunks)
+            document, chunks = await self._inner_chunks(batch, absent)
+            return _zinto.array_of_chunks(m.zarr_format, document, chunks), False
         # Each chunk is fetched with the buffer prototype its spec carries, as the default
         # pipeline fetches it (a caller's prototype decides where the bytes go).
         fetched = await asyncio.gather(
@@ -454,65 +471,64 @@ class ZintoCodecPipeline(CodecPipeline):
         for (bg, *_), buf in zip(batch, fetched):
             if buf is not None:
                 chunks[bg.path[len(array_path):].lstrip("/")] = _held_bytes(buf)
-        return _zinto.array_of_chunks(m.zarr_format, m.document, chunks)
+        return _zinto.array_of_chunks(m.zarr_format, m.document, chunks), True
 
     def _addresses_store(self):
         """Whether zinto reads the store's objects itself (files, or an object store's URL)."""
         return _local_root(self._store) is not None or (
             not self._remote_failed and _remote(self._store) is not None)
 
-    async def _inner_chunks(self, batch):
+    async def _inner_chunks(self, batch, absent):
         """For a sharded array on a store zinto cannot address: the metadata document of the
         array seen as its inner chunks (the shard's inner codecs and chunk grid) and those
         chunks, fetched from zarr-python's store as zarr-python fetches them (with each chunk
         spec's prototype): a shard read whole in one get, else its index and then only the
-        inner chunks the piece touches."""
+        inner chunks the piece touches (`_zarr_api.load_partial_shard`). The coordinates of
+        each shard found absent are added to `absent`."""
         m = self._meta
         sharding = self._default.array_bytes_codec
         inner = tuple(sharding.chunk_shape)
         per_shard = tuple(s // i for s, i in zip(m.chunk_shape, inner))
-        wanted, chunks = [], {}
+        loads, chunks = [], {}
         for bg, spec, chunk_sel, _out_sel, _complete in batch:
             _path, coords = self._split_key(bg.path)
             boxes = [_box(sel, n) for sel, n in zip(chunk_sel, m.chunk_shape)]
             if None in boxes:
                 continue  # the piece selects nothing
             spans = [range(lo // size, -(-hi // size)) for (lo, hi, _), size in zip(boxes, inner)]
+            loads.append((coords, bg, spec, set(itertools.product(*spans))))
 
-            def key(local, coords=coords):
-                grid = (c * n + i for c, n, i in zip(coords, per_shard, local))
-                return "/".join(["c", *map(str, grid)])
-
-            if math.prod(map(len, spans)) == math.prod(per_shard):
+        async def load(coords, bg, spec, wanted):
+            if len(wanted) == math.prod(per_shard):
                 # The whole shard: one get of it all, as zarr-python reads a whole shard.
                 shard = await sharding._load_full_shard_maybe(bg, spec.prototype, per_shard)
-                for local in itertools.product(*spans) if shard is not None else ():
-                    where = shard.index.get_chunk_slice(local)
-                    if where is not None:
-                        chunks[key(local)] = shard.buf[where[0]:where[1]].to_bytes()
+                if shard is None:
+                    return coords, None
+                return coords, {local: shard.buf[where[0]:where[1]] for local in wanted
+                                if (where := shard.index.get_chunk_slice(local)) is not None}
+            return coords, await _zarr_api.load_partial_shard(
+                sharding, bg, spec, per_shard, wanted)
+
+        for coords, found in await asyncio.gather(*(load(*one) for one in loads)):
+            if found is None:
+                absent.add(coords)
                 continue
-            index = await sharding._load_shard_index_maybe(bg, per_shard)
-            for local in itertools.product(*spans) if index is not None else ():
-                where = index.get_chunk_slice(local)
-                if where is not None:
-                    wanted.append((key(local), bg, spec, where))
-        fetched = await asyncio.gather(
-            *(bg.get(prototype=spec.prototype, byte_range=RangeByteRequest(*where))
-              for _key, bg, spec, where in wanted))
-        chunks.update((k, _held_bytes(buf)) for (k, *_), buf in zip(wanted, fetched)
-                      if buf is not None)
+            for local, buf in found.items():
+                grid = (c * n + i for c, n, i in zip(coords, per_shard, local))
+                chunks["/".join(["c", *map(str, grid)])] = _held_bytes(buf)
         doc = json.loads(m.document)
         doc["codecs"] = [c.to_dict() for c in sharding.codecs]
         doc["chunk_grid"] = {"name": "regular", "configuration": {"chunk_shape": list(inner)}}
         doc["chunk_key_encoding"] = {"name": "default", "configuration": {"separator": "/"}}
         return json.dumps(doc).encode(), chunks
 
-    async def _read_pieces(self, batch, out, drop_axes):
+    async def _read_pieces(self, batch, out, drop_axes, absent):
         """Reads the batch piece by piece: each piece's chunk decoded by zinto into a scratch
         of the box its selection touches, then put into `out` through zarr-python's own
         selections (as the default pipeline puts a decoded chunk), so any selection zarr-python
         hands over, and outputs in any order or byte order, are read by zinto; the pieces run
-        in parallel, each with one scratch. Returns None, or why not (nothing left usable)."""
+        in parallel, each with one scratch. The chunks found absent are added to `absent`.
+        Returns None, or why not (nothing left usable)."""
         target = out.as_ndarray_like() if hasattr(out, "as_ndarray_like") else out
         if not isinstance(target, np.ndarray):
             return OUTPUT_NOT_NUMPY
@@ -531,7 +547,7 @@ class ZintoCodecPipeline(CodecPipeline):
             if None not in boxes:
                 pieces.append((coords, boxes, out_sel))
         try:
-            rs = await self._array(batch, array_path)
+            rs, reports = await self._array(batch, array_path, absent)
         except _zinto.ZintoError:
             return METADATA_NOT_TAKEN
         scratch_dtype = _scratch_dtype(rs, target)
@@ -543,11 +559,13 @@ class ZintoCodecPipeline(CodecPipeline):
             start = [c * n + lo for c, n, (lo, _, _) in zip(coords, self._meta.chunk_shape, boxes)]
             extent = [hi - lo for lo, hi, _ in boxes]
             scratch = np.empty(extent, dtype=scratch_dtype)
+            found = [] if reports else None
             if rs.dtype in ("string", "bytes"):
-                offsets, values = rs.read_vlen(start, extent)
+                offsets, values = rs.read_vlen(start, extent, found)
                 _vlen.fill(scratch, offsets, values, text=rs.dtype == "string")
             elif scratch.size:
-                rs.read_into(start, extent, scratch.reshape(-1).view(np.uint8), 1)
+                rs.read_into(start, extent, scratch.reshape(-1).view(np.uint8), 1, found)
+            absent.update(found or ())
             try:
                 part = scratch[tuple(rel for _, _, rel in boxes)]
                 target[out_sel] = part.squeeze(axis=drop_axes) if drop_axes else part
@@ -577,11 +595,12 @@ class ZintoCodecPipeline(CodecPipeline):
             return OUTPUT_BIG_ENDIAN
         return None
 
-    async def _read_with_zinto(self, batch, out, drop_axes):
+    async def _read_with_zinto(self, batch, out, drop_axes, absent):
         """Reads the batch into `out` with zinto and returns None, or returns why it did not
-        (then nothing was written and the default pipeline reads it)."""
-        if self._meta is None:
-            return NO_METADATA
+        (then nothing was written and the default pipeline reads it). The grid coordinates of
+        the chunks found absent are added to `absent`."""
+        if not isinstance(self._meta, _Meta):
+            return self._meta or NO_METADATA
         if self._foreign:
             return FOREIGN_CODEC
         target = out.as_ndarray_like() if hasattr(out, "as_ndarray_like") else out
@@ -596,10 +615,11 @@ class ZintoCodecPipeline(CodecPipeline):
             return NOT_ONE_RECTANGLE
         array_path, start, extent = region
         try:
-            rs = await self._array(batch, array_path)
+            rs, reports = await self._array(batch, array_path, absent)
         except _zinto.ZintoError:
             return METADATA_NOT_TAKEN  # the default pipeline reads it
-        read = _reader(rs, start, extent, target)
+        found = [] if reports else None
+        read = _reader(rs, start, extent, target, found)
         if read is None:
             return DTYPE_DIFFERS
         remote = _local_root(self._store) is None and ("url", array_path) in self._arrays
@@ -624,7 +644,9 @@ class ZintoCodecPipeline(CodecPipeline):
             # From a LocalStore zinto takes the metadata the store holds now and reads again.
             if _local_root(self._store) is None or not await self._reopen(array_path):
                 return RESIZED
-            return await self._read_with_zinto(batch, out, drop_axes)
+            absent.clear()
+            return await self._read_with_zinto(batch, out, drop_axes, absent)
+        absent.update(found or ())
         return None
 
     async def _reopen(self, array_path):
@@ -646,8 +668,8 @@ class ZintoCodecPipeline(CodecPipeline):
     async def _write_with_zinto(self, batch, value, drop_axes):
         """Writes `value` through the batch's chunks with zinto and returns None, or returns
         why not (then the default pipeline writes all of it)."""
-        if self._meta is None:
-            return NO_METADATA
+        if not isinstance(self._meta, _Meta):
+            return self._meta or NO_METADATA
         if self._foreign:
             return FOREIGN_CODEC
         if getattr(self._store, "read_only", False):
@@ -730,9 +752,10 @@ class ZintoCodecPipeline(CodecPipeline):
         root = _local_root(self._store)
         local = root is not None
         remote = None if local or self._remote_failed else _remote(self._store)
-        empty = bool(batch[0][1].config.write_empty_chunks)
+        how = {"write_empty_chunks": bool(batch[0][1].config.write_empty_chunks),
+               "inner_chunk_order": _zarr_api.inner_chunk_order(self._default)}
         if not local and remote is None:
-            return await self._bytes_target(batch, array_path, dtype, empty, whole_chunks)
+            return await self._bytes_target(batch, array_path, dtype, how, whole_chunks)
         try:
             # The metadata as the store holds it now: zarr-python keeps a pipeline when it
             # resizes an array, and an edge chunk written with the old shape would be wrong.
@@ -751,9 +774,9 @@ class ZintoCodecPipeline(CodecPipeline):
         refused = _refuse_array(rs, dtype)
         if refused is not None:
             return refused
-        return _WriteTarget(rs, rs, empty, in_place=local)
+        return _WriteTarget(rs, rs, how, in_place=local)
 
-    async def _bytes_target(self, batch, array_path, dtype, empty, whole_chunks):
+    async def _bytes_target(self, batch, array_path, dtype, how, whole_chunks):
         """For a store zinto does not write itself (a MemoryStore, a ZipStore, an fsspec
         store): zinto encodes the chunks (each once, in parallel, from the value) and each
         chunk's bytes go to zarr-python's store at the end, as the default pipeline hands them
@@ -771,8 +794,12 @@ class ZintoCodecPipeline(CodecPipeline):
         if document is None:
             return METADATA_NOT_TAKEN
         keys = [bg.path[len(array_path):].lstrip("/") for bg, *_ in batch]
+        # A stored shard past the array's edge keeps its cells there (zinto reads it whole),
+        # as zarr-python keeps them: it is fetched even when the selection covers its part.
+        edge = {key for key, (_bg, _spec, chunk_sel, _out_sel, complete) in zip(keys, batch)
+                if m.sharded and complete and _short_of(chunk_sel, m.chunk_shape)}
         partial = [(key, bg, spec) for key, (bg, spec, *_, complete) in zip(keys, batch)
-                   if not complete]
+                   if not complete or key in edge]
         fetched = await asyncio.gather(
             *(bg.get(prototype=spec.prototype) for _key, bg, spec in partial))
         old = {key: _held_bytes(buf) for (key, *_), buf in zip(partial, fetched)
@@ -781,12 +808,13 @@ class ZintoCodecPipeline(CodecPipeline):
             old_rs = _zinto.array_of_chunks(m.zarr_format, document, old)
         except (_zinto.ZintoError, TypeError):
             return METADATA_NOT_TAKEN
-        # Whole chunks need none of the old ones (and each call would copy them).
+        # Whole chunks need none of the old ones but shards past the edge (and each call
+        # copies what it is given).
         split = {key: self._split_key(bg.path) for key, bg, _spec in partial}
         coords = {key: at[1] for key, at in split.items() if at is not None}
-        encoder = _ChunkEncoder((m.zarr_format, document), {} if whole_chunks else old,
-                                coords, m.chunk_shape)
-        return _WriteTarget(old_rs, encoder, empty, in_place=False, keys=keys)
+        kept = {k: v for k, v in old.items() if k in edge} if whole_chunks else old
+        encoder = _ChunkEncoder((m.zarr_format, document), kept, coords, m.chunk_shape)
+        return _WriteTarget(old_rs, encoder, how, in_place=False, keys=keys)
 
     async def _present_document(self, batch, array_path, shape):
         """The metadata document a bytes-API write uses: the pipeline's own, or the store's
@@ -811,14 +839,14 @@ class ZintoCodecPipeline(CodecPipeline):
 async def _hand_on(kind, reason, call):
     """Counts a call handed on (`kind`: "reads" or "writes") by `reason`, or apart if it is a
     shard's inner pipeline inside a call already handed on, and awaits the default pipeline's
-    `call` with `_handing_on` set."""
+    `call` with `_handing_on` set; returns what it returned."""
     if reason == NO_METADATA and _handing_on.get():
         inner_calls_of_handed_on[kind] += 1
     else:
         (writes_handed_on if kind == "writes" else reads_handed_on)[reason] += 1
     token = _handing_on.set(True)
     try:
-        await call
+        return await call
     finally:
         _handing_on.reset(token)
 
@@ -883,15 +911,14 @@ class _ChunkEncoder:
                                          zip(coords, self._chunk_shape, start, extent))
         return {k: v for k, v in self._old.items() if touches(self._coords.get(k))}
 
-    def write_from(self, start, extent, flat, threads, write_empty_chunks):
+    def write_from(self, start, extent, flat, settings):
         old = self._old_within(start, extent)
-        self._keep(_zinto.encode_chunks(*self._array, old, start, extent, flat, threads,
-                                        write_empty_chunks))
+        self._keep(_zinto.encode_chunks(*self._array, old, start, extent, flat, settings))
 
-    def write_vlen(self, start, extent, offsets, values, threads, write_empty_chunks):
+    def write_vlen(self, start, extent, offsets, values, settings):
         old = self._old_within(start, extent)
         self._keep(_zinto.encode_vlen_chunks(*self._array, old, start, extent, offsets,
-                                             values, threads, write_empty_chunks))
+                                             values, settings))
 
 
 class _WriteTarget:
@@ -899,8 +926,9 @@ class _WriteTarget:
     region (a zinto array, or a `_ChunkEncoder` for a zarr-python store, whose chunks
     `finish` hands to the store under the batch's `keys`)."""
 
-    def __init__(self, reader, writer, empty, in_place, keys=None):
-        self.reader, self.writer, self.empty = reader, writer, empty
+    def __init__(self, reader, writer, settings, in_place, keys=None):
+        # `settings`: how zinto writes (`write_empty_chunks`, `inner_chunk_order`).
+        self.reader, self.writer, self.settings = reader, writer, settings
         self.in_place, self.keys = in_place, keys
         self.shape = reader.shape
         # "string" or "bytes" for a variable-length array (written by `write_vlen`), else None.
@@ -910,10 +938,10 @@ class _WriteTarget:
         self.reader.read_into(start, extent, flat, 1)
 
     def write(self, start, extent, flat):
-        self.writer.write_from(start, extent, flat, None, self.empty)
+        self.writer.write_from(start, extent, flat, self.settings)
 
     def write_vlen(self, start, extent, offsets, values):
-        self.writer.write_vlen(start, extent, offsets, values, None, self.empty)
+        self.writer.write_vlen(start, extent, offsets, values, self.settings)
 
     def hand_as_written(self, batch, loop):
         """Makes the encoder store each call's chunks under the batch's keys as soon as they
@@ -1026,6 +1054,16 @@ def _write_region(write, start, extent, data, chunk_shape, slab_bytes=None):
         at = until
 
 
+def _short_of(chunk_sel, chunk_shape):
+    """Whether a selection zarr-python calls complete spans less than the whole chunk: the
+    array's edge (its shape now, which the pipeline's metadata may not know) cuts the chunk."""
+    try:
+        boxes = [_box(sel, n) for sel, n in zip(chunk_sel, chunk_shape)]
+    except _Unhandled:
+        return False
+    return any(b is None or b[1] - b[0] < n for b, n in zip(boxes, chunk_shape))
+
+
 def _held_bytes(buf):
     """A fetched chunk's bytes as a `bytes` object zinto holds without copying: the one
     zarr-python's store gave (an fsspec store's `cat_file`, wrapped by `Buffer.from_bytes`),
@@ -1041,24 +1079,25 @@ def _held_bytes(buf):
     return buf.to_bytes()
 
 
-def _reader(rs, start, extent, target):
+def _reader(rs, start, extent, target, absent):
     """The call that reads the region into `target`, or None if zinto's type and the output's
     differ: fixed-width types straight into the output's bytes, variable-length strings
-    (into StringDType or object outputs) and bytes (object) element by element."""
+    (into StringDType or object outputs) and bytes (object) element by element. The read
+    appends the coordinates of the chunks it finds absent to the list `absent`, if given."""
     kind = rs.dtype
     if kind in ("string", "bytes"):
         if target.dtype.kind not in ("O" if kind == "bytes" else "OT"):
             return None
 
         def read_vlen():
-            offsets, values = rs.read_vlen(start, extent)
+            offsets, values = rs.read_vlen(start, extent, absent)
             _vlen.fill(target, offsets, values, text=kind == "string")
 
         return read_vlen
     if target.dtype.kind in "OT" or np.dtype(kind) != target.dtype:
         return None
     flat = target.reshape(-1).view(np.uint8)
-    return lambda: rs.read_into(start, extent, flat, None)
+    return lambda: rs.read_into(start, extent, flat, None, absent)
 
 
 class _Unhandled(Exception):
