@@ -81,7 +81,7 @@ def test_local_files_behind_fsspec_are_read_and_written_as_files(tmp_path, monke
     def not_this_way(*args):
         raise AssertionError("the chunks went through zarr-python's bytes")
 
-    monkeypatch.setattr(zinto.pipeline._zinto, "array_of_chunks", not_this_way)
+    monkeypatch.setattr(zinto._zinto, "array_of_chunks", not_this_way)
     path = tmp_path / "f.zarr"
     value = np.random.default_rng(2).normal(size=(30, 40)).astype("f4")
     store = zarr.storage.FsspecStore.from_url(str(path), read_only=False,
@@ -106,12 +106,12 @@ def test_fetched_chunk_bytes_are_held_as_the_store_gave_them():
     from zarr.core.buffer import default_buffer_prototype
     raw = bytes(range(256)) * 100
     buf = default_buffer_prototype().buffer.from_bytes(raw)
-    assert zinto.pipeline._held_bytes(buf) is raw
+    assert zinto.pipeline.stores.held_bytes(buf) is raw
     part = buf[10:20]
-    held = zinto.pipeline._held_bytes(part)
+    held = zinto.pipeline.stores.held_bytes(part)
     assert held == raw[10:20] and held is not raw
     other = default_buffer_prototype().buffer.from_array_like(np.frombuffer(raw, "B").copy())
-    assert zinto.pipeline._held_bytes(other) == raw
+    assert zinto.pipeline.stores.held_bytes(other) == raw
 
 
 def test_xarray_open_zarr_gives_the_same_dataset():

@@ -14,6 +14,7 @@ import zarr.storage
 import numcodecs
 from zarr.codecs import BloscCodec, BytesCodec, Crc32cCodec, GzipCodec, ShardingCodec, ZstdCodec
 
+import zinto
 import zinto.pipeline as pipeline
 
 warnings.simplefilter("ignore")
@@ -356,13 +357,13 @@ def test_each_slab_is_handed_only_the_old_chunks_it_touches(monkeypatch):
     with zarr.config.set({"codec_pipeline.path": DEFAULT}):
         zarr.create_array(store, shape=shape, chunks=chunks, dtype=str)[...] = model
     calls = []
-    real = pipeline._zinto.encode_vlen_chunks
+    real = zinto._zinto.encode_vlen_chunks
 
     def counting(zarr_format, document, old, start, extent, *rest):
         calls.append((start[0], extent[0], sorted(old)))
         return real(zarr_format, document, old, start, extent, *rest)
 
-    monkeypatch.setattr(pipeline._zinto, "encode_vlen_chunks", counting)
+    monkeypatch.setattr(zinto._zinto, "encode_vlen_chunks", counting)
     monkeypatch.setattr(zinto._vlen, "SLAB_ELEMENTS", 12)  # two chunk rows a slab
     with zarr.config.set({"codec_pipeline.path": ZINTO}):
         zarr.open_array(store, mode="r+")[:, 1:5] = "new"  # cuts every chunk
@@ -577,22 +578,22 @@ def test_string_values_of_another_shape_or_none_are_handled_as_zarr_python_does(
                                 dtype=str)
         before = pipeline.writes_by_zinto
         sizes = []
-        flatten = pipeline._vlen.flatten
+        flatten = zinto._vlen.flatten
 
         def recorded(value, shape, text):
             sizes.append(int(np.prod(shape)))
             return flatten(value, shape, text)
 
-        pipeline._vlen.flatten = recorded
+        zinto._vlen.flatten = recorded
         try:
             big[...] = "abc"
             big[1:] = np.full(2_999_999, "de", dtype=object)
         finally:
-            pipeline._vlen.flatten = flatten
+            zinto._vlen.flatten = flatten
         assert pipeline.writes_by_zinto == before + 2
         # Slabs of whole chunk rows, at most SLAB_ELEMENTS each (offsets and values of a slab,
         # not of the region's 3 million elements), for a scalar and for an array alike.
-        assert sum(sizes) == 5_999_999 and max(sizes) <= pipeline._vlen.SLAB_ELEMENTS, sizes
+        assert sum(sizes) == 5_999_999 and max(sizes) <= zinto._vlen.SLAB_ELEMENTS, sizes
     back = zarr.open_array(str(tmp_path / "big.zarr"), mode="r")
     assert back[2_999_998:].tolist() == ["de", "de"] and back[0] == "abc" and back[1] == "de"
 
@@ -639,12 +640,12 @@ def test_a_write_into_a_store_zinto_does_not_address_holds_one_slab_of_chunks(mo
     slab's encoded chunks handed to the store before the next slab is encoded: with 4 MB slabs
     of a 48 MB uncompressed write, Python holds about a slab, not the write's 48 MB of chunks.
     The mutation (no handing: every chunk kept to the end) goes over."""
-    monkeypatch.setattr(pipeline, "ENCODE_SLAB_BYTES", 4 << 20)
+    monkeypatch.setattr(pipeline.write, "ENCODE_SLAB_BYTES", 4 << 20)
     value = np.random.default_rng(3).normal(size=(48, 512, 512)).astype(np.float32)
     peaks = {}
     for name, streamed in [("streamed", True), ("held to the end", False)]:
         if not streamed:
-            monkeypatch.setattr(pipeline._WriteTarget, "hand_as_written", lambda *a: None)
+            monkeypatch.setattr(pipeline.write.WriteTarget, "hand_as_written", lambda *a: None)
         store = _DiscardingStore()
         _DiscardingStore.given = 0
         with zarr.config.set({"codec_pipeline.path": ZINTO}):

@@ -125,7 +125,7 @@ def _no_fetched_bytes(monkeypatch):
     def fetched_by_zarr(*args):
         raise AssertionError("the pipeline decoded bytes zarr-python fetched")
 
-    monkeypatch.setattr(pipeline._zinto, "array_of_chunks", fetched_by_zarr)
+    monkeypatch.setattr(zinto._zinto, "array_of_chunks", fetched_by_zarr)
     return pipeline
 
 
