@@ -11,8 +11,17 @@ returning garbage fails the run. zinto's timed runs discard the data (`read --js
 zinto binary first reads each case once more, untimed, into a file whose checksum is taken. A zinto binary that is missing or fails on a case is skipped with a
 one-line note; a peer that fails stops the run.
 
+zarr-python 3.4.2 (on Python 3.13: 3.2 and later need 3.12+) reads with both of its pipelines
+(the default BatchedCodecPipeline and the opt-in FusedCodecPipeline), with zinto's pipeline,
+with the zarrs pipeline, and tensorstore beside them, from a second Python (`--python34`, by
+default target/bench-venv-3.4, made as below); zarr-python 3.1.6 and its zarrs pipeline stay as
+a second column from this Python.
+
 Run from the repository root:
     pip install zarr==3.1.6 numcodecs tensorstore zarrs   # zarrs is zarrs-python, the "zarrs pipeline"
+    "$(pyenv root)/versions/3.13.0/bin/python3" -m venv target/bench-venv-3.4
+    target/bench-venv-3.4/bin/pip install zarr==3.4.2 numcodecs==0.17.1 numpy==2.5.5 \
+        cast-value-rs==0.5.1 tensorstore==0.1.86 zarrs==0.2.3 ./python
     cargo build --release --bin zinto
     cargo build --release --bin zinto --no-default-features --features cli --target-dir target/pure-rust
     nice -n 19 cargo build --release -j 1 --manifest-path bench/zarrs_reader/Cargo.toml  # the zarrs crate
@@ -124,8 +133,14 @@ else:
     import zarr
     if kind == "zarrs":
         import zarrs
-        zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"})
+    pipeline = {"zarrs": "zarrs.ZarrsCodecPipeline",
+                "fused": "zarr.core.codec_pipeline.FusedCodecPipeline",
+                "zinto": "zinto.ZintoCodecPipeline"}.get(kind)
+    if pipeline:
+        zarr.config.set({"codec_pipeline.path": pipeline})
     arr = zarr.open_array(path, mode="r")
+    if pipeline:
+        assert type(arr._async_array.codec_pipeline).__name__ == pipeline.rsplit(".", 1)[1]
 index = tuple(slice(a, b) for a, b in sel) if sel else tuple(slice(None) for _ in arr.shape)
 base = rss("VmRSS:")
 t = time.perf_counter()
@@ -267,8 +282,18 @@ def check_sums(name, by_reader):
             sys.exit(f"{name}: {label} reports sum {s!r}, {ref_label} {ref!r}: a reader read wrong data")
 
 
-def run_python(kind, path, sel):
-    return run_peer([sys.executable, "-c", PYTHON_READER, kind, str(path), json.dumps(sel)])
+def run_python(kind, path, sel, python=sys.executable):
+    return run_peer([str(python), "-c", PYTHON_READER, kind, str(path), json.dumps(sel)])
+
+
+def versions_of(python):
+    """The peers' versions `python` has, as one line."""
+    names = ["zarr", "numcodecs", "zarrs", "tensorstore", "numpy"]
+    code = ("import sys; from importlib.metadata import version; "
+            "print(sys.version.split()[0], *(version(n) for n in sys.argv[1:]))")
+    out = subprocess.run([str(python), "-c", code, *names], capture_output=True, text=True,
+                         check=True).stdout.split()
+    return f"Python {out[0]}, " + ", ".join(f"{n} {v}" for n, v in zip(names, out[1:]))
 
 
 def main():
@@ -277,6 +302,8 @@ def main():
     p.add_argument("--cases", default=",".join(CASES))
     p.add_argument("--baseline", type=Path, default=None,
                    help="another zinto binary (an earlier build) read alongside, 2 threads")
+    p.add_argument("--python34", type=Path, default=ROOT / "target/bench-venv-3.4/bin/python",
+                   help="a Python with zarr-python 3.4.2, tensorstore, zarrs-python and zinto")
     args = p.parse_args()
     names = args.cases.split(",")
     unknown = [n for n in names if n not in CASES]
@@ -288,9 +315,19 @@ def main():
         ("zinto (pure Rust, 2 threads)", lambda path, sel: run_zinto(ZINTO_PURE, path, sel, None)),
         ("zinto (C zstd, 1 thread)", lambda path, sel: run_zinto(ZINTO, path, sel, 1)),
         ("zarr-python 3.1.6", lambda path, sel: run_python("zarr", path, sel)),
-        ("zarrs pipeline", lambda path, sel: run_python("zarrs", path, sel)),
-        ("tensorstore", lambda path, sel: run_python("tensorstore", path, sel)),
+        ("zarrs pipeline (zarr-python 3.1.6)", lambda path, sel: run_python("zarrs", path, sel)),
     ]
+    py34 = args.python34
+    if py34.exists():
+        readers += [
+            (f"zarr-python 3.4.2 {name}", lambda path, sel, kind=kind: run_python(kind, path, sel, py34))
+            for name, kind in [("default", "zarr"), ("Fused", "fused"), ("+ zinto pipeline", "zinto"),
+                               ("+ zarrs pipeline", "zarrs")]
+        ]
+        readers.append(("tensorstore", lambda path, sel: run_python("tensorstore", path, sel, py34)))
+    else:
+        print(f"note: no {py34} (see the top of bench/peers.py): zarr-python 3.4.2 is not measured\n")
+        readers.append(("tensorstore", lambda path, sel: run_python("tensorstore", path, sel)))
     if args.baseline:
         baseline = args.baseline.resolve()
         readers.insert(1, ("zinto baseline (C zstd, 2 threads)",
@@ -303,6 +340,8 @@ def main():
     print(f"{os.cpu_count()} cores; median of {args.runs} runs (readers interleaved), each in a "
           "fresh process, files in the page cache (read once before the runs).\n")
     print(f"Peers: {peer_versions()}.\n")
+    if py34.exists():
+        print(f"Second Python: {versions_of(py34)}.\n")
     for name in names:
         c = CASES[name]
         shape, chunks, shards, sel = c["shape"], c["chunks"], c["shards"], c["sel"]

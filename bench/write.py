@@ -14,6 +14,11 @@ summary's seconds and memory are the write's, the buffer not counted). The Rust 
 Python package's one-liner on the loaded array; `zarr+zinto` is zarr-python's own
 `create_array` and `z[...] = a` with `ZintoCodecPipeline` in force (writes go through zinto).
 
+zarr-python 3.4.2 (Python 3.13) writes with its default pipeline, its opt-in
+FusedCodecPipeline, zinto's pipeline and the zarrs pipeline, and tensorstore beside them, from
+a second Python (`--python34`, by default target/bench-venv-3.4: see bench/peers.py for how to
+make it); zarr-python 3.1.6, zarr+zinto and the zarrs pipeline on it stay as a second column.
+
 Run from the repository root:
     pip install zarr==3.1.6 numcodecs tensorstore zarrs ./python
     cargo build --release --bin zinto
@@ -100,6 +105,8 @@ def write(a, dst, chunks, shards):
             zarr.config.set({"codec_pipeline.path": "zarrs.ZarrsCodecPipeline"})
         if writer == "zarr+zinto":
             zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"})
+        if writer == "fused":
+            zarr.config.set({"codec_pipeline.path": "zarr.core.codec_pipeline.FusedCodecPipeline"})
         if V2:
             import numcodecs
             compressors = {"v2_lz4": numcodecs.LZ4()}[codec]
@@ -144,7 +151,8 @@ def seed(shape):
     return path
 
 
-def run(writer, case, src, dst, warm=False):
+def run(writer, python, case, src, dst, warm=False):
+    """One write by `writer` (a PEER writer name, or "zinto" for the command) in `python`."""
     shape, chunks, shards, codec = case
     if writer == "zinto":
         args = [str(ZINTO), "create", dst, "--from", str(src), "--chunks", ",".join(map(str, chunks)), "--json"]
@@ -158,7 +166,7 @@ def run(writer, case, src, dst, warm=False):
             args += ["--codec", {"zstd3": "zstd:3"}[codec]]
         out = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
         return out["seconds"], out["extra_over_input"]
-    out = json.loads(subprocess.run([sys.executable, "-c", PEER, writer, json.dumps(case), str(src), dst,
+    out = json.loads(subprocess.run([str(python), "-c", PEER, writer, json.dumps(case), str(src), dst,
                                      "1" if warm else "0"],
                                     check=True, capture_output=True, text=True).stdout)
     return out["seconds"], (out["peak"] - out["before"]) / out["bytes"]
@@ -183,10 +191,26 @@ def main():
     # the same process, so that what a process pays once is not counted as the write's memory.
     # `zinto` (the command, one write a process) is left out of such a run.
     p.add_argument("--warm", action="store_true")
+    p.add_argument("--python34", type=Path, default=ROOT / "target/bench-venv-3.4/bin/python",
+                   help="a Python with zarr-python 3.4.2, tensorstore, zarrs-python and zinto")
     args = p.parse_args()
-    writers = ["zinto", "zinto.save", "zarr+zinto", "zarr-python", "zarrs", "tensorstore"]
+    here = sys.executable
+    # label: (writer, the Python it runs in)
+    writers = {"zinto": ("zinto", None), "zinto.save": ("zinto.save", here),
+               "zarr+zinto (3.1.6)": ("zarr+zinto", here), "zarr-python 3.1.6": ("zarr-python", here),
+               "zarrs pipeline (3.1.6)": ("zarrs", here)}
+    if args.python34.exists():
+        py34 = args.python34
+        writers.update({"zarr-python 3.4.2 default": ("zarr-python", py34),
+                        "zarr-python 3.4.2 Fused": ("fused", py34),
+                        "zarr-python 3.4.2 + zinto": ("zarr+zinto", py34),
+                        "zarr-python 3.4.2 + zarrs": ("zarrs", py34),
+                        "tensorstore": ("tensorstore", py34)})
+    else:
+        print(f"note: no {args.python34}: zarr-python 3.4.2 is not measured\n")
+        writers["tensorstore"] = ("tensorstore", here)
     if args.warm:
-        writers.remove("zinto")
+        del writers["zinto"]
     rows = []
     for name in args.cases.split(","):
         case = CASES[name]
@@ -195,12 +219,12 @@ def main():
         results = {w: [] for w in writers}
         stored = {}
         for _ in range(args.runs):
-            for w in writers:  # interleaved
+            for w, (writer, python) in writers.items():  # interleaved
                 if w == "tensorstore" and case[3].startswith("v2_"):
                     continue  # its zarr v2 driver has no LZ4
                 tmp = tempfile.mkdtemp(dir=args.out_dir)
                 dst = str(Path(tmp) / "out.zarr")
-                results[w].append(run(w, case, src, dst, args.warm))
+                results[w].append(run(writer, python, case, src, dst, args.warm))
                 check(dst, src)
                 stored[w] = sum(f.stat().st_size for f in Path(dst).rglob("*") if f.is_file())
                 shutil.rmtree(tmp)
