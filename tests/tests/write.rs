@@ -813,3 +813,35 @@ fn reads_report_the_chunks_they_found_absent() {
         );
     }
 }
+
+/// A stored shard past the array's edge rewritten with `write_empty_chunks` stores only the
+/// inner chunks that touch the array (as zarr-python does, and as its first write did), not
+/// the fill-value ones wholly past the edge that it reads to keep the cells there.
+#[test]
+fn a_rewritten_edge_shard_stores_no_fill_past_the_edge() {
+    let store = zinto::MemoryStore::new();
+    // 11 elements in shards of 9, inner chunks of 3: the second shard's inner chunks 1 and 2
+    // lie wholly past the edge.
+    let array = ArrayBuilder::new(&[11], DataType::Int32, &[3])
+        .shards(&[9])
+        .create(&store, "")
+        .unwrap();
+    let whole = Region::whole(&[11]).unwrap();
+    let values: Vec<u8> = (1..=11i32).flat_map(|v| v.to_ne_bytes()).collect();
+    let options = WriteOptions {
+        write_empty_chunks: true,
+        ..WriteOptions::default()
+    };
+    let stored_inner = |store: &zinto::MemoryStore| {
+        let shard = store.get("c/1").unwrap();
+        let index = &shard[shard.len() - 3 * 16 - 4..shard.len() - 4];
+        (0..3)
+            .filter(|i| index[i * 16..i * 16 + 8] != [0xff; 8])
+            .collect::<Vec<usize>>()
+    };
+    array.write_from_with(&whole, &values, &options).unwrap();
+    assert_eq!(stored_inner(&store), [0], "the first write");
+    array.write_from_with(&whole, &values, &options).unwrap();
+    assert_eq!(stored_inner(&store), [0], "the rewrite");
+    assert_eq!(array.read_to_vec(&whole).unwrap(), values);
+}

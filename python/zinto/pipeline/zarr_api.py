@@ -3,16 +3,21 @@
 zarr-python 3.2 changed what a codec pipeline's `read` returns: one `GetResult`
 (`{"status": "present" | "missing"}`) per chunk of the batch, in batch order, from which the
 array raises `ChunkNotFoundError` when `array.read_missing_chunks` is False; 3.1 returns
-None. 3.2 also reads a partial shard as its index plus one coalesced range read per shard
+None. zarr-python 3.4 reads a partial shard as its index plus one coalesced range read per shard
 (`Store.get_ranges`, bounded by `array.sharding_coalesce_max_bytes`). Everything else in the
 pipeline asks this module, so the next API change touches this file.
 """
 
 from zarr.abc import codec as _codec
 from zarr.codecs import ShardingCodec
+from zarr.core.array_spec import ArrayConfig
 
 # zarr-python 3.2 and later: `read` returns one result per chunk.
 RETURNS_RESULTS = hasattr(_codec, "GetResult")
+# zarr-python 3.4 (and any release whose array config bounds them): a partial shard's inner
+# chunks in one coalesced range read, `_load_partial_shard_maybe` taking those bounds.
+COALESCES_SHARD_READS = "sharding_coalesce_max_bytes" in getattr(
+    ArrayConfig, "__dataclass_fields__", {})
 # zarr-python 3.4: the sharding codec lays inner chunks in its `subchunk_write_order`
 # (Morton by default; not stored in the metadata). Before, lexicographically.
 SUBCHUNK_ORDER = hasattr(ShardingCodec, "subchunk_write_order")
@@ -45,11 +50,12 @@ def handed_on_results(results):
 async def load_partial_shard(sharding, byte_getter, spec, per_shard, wanted):
     """The stored bytes of the inner chunks `wanted` (a set of coordinates in the shard) of
     one shard, as zarr-python reads a partial shard: `{coords: Buffer}` (an inner chunk not
-    stored is not in it), or None if the shard is absent. On 3.2 and later the index and then
-    one coalesced range read (`Store.get_ranges`, within the array's
-    `sharding_coalesce_max_bytes`); on 3.1 the index and one get per inner chunk."""
+    stored is not in it), or None if the shard is absent. Where zarr-python coalesces them
+    (`COALESCES_SHARD_READS`: 3.4) the index and then one coalesced range read
+    (`Store.get_ranges`, within the array's `sharding_coalesce_max_bytes`); before, the index
+    and one get per inner chunk."""
     prototype = spec.prototype
-    if RETURNS_RESULTS:
+    if COALESCES_SHARD_READS:
         return await sharding._load_partial_shard_maybe(
             byte_getter, prototype, per_shard, wanted,
             max_gap_bytes=spec.config.sharding_coalesce_max_gap_bytes,

@@ -24,11 +24,20 @@ use crate::store::{ObjectWriter, Store};
 use crate::{Array, buffer};
 
 /// Where a shard's values are: a C-order buffer of `shape`, the shard's first element at
-/// `origin` in it.
+/// `origin` in it; `inside`, the extent of the shard's part inside the array (less than what
+/// the source holds for a shard read whole past the array's edge).
 struct Source<'s> {
     bytes: &'s [u8],
     shape: &'s [u64],
     origin: Vec<u64>,
+    inside: &'s [u64],
+}
+
+impl Source<'_> {
+    /// Whether `part` (in shard coordinates) lies wholly past the array's edge.
+    fn past_edge(&self, part: &Region) -> bool {
+        part.start().iter().zip(self.inside).any(|(s, n)| s >= n)
+    }
 }
 
 /// A shard's index as its inner chunks are written: an entry per inner chunk in C order of
@@ -289,6 +298,7 @@ impl Worker {
                 bytes: job.input,
                 shape: job.region.shape(),
                 origin,
+                inside: in_array.shape(),
             };
             return self.encode_shard(job, layout, in_array.shape(), &source, key);
         }
@@ -337,10 +347,12 @@ impl Worker {
         )
         .map_err(ErrorKind::Layout)?;
         overlay(runs, job.input, scratch)?;
+        let inside = ChunkPart::of(&job.array.metadata().grid, piece)?.in_array;
         let source = Source {
             bytes: scratch,
             shape: in_array.shape(),
             origin: vec![0; in_array.ndim()],
+            inside: inside.shape(),
         };
         self.encode_shard(job, layout, in_array.shape(), &source, key)
     }
@@ -431,7 +443,10 @@ impl Worker {
         };
         let direct = part.shape() == plan.chunk_shape.as_slice() && plan.order.is_c();
         let mut scratch = std::mem::take(&mut self.scratch);
-        let mut empty = !job.options.write_empty_chunks;
+        // An inner chunk wholly past the array's edge (of a shard read whole to keep the cells
+        // there) is stored only if it holds more than fill, whatever `write_empty_chunks` says:
+        // zarr-python writes no inner chunk the selection does not touch.
+        let mut empty = !job.options.write_empty_chunks || source.past_edge(part);
         if direct {
             for r in runs.clone() {
                 empty = empty && is_fill(run_bytes(&r)?, &plan.fill);
