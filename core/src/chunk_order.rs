@@ -131,11 +131,14 @@ impl Iterator for ChunkWalk {
         while self.next < self.end {
             let at = self.next;
             self.next += 1;
-            // `at` is below the chunk count (a u64) for the two counting orders.
-            let count = u64::try_from(at).ok()?;
+            // For the two counting orders `at` is below the chunk count, a u64; a Morton code
+            // may pass u64 (its bits can outnumber the count's by one a dimension).
+            let count = || u64::try_from(at).ok();
             match self.order {
-                ChunkOrder::Lexicographic => return Some(count),
-                ChunkOrder::Colexicographic => return Some(self.c_index(&self.colex(count))),
+                ChunkOrder::Lexicographic => return count(),
+                ChunkOrder::Colexicographic => {
+                    return count().map(|i| self.c_index(&self.colex(i)));
+                }
                 ChunkOrder::Morton => {
                     if let Some(coords) = self.morton(at) {
                         return Some(self.c_index(&coords));
