@@ -222,14 +222,16 @@ impl RsArray {
     }
 
     /// Reads a variable-length region: `(offsets, values)`, a `uint64` array of one offset per
-    /// element plus one, and the elements' bytes end to end. `absent` as for `read_into`.
-    #[pyo3(signature = (start, shape, absent=None))]
+    /// element plus one, and the elements' bytes end to end. `absent` as for `read_into`;
+    /// `limit` the most one chunk may decode to (`None`: `zinto.DECODED_CHUNK_LIMIT`).
+    #[pyo3(signature = (start, shape, absent=None, limit=None))]
     fn read_vlen<'py>(
         &self,
         py: Python<'py>,
         start: Vec<u64>,
         shape: Vec<u64>,
         absent: Option<&Bound<'py, PyList>>,
+        limit: Option<u64>,
     ) -> PyResult<(Bound<'py, PyArray1<u64>>, Bound<'py, PyBytes>)> {
         let selection = region(&start, &shape)?;
         let array = &self.inner;
@@ -240,6 +242,7 @@ impl RsArray {
             let options = ReadOptions {
                 cancel: Some(cancel),
                 absent: wanted.then_some(&note as &(dyn Fn(&[u64]) + Sync)),
+                decoded_chunk_limit: limit,
                 ..ReadOptions::default()
             };
             array

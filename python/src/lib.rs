@@ -98,6 +98,7 @@ fn wrap(py: Python<'_>, node: zinto::Node<array::AnyStore>) -> PyResult<Py<PyAny
 fn _zinto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The package's version: maturin builds the wheel with this crate's.
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("DECODED_CHUNK_LIMIT", zinto::DECODED_CHUNK_LIMIT)?;
     m.add_function(wrap_pyfunction!(open, m)?)?;
     m.add_function(wrap_pyfunction!(array::array_in_directory, m)?)?;
     m.add_function(wrap_pyfunction!(array::array_of_chunks, m)?)?;

@@ -329,3 +329,18 @@ def test_groups_tolerate_other_files_and_answer_membership(tmp_path):
         z["a/b"]
     assert np.array_equal(zinto.open(EXAMPLES / "temperature.zarr")[np.array(3), 0:2],
                           zinto.open(EXAMPLES / "temperature.zarr")[3, 0:2])
+
+
+def test_a_string_chunk_past_the_decoded_chunk_limit_is_refused(tmp_path):
+    # Four strings, one of 4 MiB, in one zstd chunk of a few KB: a small decompression bomb.
+    big = "a" * (4 << 20)
+    path = tmp_path / "s.zarr"
+    zinto.create(path, (4,), str, (4,), codecs=["zstd"])[...] = [big, "b", "", "d"]
+    assert zinto.DECODED_CHUNK_LIMIT == 1 << 30
+    assert zinto.open(path)[0] == big  # the default limit allows it
+    arr = zinto.open(path, decoded_chunk_limit=1 << 20)
+    assert arr.decoded_chunk_limit == 1 << 20
+    with pytest.raises(zinto.DecodeError, match=r"c/0.*1048576 bytes.*decoded_chunk_limit"):
+        arr[:]
+    arr.decoded_chunk_limit = 8 << 20
+    assert list(arr[:]) == [big, "b", "", "d"]

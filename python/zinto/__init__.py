@@ -23,9 +23,10 @@ import numpy as np
 from . import _vlen, _write, _zinto
 from ._write import create, save
 from ._zinto import Cancelled, DecodeError, EncodeError, MetadataError, StoreError, ZintoError
-from ._zinto import __version__
+from ._zinto import DECODED_CHUNK_LIMIT, __version__
 
 __all__ = [
+    "DECODED_CHUNK_LIMIT",
     "Array",
     "ZintoCodecPipeline",
     "Cancelled",
@@ -50,7 +51,8 @@ class SelectionError(IndexError, ValueError):
     """
 
 
-def open(path, *, anonymous=False, in_flight=None, read_ahead=None, follow_symlinks=True):  # noqa: A001
+def open(path, *, anonymous=False, in_flight=None, read_ahead=None, follow_symlinks=True,  # noqa: A001
+         decoded_chunk_limit=None):
     """Opens the array or group at `path`: an `Array` or a `Group`.
 
     `path` is a directory, or a URL: ``s3://bucket/prefix``, ``gs://``, ``az://``,
@@ -63,16 +65,22 @@ def open(path, *, anonymous=False, in_flight=None, read_ahead=None, follow_symli
     at least 8 MiB; 0 holds none ahead: docs/memory.md). For a directory,
     ``follow_symlinks=False`` refuses every symbolic link inside
     it (a ``StoreError``), so that a dataset someone else wrote reads nothing outside itself
-    through one (docs/security.md); by default links are followed.
+    through one (docs/security.md); by default links are followed. ``decoded_chunk_limit``
+    is the most one chunk of strings or bytes may decode to (default ``DECODED_CHUNK_LIMIT``,
+    1 GiB; see `Array.decoded_chunk_limit`).
     """
     if isinstance(path, str) and "://" in path:
-        return _wrap(_zinto.open(path, anonymous, in_flight, read_ahead=read_ahead))
-    return _wrap(_zinto.open(os.fspath(path), follow_symlinks=follow_symlinks))
+        node = _zinto.open(path, anonymous, in_flight, read_ahead=read_ahead)
+    else:
+        node = _zinto.open(os.fspath(path), follow_symlinks=follow_symlinks)
+    return _wrap(node, decoded_chunk_limit)
 
 
-def _wrap(node):
+def _wrap(node, decoded_chunk_limit=None):
     if isinstance(node, _zinto.RsArray):
-        return Array(node)
+        arr = Array(node)
+        arr.decoded_chunk_limit = decoded_chunk_limit
+        return arr
     return Group(node)
 
 
@@ -149,6 +157,12 @@ class Array:
         self._codecs = tuple(rs.codecs)
         self._zarr_format = rs.zarr_format
         self._path = rs.path
+        self.decoded_chunk_limit = None
+        """The most one chunk of strings or bytes may decode to, in bytes; None means
+        ``DECODED_CHUNK_LIMIT`` (1 GiB). A compressed chunk of a few KB can decode to
+        gigabytes, and no metadata states a string chunk's size: past the limit a read raises
+        ``DecodeError`` naming the chunk, having held no more than the limit. Raise it for a
+        dataset whose string chunks are larger. Fixed-size types need no limit."""
 
     @property
     def shape(self):
@@ -302,7 +316,7 @@ class Array:
         return np.frombuffer(view.cast("B"), dtype=self.dtype).reshape(shape)
 
     def _read_vlen(self, start, extent, shape):
-        offsets, values = self._rs.read_vlen(start, extent)
+        offsets, values = self._rs.read_vlen(start, extent, limit=self.decoded_chunk_limit)
         out = np.empty(shape, dtype=self.dtype)
         _vlen.fill(out, offsets, values, text=self._rs.dtype == "string")
         return out

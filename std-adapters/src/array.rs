@@ -438,17 +438,23 @@ impl<S: Store> Array<S> {
     }
 
     /// [`Self::read_vlen`] with options: of [`ReadOptions`], only `cancel` (checked before
-    /// each chunk of each pass) and `absent` apply; the read is on one worker.
+    /// each chunk of each pass), `absent` and `decoded_chunk_limit` apply; the read is on one
+    /// worker.
     ///
     /// # Errors
-    /// As [`Self::read_vlen`]; [`ErrorKind::Cancelled`] once `cancel` is set.
+    /// As [`Self::read_vlen`]; [`ErrorKind::Cancelled`] once `cancel` is set;
+    /// [`ErrorKind::DecodedTooLarge`] for a chunk past `decoded_chunk_limit`.
     pub fn read_vlen_with(
         &self,
         selection: &Region,
         options: &ReadOptions<'_>,
     ) -> Result<VlenData, Error> {
         let key = |coords: &[u64]| self.chunk_key(coords);
-        let hooks = (options.cancel, options.absent);
+        let hooks = crate::vlen::Hooks {
+            cancel: options.cancel,
+            absent: options.absent,
+            limit: options.decoded_chunk_limit(),
+        };
         crate::vlen::read(&self.store, &self.meta, &key, selection, hooks)
             .map_err(|(chunk, kind)| Error::new(&self.path, chunk.as_deref(), kind))
     }
@@ -501,9 +507,22 @@ pub struct ReadOptions<'a> {
     /// written). For Ctrl-C in the Python package, or a caller's timeout. (Concatenation does
     /// not check it yet.)
     pub cancel: Option<&'a AtomicBool>,
+    /// The most one chunk of variable-length values (strings, bytes) may decode to, in bytes;
+    /// `None` means [`DECODED_CHUNK_LIMIT`](crate::DECODED_CHUNK_LIMIT) (1 GiB). Such a chunk's
+    /// decoded size is stated by no metadata, and a compressed one can claim or decode to
+    /// millions of times its stored size: past the limit the read fails with
+    /// [`ErrorKind::DecodedTooLarge`] having held no more than it. Fixed-size types need no
+    /// limit (their chunks decode to the size the metadata gives).
+    pub decoded_chunk_limit: Option<u64>,
 }
 
 impl ReadOptions<'_> {
+    /// The limit on a variable-length chunk's decoded size this read applies.
+    pub fn decoded_chunk_limit(&self) -> u64 {
+        self.decoded_chunk_limit
+            .unwrap_or(crate::DECODED_CHUNK_LIMIT)
+    }
+
     /// The worker count this read asks for: `threads`, or one per available core.
     pub fn workers(&self) -> NonZeroUsize {
         self.threads
@@ -518,6 +537,7 @@ impl std::fmt::Debug for ReadOptions<'_> {
             .field("progress", &self.progress.is_some())
             .field("absent", &self.absent.is_some())
             .field("cancel", &self.cancel)
+            .field("decoded_chunk_limit", &self.decoded_chunk_limit)
             .finish()
     }
 }

@@ -60,6 +60,41 @@ impl ArrayBuilder {
         }
     }
 
+    /// The bytes the array's chunks take once every one is stored, where that is known
+    /// before writing: uncompressed chunks of a fixed-size type, each stored whole (edge
+    /// chunks too), with their checksums and each shard's index. `None` for compressed chunks
+    /// and variable-length values, whose stored size is known only once written. A caller
+    /// checks free space with it first (`zinto create` and `convert` do); chunks left all
+    /// fill value are not stored, so an array may take less. Saturates at `u64::MAX`.
+    pub fn stored_len_bound(&self) -> Option<u64> {
+        if self.compressor.is_some() {
+            return None;
+        }
+        let elem = u64::try_from(self.dtype.fixed_size()?).ok()?;
+        let outer = self.shards.as_deref().unwrap_or(&self.chunks);
+        let bound = || -> Option<u64> {
+            let mut outer_chunks = 1u64;
+            let mut inner_per_outer = 1u64;
+            for ((&n, &o), &c) in self.shape.iter().zip(outer).zip(&self.chunks) {
+                outer_chunks = outer_chunks.checked_mul(n.div_ceil(o.max(1)))?;
+                inner_per_outer = inner_per_outer.checked_mul(o.checked_div(c)?)?;
+            }
+            let crc = if self.crc32c { 4 } else { 0 };
+            let chunk = self
+                .chunks
+                .iter()
+                .try_fold(elem, |a, &c| a.checked_mul(c))?;
+            let inner = chunk.checked_add(crc)?.checked_mul(inner_per_outer)?;
+            // A shard's index: offset and length per inner chunk, then its CRC-32C.
+            let index = match self.shards {
+                Some(_) => inner_per_outer.checked_mul(16)?.checked_add(4)?,
+                None => 0,
+            };
+            outer_chunks.checked_mul(inner.checked_add(index)?)
+        };
+        Some(bound().unwrap_or(u64::MAX))
+    }
+
     /// Zarr v2 (`.zarray`) or v3 (`zarr.json`, the default).
     #[must_use]
     pub fn zarr_format(mut self, format: ZarrFormat) -> Self {

@@ -32,6 +32,14 @@ pub enum ErrorKind {
         /// Bytes stored.
         stored: u64,
     },
+    /// A chunk whose decoded size no metadata states (variable-length values) decodes, or says
+    /// it decodes, to more than the limit a read allows one such chunk
+    /// ([`ReadOptions::decoded_chunk_limit`](crate::ReadOptions::decoded_chunk_limit)); no more
+    /// than the limit was held.
+    DecodedTooLarge {
+        /// The limit in force, in bytes.
+        limit: u64,
+    },
     /// A buffer could not be allocated.
     OutOfMemory {
         /// Bytes asked for.
@@ -109,6 +117,11 @@ impl fmt::Display for ErrorKind {
             Self::ChunkTooLarge { decoded, stored } => write!(
                 f,
                 "a chunk of {stored} stored bytes cannot decode to the {decoded} bytes declared for it"
+            ),
+            Self::DecodedTooLarge { limit } => write!(
+                f,
+                "a chunk of variable-length values decodes to more than {limit} bytes, the limit for one \
+                 (raise it with decoded_chunk_limit, or --decoded-chunk-limit on the command line)"
             ),
             Self::OutOfMemory { bytes } => write!(f, "cannot allocate {bytes} bytes"),
             Self::Internal { what } => write!(f, "internal error (a bug in zinto): {what}"),
@@ -277,6 +290,7 @@ impl std::error::Error for Error {
             | ErrorKind::FortranOrder { .. }
             | ErrorKind::SegmentsDisagree { .. }
             | ErrorKind::ChunkTooLarge { .. }
+            | ErrorKind::DecodedTooLarge { .. }
             | ErrorKind::OutOfMemory { .. }
             | ErrorKind::Internal { .. }
             | ErrorKind::WrongType { .. }

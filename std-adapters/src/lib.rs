@@ -72,7 +72,7 @@ pub use store::{
     FileStore, MemoryStore, ObjectWriter, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE, Store,
     StoreError, read_from_bytes,
 };
-pub use vlen::VlenData;
+pub use vlen::{DECODED_CHUNK_LIMIT, VlenData};
 pub use write::{WRITE_WINDOW, WriteOptions};
 pub use zinto_core as core;
 pub use zinto_core::{ChunkOrder, LayoutError, Region};

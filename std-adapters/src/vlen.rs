@@ -135,14 +135,35 @@ pub(crate) fn vlen_codec(dtype: DataType) -> Option<CodecName> {
     }
 }
 
+/// The most one chunk of variable-length values decodes to unless a read allows more
+/// ([`ReadOptions::decoded_chunk_limit`](crate::ReadOptions::decoded_chunk_limit)): 1 GiB,
+/// more than any real dataset's string chunk (zarr-python's default chunks hold a few MB).
+pub const DECODED_CHUNK_LIMIT: u64 = 1 << 30;
+
+/// What a variable-length read is told besides what to read.
+#[derive(Clone, Copy)]
+pub(crate) struct Hooks<'a> {
+    /// Set to stop the read before its next chunk.
+    pub(crate) cancel: Option<&'a AtomicBool>,
+    /// Told of each absent chunk.
+    pub(crate) absent: Option<OnAbsent<'a>>,
+    /// The most one chunk may decode to, in bytes.
+    pub(crate) limit: u64,
+}
+
 /// Reads the variable-length `selection` of the array `meta` describes (see [`VlenData`]).
 pub(crate) fn read<S: Store>(
     store: &S,
     meta: &ArrayMetadata,
     chunk_key: &dyn Fn(&[u64]) -> String,
     selection: &Region,
-    (cancel, absent): (Option<&AtomicBool>, Option<OnAbsent<'_>>),
+    hooks: Hooks<'_>,
 ) -> Result<VlenData, KeyedError> {
+    let Hooks {
+        cancel,
+        absent,
+        limit,
+    } = hooks;
     let at = |kind| (None, kind);
     let codec = vlen_codec(meta.dtype).ok_or(at(ErrorKind::WrongType {
         dtype: meta.dtype,
@@ -170,7 +191,7 @@ pub(crate) fn read<S: Store>(
         absent,
     };
     let mut ctx = ReadContext::new().map_err(at)?;
-    let mut chunk = ChunkItems::default();
+    let mut chunk = ChunkItems::new(limit);
     let offsets = walk.offsets(&mut ctx, &mut chunk, offsets)?;
     let values = walk.values(&mut ctx, &mut chunk, &offsets)?;
     Ok(VlenData {
@@ -462,14 +483,24 @@ pub(crate) struct ChunkIn<'a> {
 }
 
 /// One decoded chunk and where each of its items starts (reused from chunk to chunk).
-#[derive(Default)]
 pub(crate) struct ChunkItems {
     bytes: Vec<u8>,
     /// `(start, len)` of each item in `bytes`, in storage order.
     spans: Vec<(usize, usize)>,
+    /// The most a chunk may decode to, in bytes ([`DECODED_CHUNK_LIMIT`] unless raised).
+    limit: u64,
 }
 
 impl ChunkItems {
+    /// Empty, for chunks that decode to at most `limit` bytes.
+    pub(crate) fn new(limit: u64) -> Self {
+        Self {
+            bytes: Vec::new(),
+            spans: Vec::new(),
+            limit,
+        }
+    }
+
     /// Decodes the stored chunk `chunk` and finds its items (as many as its chunk shape holds).
     pub(crate) fn load<S: Store>(
         &mut self,
@@ -479,7 +510,8 @@ impl ChunkItems {
     ) -> Result<(), ErrorKind> {
         let level = chunk.level;
         let elements = product(&level.chunk_shape).map_err(ErrorKind::Layout)?;
-        decode_whole(store, ctx, chunk.at, &level.bytes_codecs, &mut self.bytes)?;
+        let codecs = &level.bytes_codecs;
+        decode_whole(store, ctx, (chunk.at, codecs), self.limit, &mut self.bytes)?;
         self.spans.clear();
         let mut items =
             VlenItems::new(&self.bytes, chunk.codec, elements).map_err(ErrorKind::Decode)?;
@@ -506,12 +538,13 @@ impl ChunkItems {
 /// Decodes the whole chunk stored `at` into `out`, sized from the stored chunk's own header
 /// (zstd content size, gzip ISIZE, Blosc `nbytes`, LZ4's size prefix); a stream that does not
 /// state its size (zlib, bz2, lzma, a zstd frame without its content size) is decoded as `out`
-/// grows ([`decode_growing`]), if its codec decodes through a window (not base64).
+/// grows ([`decode_growing`]), if its codec decodes through a window (not base64). A chunk
+/// that states, or decodes to, more than `limit` bytes is refused, holding no more than that.
 fn decode_whole<S: Store>(
     store: &S,
     ctx: &mut ReadContext,
-    at: Stored<'_>,
-    codecs: &BytesCodecs,
+    (at, codecs): (Stored<'_>, &BytesCodecs),
+    limit: u64,
     out: &mut Vec<u8>,
 ) -> Result<(), ErrorKind> {
     let decoded = if *codecs == BytesCodecs::default() {
@@ -522,11 +555,14 @@ fn decode_whole<S: Store>(
             // zlib, bz2, lzma, a zstd frame without its content size: decoded as it grows,
             // where the codec decodes through a window.
             Err(ErrorKind::Decode(DecodeError::SizeUnknown { .. })) if ctx.can_window(codecs) => {
-                return decode_growing(store, ctx, at, codecs, out);
+                return decode_growing(store, ctx, (at, codecs), limit, out);
             }
             Err(e) => return Err(e),
         }
     };
+    if decoded > limit {
+        return Err(ErrorKind::DecodedTooLarge { limit });
+    }
     let decoded = usize::try_from(decoded).map_err(|_| OVERFLOW)?;
     check_plausible(codecs, at.len, decoded)?;
     grow(out, decoded)?;
@@ -558,16 +594,18 @@ fn stated_size<S: Store>(
 
 /// Decodes the whole chunk stored `at` into `out`, for a stream that does not state its size:
 /// through the worker's window, `out` growing by what each window holds, as far as the stored
-/// size can decode to ([`most_decoded`]). Nothing is sized by what the stream claims; the
-/// buffer holds what it decoded, and the vector's spare capacity.
+/// size can decode to ([`most_decoded`]) and `limit` allow. Nothing is sized by what the
+/// stream claims; the buffer holds what it decoded, and the vector's spare capacity, never
+/// more than `limit` bytes of data.
 fn decode_growing<S: Store>(
     store: &S,
     ctx: &mut ReadContext,
-    at: Stored<'_>,
-    codecs: &BytesCodecs,
+    (at, codecs): (Stored<'_>, &BytesCodecs),
+    limit: u64,
     out: &mut Vec<u8>,
 ) -> Result<(), ErrorKind> {
     let most = usize::try_from(most_decoded(codecs, at.len)).unwrap_or(usize::MAX);
+    let limit_len = usize::try_from(limit).unwrap_or(usize::MAX);
     out.clear();
     decode_windowed(
         store,
@@ -577,8 +615,15 @@ fn decode_growing<S: Store>(
         DecodedSize::AtMost(most),
         |_, bytes| {
             let len = out.len().saturating_add(bytes.len());
-            out.try_reserve(bytes.len())
-                .map_err(|_| ErrorKind::OutOfMemory { bytes: len as u64 })?;
+            if len > limit_len {
+                return Err(ErrorKind::DecodedTooLarge { limit });
+            }
+            if len > out.capacity() {
+                // Doubling, as a vector grows, but never past the limit.
+                let capacity = len.max(out.capacity().saturating_mul(2).min(limit_len));
+                out.try_reserve_exact(capacity - out.len())
+                    .map_err(|_| ErrorKind::OutOfMemory { bytes: len as u64 })?;
+            }
             out.extend_from_slice(bytes);
             Ok(())
         },

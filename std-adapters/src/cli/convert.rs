@@ -41,6 +41,13 @@ pub struct ConvertArgs {
     /// bound (a row of chunks over it is refused).
     #[arg(long, value_name = "BYTES")]
     pub memory: Option<u64>,
+    /// The most one chunk of strings or bytes may decode to, as for `read` (default 1 GiB).
+    #[arg(long, value_name = "BYTES")]
+    pub decoded_chunk_limit: Option<u64>,
+    /// Write even if DST's file system has less free space than the new array may need, as
+    /// for `read` (checked only for uncompressed chunks, whose size is known before writing).
+    #[arg(long)]
+    pub no_space_check: bool,
     /// Worker threads, for reading and for writing (default: one per core).
     #[arg(long, short, value_name = "N")]
     pub threads: Option<NonZeroUsize>,
@@ -97,7 +104,11 @@ fn new_array(
     } else {
         &args.codecs[..]
     };
-    create::codecs(codecs, builder)?
+    let builder = create::codecs(codecs, builder)?;
+    if !args.no_space_check {
+        super::free_space::check_array(dst, &builder)?;
+    }
+    builder
         .create(store_to_write(dst, remote)?, "")
         .map_err(|e| Failure::Other(format!("{}: {e}", dst.display())))
 }
@@ -207,10 +218,12 @@ fn print_summary(
 fn slab_options(args: &ConvertArgs) -> (ReadOptions<'static>, WriteOptions<'static>) {
     let read = ReadOptions {
         threads: args.threads,
+        decoded_chunk_limit: args.decoded_chunk_limit,
         ..ReadOptions::default()
     };
     let write = WriteOptions {
         threads: args.threads,
+        decoded_chunk_limit: args.decoded_chunk_limit,
         ..WriteOptions::default()
     };
     (read, write)

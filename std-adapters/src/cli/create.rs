@@ -69,6 +69,11 @@ pub struct CreateArgs {
     /// Replace metadata already at DST (chunks there are overwritten as written).
     #[arg(long)]
     pub overwrite: bool,
+    /// Write even if DST's file system has less free space than the array's chunks take
+    /// (by default refused before anything is written, naming the bytes needed and free;
+    /// known, and so checked, for uncompressed chunks only).
+    #[arg(long)]
+    pub no_space_check: bool,
     /// Print the summary as one JSON object on stdout instead of a line on stderr (the
     /// keys of `read --json`; `bytes` are the input's).
     #[arg(long)]
@@ -245,6 +250,9 @@ fn new_array(
         let v = serde_json::from_str(fill)
             .unwrap_or_else(|_| serde_json::Value::String(fill.to_owned()));
         builder = builder.fill_value(v);
+    }
+    if !args.no_space_check {
+        super::free_space::check_array(&args.dst, &builder)?;
     }
     builder
         .create(store_to_write(&args.dst, remote)?, "")

@@ -10,6 +10,7 @@ mod convert;
 mod create;
 mod dates;
 mod describe;
+mod free_space;
 mod info;
 mod json_values;
 mod merge;
@@ -150,6 +151,15 @@ enum Command {
         /// one buffer whatever this says.
         #[arg(long, value_name = "BYTES")]
         memory: Option<u64>,
+        /// The most one chunk of strings or bytes may decode to (default 1 GiB): a larger one
+        /// is refused (a chunk of a few KB can decode to gigabytes). Fixed-size types need no
+        /// limit.
+        #[arg(long, value_name = "BYTES")]
+        decoded_chunk_limit: Option<u64>,
+        /// Write --out even if its file system has less free space than the output needs
+        /// (by default refused before anything is written: the bytes needed and free are named).
+        #[arg(long)]
+        no_space_check: bool,
         /// Print the summary as one JSON object on stdout instead of a line on stderr.
         /// Keys: bytes, shape, dtype, seconds (reading), mb_per_s, peak_rss_bytes,
         /// peak_over_output, baseline_rss_bytes (before the read), extra_over_output
@@ -303,6 +313,8 @@ fn dispatch(command: Command, remote: StoreArgs) -> Result<(), Failure> {
             out,
             format,
             memory,
+            decoded_chunk_limit,
+            no_space_check,
             json,
         } => read::read(&read::ReadArgs {
             dir: &array,
@@ -312,6 +324,8 @@ fn dispatch(command: Command, remote: StoreArgs) -> Result<(), Failure> {
             out: out.as_deref(),
             format,
             memory,
+            decoded_chunk_limit,
+            space_check: !no_space_check,
             json,
         }),
         Command::Create(args) => create::create(&args, remote),

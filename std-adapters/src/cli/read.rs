@@ -27,6 +27,10 @@ pub struct ReadArgs<'a> {
     pub out: Option<&'a Path>,
     pub format: Option<Format>,
     pub memory: Option<u64>,
+    /// The most one variable-length chunk may decode to (`None`: the library's default).
+    pub decoded_chunk_limit: Option<u64>,
+    /// Whether `out` is checked against its file system's free space first.
+    pub space_check: bool,
     pub json: bool,
 }
 
@@ -68,6 +72,17 @@ pub fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
     if format == Format::Json {
         check_json_size(&sel.region)?;
     }
+    if args.space_check
+        && let Some(path) = args.out.filter(|p| p.as_os_str() != "-")
+        && let Some(needed) = output_len(&array, &sel, format)?
+    {
+        let what = format!("--out {}", path.display());
+        super::free_space::check(&super::free_space::Output {
+            what: &what,
+            place: path,
+            needed,
+        })?;
+    }
     let chunks = array
         .metadata()
         .grid
@@ -104,6 +119,34 @@ pub fn read(args: &ReadArgs<'_>) -> Result<(), Failure> {
     };
     summary.print(args.json, &sel.output_shape(), dtype);
     Ok(())
+}
+
+/// The bytes `sel` takes written as `format`, where that is known before reading: a
+/// fixed-size type's raw bytes or `.npy` (header and data); not for JSON (small by
+/// [`check_json_size`]) nor variable-length values.
+fn output_len(
+    array: &Array<AnyStore>,
+    sel: &Selection,
+    format: Format,
+) -> Result<Option<u64>, Failure> {
+    let dtype = array.dtype();
+    let (Some(size), false) = (dtype.fixed_size(), format == Format::Json) else {
+        return Ok(None);
+    };
+    let overflow = || Failure::Other("the selection's size overflows".into());
+    let data = sel
+        .region
+        .num_elements()
+        .map_err(|e| Failure::Other(e.to_string()))?
+        .checked_mul(size as u64)
+        .ok_or_else(overflow)?;
+    let header = match (format, dtype.numpy_str()) {
+        (Format::Npy, Some(descr)) => super::npy::header(&descr, &sel.output_shape())
+            .map_err(Failure::Other)?
+            .len() as u64,
+        _ => 0,
+    };
+    data.checked_add(header).map(Some).ok_or_else(overflow)
 }
 
 /// Refuses a JSON output of more than [`json_values::MAX_JSON_ELEMENTS`] elements.
@@ -186,9 +229,13 @@ impl Job<'_> {
     fn read_data(&self, region: &Region) -> Result<Data, Failure> {
         let shown = self.args.dir.display();
         if self.array.dtype().is_variable_length() {
+            let options = ReadOptions {
+                decoded_chunk_limit: self.args.decoded_chunk_limit,
+                ..ReadOptions::default()
+            };
             return self
                 .array
-                .read_vlen(region)
+                .read_vlen_with(region, &options)
                 .map(Data::Vlen)
                 .map_err(|e| Failure::Other(format!("{shown}: {e}")));
         }
@@ -214,6 +261,7 @@ impl Job<'_> {
         ReadOptions {
             threads: Some(self.threads),
             progress: Some(progress),
+            decoded_chunk_limit: self.args.decoded_chunk_limit,
             ..ReadOptions::default()
         }
     }

@@ -61,6 +61,18 @@ pub struct WriteOptions<'a> {
     /// any order reads the same): C order by default, as zarr-python 3.1 and the zarrs crate
     /// write; [`ChunkOrder::Morton`] as zarr-python 3.4 writes.
     pub inner_chunk_order: ChunkOrder,
+    /// The most an old chunk of variable-length values, read to keep the values a partial
+    /// write does not replace, may decode to: as
+    /// [`ReadOptions::decoded_chunk_limit`](crate::ReadOptions::decoded_chunk_limit).
+    pub decoded_chunk_limit: Option<u64>,
+}
+
+impl WriteOptions<'_> {
+    /// The limit on an old variable-length chunk's decoded size this write applies.
+    pub fn decoded_chunk_limit(&self) -> u64 {
+        self.decoded_chunk_limit
+            .unwrap_or(crate::DECODED_CHUNK_LIMIT)
+    }
 }
 
 impl std::fmt::Debug for WriteOptions<'_> {
@@ -71,6 +83,7 @@ impl std::fmt::Debug for WriteOptions<'_> {
             .field("cancel", &self.cancel)
             .field("write_empty_chunks", &self.write_empty_chunks)
             .field("inner_chunk_order", &self.inner_chunk_order)
+            .field("decoded_chunk_limit", &self.decoded_chunk_limit)
             .finish()
     }
 }

@@ -176,7 +176,7 @@ impl<S: Store> Array<S> {
             options,
         };
         pool.run(
-            || VlenWorker::new(&plan),
+            || VlenWorker::new(&plan, options.decoded_chunk_limit()),
             |worker, piece| {
                 let key = self.chunk_key(&piece.chunk);
                 worker
@@ -188,12 +188,12 @@ impl<S: Store> Array<S> {
 }
 
 impl VlenWorker {
-    fn new(plan: &WritePlan) -> Result<Self, ErrorKind> {
+    fn new(plan: &WritePlan, limit: u64) -> Result<Self, ErrorKind> {
         Ok(Self {
             chunk: Worker::new(plan)?,
             gather: Vec::new(),
             sources: Vec::new(),
-            old: ChunkItems::default(),
+            old: ChunkItems::new(limit),
             ctx: ReadContext::new()?,
         })
     }
