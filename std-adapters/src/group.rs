@@ -140,7 +140,7 @@ impl<S: Store> Group<S> {
 
     /// Sets the attributes kept here (after they were written to the store).
     pub(crate) fn set_cached_attributes(&mut self, attributes: Map<String, Value>) {
-        self.meta.attributes = Ok(attributes);
+        self.meta.attributes = crate::metadata::Attributes::tree(attributes);
     }
 
     /// The group's path in the store.
@@ -169,12 +169,18 @@ impl<S: Store> Group<S> {
     /// # Errors
     /// [`ErrorKind::Metadata`] if they could not be read or parsed.
     pub fn attributes(&self) -> Result<&Map<String, Value>, Error> {
-        self.meta.attributes.as_ref().map_err(|e| {
+        self.meta.attributes.get().map_err(|e| {
             Error::group(
                 &self.path,
                 ErrorKind::Metadata(MetadataError::Invalid(format!("attributes: {e}"))),
             )
         })
+    }
+
+    /// Bytes of the attributes' JSON text, if they have not been parsed yet (see
+    /// [`ArrayMetadata::attributes_text_len`](crate::ArrayMetadata::attributes_text_len)).
+    pub fn attributes_text_len(&self) -> Option<usize> {
+        self.meta.attributes.text_len()
     }
 
     /// The direct members, sorted by name: from consolidated metadata if the group has it,

@@ -948,12 +948,28 @@ fn the_stated_limits_hold_at_their_values() {
         "{e}"
     );
     // JSON nested 200 levels deep (past serde_json's limit of 128) is a JSON error, not a
-    // stack overflow.
+    // stack overflow: in attributes, when they are asked for (opening keeps their text).
     let mut store = load("v3_float32");
     let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
     let doc = String::from_utf8(store.get("a/zarr.json").unwrap().to_vec()).unwrap();
-    let doc = doc.replacen('{', &format!(r#"{{"attributes": {{"deep": {deep}}}, "#), 1);
-    store.insert("a/zarr.json", doc.into_bytes());
+    let with_attributes = doc.replacen(
+        r#""attributes": {}"#,
+        &format!(r#""attributes": {{"deep": {deep}}}"#),
+        1,
+    );
+    assert_ne!(with_attributes, doc);
+    store.insert("a/zarr.json", with_attributes.into_bytes());
+    let array = Array::open(&store, "a").unwrap();
+    let e = array.attributes().unwrap_err();
+    assert!(e.to_string().contains("recursion"), "{e}");
+    // In a field the array needs, when it opens.
+    let with_codecs = doc.replacen(
+        r#""codecs": ["#,
+        &format!(r#""codecs": [{{"name": "x", "configuration": {{"deep": {deep}}}}}, "#),
+        1,
+    );
+    assert_ne!(with_codecs, doc);
+    store.insert("a/zarr.json", with_codecs.into_bytes());
     let e = Array::open(&store, "a").unwrap_err();
     assert!(e.to_string().contains("recursion"), "{e}");
 }

@@ -905,3 +905,168 @@ fn remote_read_ahead_holds_bodies_within_its_budget_and_no_further() {
         "{unbounded} <= {bound}"
     );
 }
+
+/// A v3 `string` array of one chunk of four strings, the first `big` bytes of `a`, stored as
+/// `how` compresses it: `zstd` with the frame's content size, `zstd-stream` without it,
+/// `zlib` (which never states it).
+fn string_bomb(big: usize, how: &str) -> MemoryStore {
+    let mut raw = 4u32.to_le_bytes().to_vec();
+    for s in [vec![b'a'; big], b"b".to_vec(), Vec::new(), b"d".to_vec()] {
+        raw.extend((s.len() as u32).to_le_bytes());
+        raw.extend(s);
+    }
+    let (codec, stored) = match how {
+        "zstd" => (
+            json!({"name": "zstd"}),
+            zstd::bulk::compress(&raw, 3).unwrap(),
+        ),
+        "zstd-stream" => {
+            let mut e = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+            e.include_contentsize(false).unwrap();
+            e.write_all(&raw).unwrap();
+            (json!({"name": "zstd"}), e.finish().unwrap())
+        }
+        _ => {
+            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
+            e.write_all(&raw).unwrap();
+            (json!({"name": "numcodecs.zlib"}), e.finish().unwrap())
+        }
+    };
+    let meta = json!({
+        "zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "string",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": "",
+        "codecs": [{"name": "vlen-utf8"}, codec],
+    });
+    let mut store = MemoryStore::new();
+    store.insert("s/zarr.json", serde_json::to_vec(&meta).unwrap());
+    store.insert("s/c/0", stored);
+    store
+}
+
+/// A chunk of strings that decodes to far more than it stores (a decompression bomb) is
+/// refused at `decoded_chunk_limit`, naming the chunk and the option, having held no more
+/// than the limit: before any buffer when the frame states its size, as the bytes decode when
+/// it does not. Raising the limit reads it, and the same bound then catches the chunk.
+#[test]
+fn a_string_chunk_past_the_decoded_chunk_limit_is_refused_holding_no_more_than_it() {
+    let _turn = one_at_a_time();
+    let (big, limit) = (48usize << 20, 1u64 << 20);
+    for how in ["zstd", "zstd-stream", "zlib"] {
+        let store = string_bomb(big, how);
+        let stored = store.get("s/c/0").unwrap().len();
+        assert!(stored < big / 1000, "{how}: {stored} bytes stored");
+        let array = Array::open(&store, "s").unwrap();
+        let whole = Region::whole(&[4]).unwrap();
+        let read = |limit| {
+            let options = ReadOptions {
+                decoded_chunk_limit: Some(limit),
+                ..ReadOptions::default()
+            };
+            measure(|| array.read_vlen_with(&whole, &options))
+        };
+        // The limit, half of it again while the buffer last doubled (a reallocation holds the
+        // old block and the new one), the window it is decoded through, the stored chunk's
+        // block, and bookkeeping.
+        let bound = limit as usize * 3 / 2 + WINDOW_LEN + stored + (64 << 10);
+        let (refused, largest, peak) = read(limit);
+        assert!(
+            largest <= limit as usize,
+            "{how}: a buffer of {largest} bytes"
+        );
+        let e = refused.unwrap_err();
+        assert!(
+            matches!(e.kind(), zinto::ErrorKind::DecodedTooLarge { limit: l } if *l == limit),
+            "{how}: {e}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains("s/c/0") && msg.contains("decoded_chunk_limit"),
+            "{msg}"
+        );
+        assert!(
+            peak <= bound,
+            "{how}: refused after holding {peak} bytes, bound {bound}"
+        );
+        // Mutation check: a read allowed the whole chunk holds it, over the bound.
+        let (data, _, peak) = read(big as u64 * 2);
+        let data = data.unwrap();
+        assert_eq!(data.get(0).map(<[u8]>::len), Some(big), "{how}");
+        assert_eq!(data.get(3), Some(&b"d"[..]), "{how}");
+        assert!(
+            peak > bound,
+            "{how}: the bound {bound} would not catch {peak} bytes"
+        );
+    }
+}
+
+/// `zarr.json` of the `v3` float32 array below with `extra` as its last top-level fields: a
+/// document of about `len` bytes, most of it the list of numbers `extra` is given.
+fn numbers_document(len: usize, extra: impl Fn(&str) -> String) -> Vec<u8> {
+    let numbers = format!("[{}1]", "1,".repeat(len / 2));
+    format!(
+        r#"{{"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "float32",
+        "chunk_grid": {{"name": "regular", "configuration": {{"chunk_shape": [2]}}}},
+        "chunk_key_encoding": {{"name": "default"}}, "fill_value": 0.0,
+        "codecs": [{{"name": "bytes", "configuration": {{"endian": "little"}}}}], {}}}"#,
+        extra(&numbers)
+    )
+    .into_bytes()
+}
+
+/// Opening an array whose `zarr.json` is 100 MB of numbers holds less than three times the
+/// document: the document read, the attributes' text kept, no JSON tree (about twenty times
+/// the text). Numbers where a small field belongs are refused before a tree is built; in an
+/// extension that need not be understood they are skipped. Asking for such attributes builds
+/// the tree, which the bound catches.
+#[test]
+fn a_metadata_document_of_numbers_opens_in_memory_proportional_to_it() {
+    let _turn = one_at_a_time();
+    let len = 100_000_000;
+    // (where the numbers go, the fields that hold them, whether the array opens)
+    type Case = (&'static str, fn(&str) -> String, bool);
+    let cases: [Case; 4] = [
+        (
+            "attributes",
+            |n| format!(r#""attributes": {{"n": {n}}}"#),
+            true,
+        ),
+        (
+            "extension",
+            |n| format!(r#""x": {{"must_understand": false, "n": {n}}}"#),
+            true,
+        ),
+        (
+            "dimension_names",
+            |n| format!(r#""dimension_names": {n}"#),
+            false,
+        ),
+        (
+            "storage_transformers",
+            |n| format!(r#""storage_transformers": {n}"#),
+            false,
+        ),
+    ];
+    for (name, extra, opens) in cases {
+        let doc = numbers_document(len, extra);
+        let mut store = MemoryStore::new();
+        store.insert("a/zarr.json", doc.clone());
+        let started = std::time::Instant::now();
+        let (array, _, peak) = measure(|| Array::open(&store, "a"));
+        eprintln!(
+            "{name}: {} bytes, peak {peak} bytes ({:.2}x), {:.2} s",
+            doc.len(),
+            peak as f64 / doc.len() as f64,
+            started.elapsed().as_secs_f64()
+        );
+        assert_eq!(array.is_ok(), opens, "{name}: {:?}", array.err());
+        assert!(peak < 3 * doc.len(), "{name}: opening held {peak} bytes");
+        if name == "attributes" {
+            // Mutation check: the tree of the numbers goes over the bound.
+            let array = array.unwrap();
+            let (attrs, _, peak) = measure(|| array.attributes().map(|a| a.len()));
+            assert_eq!(attrs.unwrap(), 1);
+            assert!(peak > 3 * doc.len(), "the tree took only {peak} bytes");
+        }
+    }
+}

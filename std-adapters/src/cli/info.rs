@@ -148,15 +148,50 @@ pub fn array_json<S: Store>(array: &Array<S>, name: &str) -> Value {
         "codecs": describe::codecs(meta.dtype, &meta.chain),
         "fill_value": describe::fill_value(meta.dtype, &meta.fill_value),
         "dimension_names": array.dimension_names(),
-        "attributes": attributes_json(array.attributes().map_err(|e| e.to_string())),
+        "attributes": attributes_json(array.metadata().attributes_text_len(), || {
+            array.attributes().map_err(|e| e.to_string())
+        }),
     })
 }
 
-/// Attributes, or `{"error": why}` when they could not be read: `info` still shows the node.
-fn attributes_json(attrs: Result<&Map<String, Value>, String>) -> Value {
-    match attrs {
+/// Attributes whose JSON text is longer than this are not shown: a tree of them would take
+/// about twenty times their text ([`crate::metadata::MAX_FIELD_LEN`], 1 MiB).
+const MAX_SHOWN_ATTRIBUTES: usize = crate::metadata::MAX_FIELD_LEN;
+
+/// Attributes, or `{"error": why}` when they could not be read (`info` still shows the node),
+/// or `{"not_shown": why, "bytes": n}` past [`MAX_SHOWN_ATTRIBUTES`]. `text_len` is their
+/// text's length while unparsed; `attrs` parses them.
+fn attributes_json<'a>(
+    text_len: Option<usize>,
+    attrs: impl FnOnce() -> Result<&'a Map<String, Value>, String>,
+) -> Value {
+    if let Some(n) = text_len.filter(|&n| n > MAX_SHOWN_ATTRIBUTES) {
+        return json!({ "not_shown": not_shown(n), "bytes": n });
+    }
+    match attrs() {
         Ok(map) => Value::Object(map.clone()),
         Err(e) => json!({ "error": e }),
+    }
+}
+
+/// Why attributes of `n` bytes of JSON are not shown.
+fn not_shown(n: usize) -> String {
+    format!("{n} bytes of JSON, more than the {MAX_SHOWN_ATTRIBUTES} info shows")
+}
+
+/// The attribute lines of a node whose attributes' text is `text_len` bytes while unparsed,
+/// `attrs` parsing them; one line saying so when they are too large to show or unreadable.
+fn attributes_text<'a, E: std::fmt::Display>(
+    text_len: Option<usize>,
+    attrs: impl FnOnce() -> Result<&'a Map<String, Value>, E>,
+    indent: &str,
+) -> Vec<String> {
+    if let Some(n) = text_len.filter(|&n| n > MAX_SHOWN_ATTRIBUTES) {
+        return vec![format!("{indent}attributes: {}", not_shown(n))];
+    }
+    match attrs() {
+        Ok(map) => attribute_lines(map, indent),
+        Err(e) => vec![format!("{indent}attributes unreadable ({e})")],
     }
 }
 
@@ -201,7 +236,9 @@ fn group_json_at<S: Store + Clone>(
         "path": group.path(),
         "zarr_format": zarr_format(group.format()),
         "consolidated": group.is_consolidated(),
-        "attributes": attributes_json(group.attributes().map_err(|e| e.to_string())),
+        "attributes": attributes_json(group.attributes_text_len(), || {
+            group.attributes().map_err(|e| e.to_string())
+        }),
         "members": members,
     }))
 }
@@ -246,6 +283,13 @@ pub fn array_text<S: Store>(array: &Array<S>, shown: &str, storage: &Storage) ->
         "chunks"
     };
     lines.extend(storage_lines(array, kind, storage));
+    match array.metadata().attributes_text_len() {
+        Some(n) if n > MAX_SHOWN_ATTRIBUTES => {
+            lines.push(format!("attributes:   {}", not_shown(n)));
+            return lines;
+        }
+        _ => {}
+    }
     match array.attributes() {
         Ok(attrs) if attrs.is_empty() => {}
         Ok(attrs) => {
@@ -374,10 +418,8 @@ pub fn group_tree<S: Store + Clone>(group: &Group<S>, shown: &str) -> Result<Vec
             ""
         }
     )];
-    match group.attributes() {
-        Ok(attrs) => lines.extend(attribute_lines(attrs, "│ ")),
-        Err(e) => lines.push(format!("│ attributes unreadable ({})", e.kind())),
-    }
+    let attrs = || group.attributes().map_err(|e| e.kind().to_string());
+    lines.extend(attributes_text(group.attributes_text_len(), attrs, "│ "));
     tree_members(group, "", &mut lines, 0)?;
     Ok(lines)
 }
@@ -405,18 +447,18 @@ fn tree_members<S: Store + Clone>(
             NodeKind::Array => match group.array(&m.name) {
                 Ok(a) => {
                     lines.push(format!("{prefix}{branch}{}  {}", m.name, array_summary(&a)));
-                    if let Ok(attrs) = a.attributes() {
-                        lines.extend(attribute_lines(attrs, &format!("{inner}  ")));
-                    }
+                    let attrs = || a.attributes().map_err(|e| e.kind().to_string());
+                    let text_len = a.metadata().attributes_text_len();
+                    lines.extend(attributes_text(text_len, attrs, &format!("{inner}  ")));
                 }
                 Err(e) => lines.push(format!("{prefix}{branch}{}  (error: {})", m.name, e.kind())),
             },
             NodeKind::Group => match group.group(&m.name) {
                 Ok(g) => {
                     lines.push(format!("{prefix}{branch}{}/", m.name));
-                    if let Ok(attrs) = g.attributes() {
-                        lines.extend(attribute_lines(attrs, &format!("{inner}  ")));
-                    }
+                    let attrs = || g.attributes().map_err(|e| e.kind().to_string());
+                    let text_len = g.attributes_text_len();
+                    lines.extend(attributes_text(text_len, attrs, &format!("{inner}  ")));
                     tree_members(&g, &inner, lines, depth + 1)?;
                 }
                 Err(e) => lines.push(format!(

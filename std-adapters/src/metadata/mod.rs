@@ -1,7 +1,11 @@
 //! Zarr metadata: v3 `zarr.json` and v2 `.zarray`, resolved into one [`ArrayMetadata`].
 
+mod attributes;
+pub(crate) use attributes::Attributes;
 mod codecs;
 pub(crate) use codecs::filter_elem;
+mod document;
+pub use document::MAX_FIELD_LEN;
 mod dtype;
 mod error;
 mod fill;
@@ -13,8 +17,6 @@ pub use dtype::{DataType, MAX_ELEMENT_LEN, TimeUnit, Unit};
 pub use error::MetadataError;
 pub use fill::FillValue;
 pub use group::NodeKind;
-
-use std::sync::Arc;
 
 use zinto_core::ChunkGrid;
 use zinto_core::codec::CodecChain;
@@ -100,7 +102,7 @@ pub struct ArrayMetadata {
     /// v3 `dimension_names`, or v2 xarray's `_ARRAY_DIMENSIONS` attribute; `None` if absent.
     pub dimension_names: Option<Vec<Option<String>>>,
     /// User attributes, or why they could not be read: see [`Self::attributes`].
-    attributes: Result<serde_json::Map<String, serde_json::Value>, Arc<MetadataError>>,
+    attributes: Attributes,
 }
 
 impl ArrayMetadata {
@@ -124,7 +126,8 @@ impl ArrayMetadata {
     ///
     /// Attributes are not needed to read the data, so bad ones do not stop
     /// [`Array::open`](crate::Array::open): the array opens and reads, and the error is
-    /// reported here, when they are asked for.
+    /// reported here, when they are asked for. Opening keeps their text; the first call parses
+    /// it (see [`MAX_FIELD_LEN`] for what opening may cost).
     ///
     /// # Errors
     /// [`MetadataError::Json`] if `.zattrs` is not a JSON object, [`MetadataError::Invalid`] if
@@ -132,7 +135,14 @@ impl ArrayMetadata {
     pub fn attributes(
         &self,
     ) -> Result<&serde_json::Map<String, serde_json::Value>, &MetadataError> {
-        self.attributes.as_ref().map_err(|e| &**e)
+        self.attributes.get()
+    }
+
+    /// Bytes of the attributes' JSON text, if they have not been parsed yet: a tree of them
+    /// ([`Self::attributes`]) takes about twenty times as much, so a caller that only shows
+    /// them (`zinto info`) may check first.
+    pub fn attributes_text_len(&self) -> Option<usize> {
+        self.attributes.text_len()
     }
 
     /// Sets the attributes (after they were written to the store).
@@ -140,12 +150,12 @@ impl ArrayMetadata {
         &mut self,
         attributes: serde_json::Map<String, serde_json::Value>,
     ) {
-        self.attributes = Ok(attributes);
+        self.attributes = Attributes::tree(attributes);
     }
 
     /// Records why the attributes could not be read (see [`Self::attributes`]).
     pub(crate) fn set_attributes_error(&mut self, e: MetadataError) {
-        self.attributes = Err(Arc::new(e));
+        self.attributes = Attributes::error(e);
     }
 }
 

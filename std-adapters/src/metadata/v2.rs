@@ -1,16 +1,16 @@
 //! Zarr v2 `.zarray`.
 
-use std::sync::Arc;
-
 use super::codecs::{configured, elem_after, filter_elem, filter_table};
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use zinto_core::codec::filter::Filter;
 use zinto_core::codec::{Codec, CodecChain, CodecName, Endian};
 use zinto_core::{ChunkGrid, MemoryOrder};
 
-use super::MetadataError;
+use super::document::{Known, MAX_FIELD_LEN, top_level};
 use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
+use super::{Attributes, MetadataError};
 
 /// A `.zarray` document. The spec requires every field but `dimension_separator`; `compressor`
 /// and `filters` may be `null` but not absent, so they are read with [`nullable`] (a plain
@@ -46,9 +46,28 @@ fn unsupported(what: impl Into<String>) -> MetadataError {
     MetadataError::Unsupported(what.into())
 }
 
+/// The fields of a `.zarray`, none of them large.
+const KNOWN: Known<'static> = Known {
+    fields: &[
+        "zarr_format",
+        "shape",
+        "chunks",
+        "dtype",
+        "compressor",
+        "fill_value",
+        "order",
+        "filters",
+        "dimension_separator",
+    ],
+    large: &[],
+};
+
 /// Parses and validates a `.zarray` document, with the `.zattrs` beside it if given (parsed,
 /// or its error kept: attributes are not needed to read the data).
 pub(crate) fn parse(json: &[u8], attrs: Option<&[u8]>) -> Result<ArrayMetadata, MetadataError> {
+    // Each field within its bound before any is parsed into a tree (see `top_level`); fields
+    // v2 does not know are ignored, as zarr-python ignores them.
+    top_level(json, &KNOWN)?;
     let m: V2 = serde_json::from_slice(json).map_err(MetadataError::Json)?;
     if m.zarr_format != 2 {
         return Err(unsupported(format!("zarr_format {}", m.zarr_format)));
@@ -224,30 +243,29 @@ struct V2Codecs {
     tables: Vec<Vec<u8>>,
 }
 
-/// Attributes as metadata holds them.
-type Attributes = Result<serde_json::Map<String, Value>, Arc<MetadataError>>;
+/// The one attribute a reader needs: xarray's dimension names. Every other attribute is
+/// skipped unparsed.
+#[derive(Deserialize)]
+struct XarrayNames<'a> {
+    #[serde(rename = "_ARRAY_DIMENSIONS", borrow)]
+    names: Option<&'a RawValue>,
+}
 
-/// The `.zattrs` beside a `.zarray` (not needed to read the data: an error is kept for when
+/// The `.zattrs` beside a `.zarray` (not needed to read the data: kept as text, an error when
 /// the attributes are asked for), and the dimension names xarray's convention keeps there
 /// (`_ARRAY_DIMENSIONS`, used only if it is one string per dimension).
 fn attributes_of(attrs: Option<&[u8]>, ndim: usize) -> (Attributes, Option<Vec<Option<String>>>) {
-    let attributes: Attributes = match attrs {
-        Some(a) => serde_json::from_slice(a).map_err(|e| Arc::new(MetadataError::Json(e))),
-        None => Ok(serde_json::Map::new()),
+    let Some(attrs) = attrs else {
+        return (Attributes::none(), None);
     };
-    let dimension_names = attributes
-        .as_ref()
+    let dimension_names = serde_json::from_slice::<XarrayNames<'_>>(attrs)
         .ok()
-        .and_then(|a| a.get("_ARRAY_DIMENSIONS"))
-        .and_then(Value::as_array)
+        .and_then(|x| x.names)
+        .filter(|raw| raw.get().len() <= MAX_FIELD_LEN)
+        .and_then(|raw| serde_json::from_str::<Vec<String>>(raw.get()).ok())
         .filter(|names| names.len() == ndim)
-        .and_then(|names| {
-            names
-                .iter()
-                .map(|n| n.as_str().map(|s| Some(s.to_owned())))
-                .collect::<Option<Vec<_>>>()
-        });
-    (attributes, dimension_names)
+        .map(|names| names.into_iter().map(Some).collect());
+    (Attributes::bytes(attrs), dimension_names)
 }
 
 /// The object codec filter of a variable-length type.

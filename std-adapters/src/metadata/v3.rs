@@ -1,17 +1,17 @@
 //! Zarr v3 `zarr.json`.
 
-use std::sync::Arc;
-
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use zinto_core::codec::filter::Elem;
 use zinto_core::codec::{Codec, CodecChain, CodecName, Endian, IndexLocation};
 
 use super::codecs::{configured, elem_after, filter_elem};
 use zinto_core::{ChunkGrid, MemoryOrder, dims};
 
-use super::MetadataError;
+use super::document::{Known, kind_of_raw, top_level};
 use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
+use super::{Attributes, MetadataError};
 
 #[derive(Deserialize, serde::Serialize)]
 struct Named {
@@ -25,7 +25,7 @@ struct Named {
 /// spec, so its absence is a "missing field" error naming it; only the spec's optional fields
 /// default, each saying so.
 #[derive(Deserialize)]
-struct V3 {
+struct V3<'a> {
     zarr_format: u64,
     node_type: String,
     shape: Vec<u64>,
@@ -36,8 +36,8 @@ struct V3 {
     codecs: Vec<Named>,
     /// Optional: `None` if absent. Checked only when asked for (see
     /// [`ArrayMetadata::attributes`]), so that bad attributes do not stop the data being read.
-    #[serde(default, deserialize_with = "present")]
-    attributes: Option<Value>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    attributes: Option<&'a RawValue>,
     /// Optional: none if absent.
     #[serde(default)]
     storage_transformers: Vec<Value>,
@@ -46,28 +46,37 @@ struct V3 {
     dimension_names: Option<Vec<Option<String>>>,
 }
 
-/// A field that is present, whatever its value (`null` included, unlike a plain `Option`).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+/// A field that is present, whatever its value (`null` included, unlike a plain `Option`),
+/// as its text in the document.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(Some)
 }
 
 fn unsupported(what: impl Into<String>) -> MetadataError {
     MetadataError::Unsupported(what.into())
 }
 
-/// Parses and validates a `zarr.json` document.
+/// Parses and validates a `zarr.json` document, in memory proportional to it (see
+/// [`top_level`]): no tree of the whole document is built, and the attributes are kept as text.
 pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
-    let doc: serde_json::Map<String, Value> =
-        serde_json::from_slice(json).map_err(MetadataError::Json)?;
+    let known = Known {
+        fields: &KNOWN_FIELDS,
+        large: &["attributes"],
+    };
+    let top = top_level(json, &known)?;
     // A group (or any other node) is said to be one before the fields only arrays have are
     // missed: `zinto info group.zarr` is "a group, not an array", not "missing data_type".
-    if let Some(Value::String(kind)) = doc.get("node_type")
+    if let Some(kind) = top.node_type
         && kind != "array"
     {
-        return Err(MetadataError::NotAnArray(kind.clone()));
+        return Err(MetadataError::NotAnArray(kind));
     }
-    check_extensions(&doc)?;
-    let m: V3 = serde_json::from_value(Value::Object(doc)).map_err(MetadataError::Json)?;
+    if let Some(key) = top.not_understood {
+        return Err(unsupported(format!(
+            "metadata field {key:?} (an extension this reader must understand)"
+        )));
+    }
+    let m: V3<'_> = serde_json::from_slice(json).map_err(MetadataError::Json)?;
     if m.zarr_format != 3 {
         return Err(unsupported(format!("zarr_format {}", m.zarr_format)));
     }
@@ -116,12 +125,12 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
         filter_tables: Vec::new(),
         dimension_names: m.dimension_names,
         attributes: match m.attributes {
-            None => Ok(serde_json::Map::new()),
-            Some(Value::Object(map)) => Ok(map),
-            Some(other) => Err(Arc::new(MetadataError::Invalid(format!(
+            None => Attributes::none(),
+            Some(raw) if raw.get().starts_with('{') => Attributes::text(raw.get()),
+            Some(other) => Attributes::error(MetadataError::Invalid(format!(
                 "attributes must be an object, not {}",
-                kind_of(&other)
-            )))),
+                kind_of_raw(other)
+            ))),
         },
     })
 }
@@ -290,25 +299,6 @@ const KNOWN_FIELDS: [&str; 11] = [
     "dimension_names",
     "storage_transformers",
 ];
-
-/// An unknown top-level field may be ignored only if it is an object saying
-/// `"must_understand": false`; anything else must be understood, so it is refused by name.
-fn check_extensions(doc: &serde_json::Map<String, Value>) -> Result<(), MetadataError> {
-    for (key, value) in doc {
-        if KNOWN_FIELDS.contains(&key.as_str()) {
-            continue;
-        }
-        let optional = value
-            .get("must_understand")
-            .is_some_and(|m| m == &Value::Bool(false));
-        if !optional {
-            return Err(unsupported(format!(
-                "metadata field {key:?} (an extension this reader must understand)"
-            )));
-        }
-    }
-    Ok(())
-}
 
 fn shape_of(v: Option<&Value>, what: &str) -> Result<Vec<u64>, MetadataError> {
     let bad = || MetadataError::Invalid(format!("{what} must be a list of non-negative integers"));
