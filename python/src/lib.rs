@@ -9,6 +9,7 @@ mod fetched;
 mod group;
 mod interruptible;
 mod merge;
+mod slabs;
 mod write;
 
 use pyo3::prelude::*;
@@ -107,6 +108,7 @@ fn _zinto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge::merge, m)?)?;
     m.add_function(wrap_pyfunction!(merge::merge_segments, m)?)?;
     m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
+    m.add_function(wrap_pyfunction!(slabs::slabs, m)?)?;
     m.add_function(wrap_pyfunction!(write::create, m)?)?;
     m.add_function(wrap_pyfunction!(write::encode_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(write::encode_vlen_chunks, m)?)?;

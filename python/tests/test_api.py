@@ -344,3 +344,14 @@ def test_a_string_chunk_past_the_decoded_chunk_limit_is_refused(tmp_path):
         arr[:]
     arr.decoded_chunk_limit = 8 << 20
     assert list(arr[:]) == [big, "b", "", "d"]
+
+
+def test_slabs_are_the_librarys_and_cut_the_first_axis_longer_than_one():
+    # (1, 1000, 10) float32 in (1, 100, 10) chunks, about 8,000 bytes a slab: five slabs of
+    # two chunks along axis 1, not one slab of the whole region along axis 0.
+    cut = zinto._zinto.slabs([3, 0, 0], [1, 1000, 10], [1, 100, 10], 4, 8000)
+    assert cut == [([3, k * 200, 0], [1, 200, 10]) for k in range(5)]
+    # At least one chunk's extent, however small the target; slab edges on the chunk grid.
+    assert zinto._zinto.slabs([5], [20], [8], 4, 1) == [([5], [3]), ([8], [8]), ([16], [8]),
+                                                         ([24], [1])]
+    assert zinto._zinto.slabs([0, 0], [0, 5], [2, 5], 1, 10) == []

@@ -635,13 +635,19 @@ class _DiscardingStore(zarr.storage.MemoryStore):
         type(self).given += len(value)
 
 
-def test_a_write_into_a_store_zinto_does_not_address_holds_one_slab_of_chunks(monkeypatch):
-    """Into a store zinto does not address, a write goes in slabs of whole chunk rows, each
+@pytest.mark.parametrize("shape, chunks", [
+    ((48, 512, 512), (4, 512, 512)),
+    # One element thick on axis 0: the slabs cut axis 1 (zinto._slabs), not one slab of all.
+    ((1, 48, 512, 512), (1, 4, 512, 512)),
+])
+def test_a_write_into_a_store_zinto_does_not_address_holds_one_slab_of_chunks(
+        monkeypatch, shape, chunks):
+    """Into a store zinto does not address, a write goes in slabs of whole chunks, each
     slab's encoded chunks handed to the store before the next slab is encoded: with 4 MB slabs
     of a 48 MB uncompressed write, Python holds about a slab, not the write's 48 MB of chunks.
     The mutation (no handing: every chunk kept to the end) goes over."""
     monkeypatch.setattr(pipeline.write, "ENCODE_SLAB_BYTES", 4 << 20)
-    value = np.random.default_rng(3).normal(size=(48, 512, 512)).astype(np.float32)
+    value = np.random.default_rng(3).normal(size=shape).astype(np.float32)
     peaks = {}
     for name, streamed in [("streamed", True), ("held to the end", False)]:
         if not streamed:
@@ -649,7 +655,7 @@ def test_a_write_into_a_store_zinto_does_not_address_holds_one_slab_of_chunks(mo
         store = _DiscardingStore()
         _DiscardingStore.given = 0
         with zarr.config.set({"codec_pipeline.path": ZINTO}):
-            z = zarr.create_array(store, shape=value.shape, chunks=(4, 512, 512),
+            z = zarr.create_array(store, shape=value.shape, chunks=chunks,
                                   dtype="float32", compressors=None)
             by_zinto = pipeline.writes_by_zinto
             tracemalloc.start()

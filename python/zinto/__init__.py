@@ -262,7 +262,8 @@ class Array:
             def write(start, extent, offsets, values):
                 self._rs.write_vlen(start, extent, offsets, values, settings)
 
-            _vlen.write(write, start, extent, value, self.chunks[0] if self.chunks else 1, text)
+            # Slabs of whole shards, where there are: a slab that cut a shard would rewrite it.
+            _vlen.write(write, start, extent, value, self.shards or self.chunks, text)
             return
         data = _write.prepare(value, self.dtype, shape)
         if data.size:

@@ -3,6 +3,8 @@ element plus one, and the elements' bytes end to end) turned into elements."""
 
 import numpy as np
 
+from . import _slabs
+
 
 def string_dtype():
     """NumPy's variable-width string dtype (NumPy 2), else object."""
@@ -53,14 +55,14 @@ def flatten(value, shape, text):
     return _zinto.vlen_parts(shaped(value, shape).flat, text)
 
 
-# A value written over a region is encoded a slab at a time: whole chunk rows along the first
-# dimension, at least this many elements a slab (or one chunk row).
+# A value written over a region is encoded a slab at a time: whole chunks (zinto._slabs), about
+# this many elements a slab, at least one chunk's extent of the axis cut.
 SLAB_ELEMENTS = 1 << 20
 
 
-def write(write_vlen, start, extent, value, chunk_rows, text):
+def write(write_vlen, start, extent, value, chunk_shape, text):
     """`write_vlen(start, extent, offsets, values)` of `value` over the region, in slabs of
-    whole chunk rows along the first dimension: the offsets and values of one slab at a time,
+    whole chunks of `chunk_shape` (`zinto._slabs`): the offsets and values of one slab at a time,
     never of the whole region (a slab's chunks are written whole, so none is rewritten).
 
     Reading a slab's elements needs the GIL; writing it does not. So while one slab is
@@ -70,7 +72,7 @@ def write(write_vlen, start, extent, value, chunk_rows, text):
     if not extent:
         write_vlen(start, extent, *flatten(value, extent, text))
         return
-    slabs = _slabs(start, extent, shaped(value, extent), chunk_rows)
+    slabs = _slab_parts(start, extent, shaped(value, extent), chunk_shape)
     current = next(slabs, None)
     if current is None:
         return
@@ -90,13 +92,8 @@ def write(write_vlen, start, extent, value, chunk_rows, text):
         write_vlen(current[0], current[1], *parts)
 
 
-def _slabs(start, extent, a, chunk_rows):
-    """The region's slabs of whole chunk rows along the first dimension, each at least
-    `SLAB_ELEMENTS` elements (or one chunk row): `(start, extent, part of a)`."""
-    row = int(np.prod(extent[1:], dtype=np.int64))
-    rows = max(chunk_rows, (SLAB_ELEMENTS // max(row, 1)) // chunk_rows * chunk_rows)
-    at, end = start[0], start[0] + extent[0]
-    while at < end:
-        until = min(end, at // chunk_rows * chunk_rows + rows)
-        yield [at, *start[1:]], [until - at, *extent[1:]], a[at - start[0]:until - start[0]]
-        at = until
+def _slab_parts(start, extent, a, chunk_shape):
+    """The region's slabs of whole chunks (`zinto._slabs`), each about `SLAB_ELEMENTS`
+    elements (or one chunk's extent of the axis cut): `(start, extent, part of a)`."""
+    for at, size, index in _slabs.slabs(start, extent, chunk_shape, 1, SLAB_ELEMENTS):
+        yield at, size, a[index]

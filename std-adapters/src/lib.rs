@@ -47,6 +47,7 @@ mod pool;
 mod reader;
 mod records;
 pub mod redact;
+pub mod slabs;
 pub mod store;
 mod vlen;
 mod write;

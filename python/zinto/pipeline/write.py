@@ -8,7 +8,7 @@ import asyncio
 import numpy as np
 from zarr.core.codec_pipeline import fill_value_or_default
 
-from .. import _vlen, _zinto
+from .. import _slabs, _vlen, _zinto
 from . import batch as geometry
 from . import zarr_api
 from .counts import (
@@ -19,12 +19,12 @@ from .counts import (
 from .read import ndarray_of
 from .stores import held_bytes
 
-# A scalar written over a region is laid into one buffer of at most this many bytes (whole
-# chunk rows along the first dimension), reused slab by slab, not one of the region's size.
+# A scalar written over a region is laid into one buffer of about this many bytes (a slab of
+# whole chunks, zinto._slabs), reused slab by slab, not one of the region's size.
 SCALAR_SLAB_BYTES = 16 << 20
-# A write into a store zinto does not address goes in slabs of whole chunk rows of at most this
-# much input, each slab's chunks handed to the store before the next is encoded: the encoded
-# chunks held are one slab's, not the write's.
+# A write into a store zinto does not address goes in slabs of whole chunks of about this much
+# input, each slab's chunks handed to the store before the next is encoded: the encoded chunks
+# held are one slab's, not the write's.
 ENCODE_SLAB_BYTES = 64 << 20
 
 
@@ -88,8 +88,8 @@ class _Write:
             return
         start, extent = region
         if target.vlen is not None:
-            rows = chunk_shape[0] if chunk_shape else 1
-            _vlen.write(target.write_vlen, start, extent, data, rows, target.vlen == "string")
+            text = target.vlen == "string"
+            _vlen.write(target.write_vlen, start, extent, data, chunk_shape, text)
             return
         slab = ENCODE_SLAB_BYTES if target.keys is not None else None
         _write_region(target.write, start, extent, data, chunk_shape, slab)
@@ -311,7 +311,7 @@ def _write_vlen_piece(target, chunk, data, drop_axes, chunk_shape):
         offsets, values = target.reader.read_vlen(start, extent)
         _vlen.fill(scratch, offsets, values, text)
     _lay_piece(scratch, chunk, data, drop_axes)
-    _vlen.write(target.write_vlen, start, extent, scratch, extent[0] if extent else 1, text)
+    _vlen.write(target.write_vlen, start, extent, scratch, chunk_shape, text)
 
 
 def _piece_box(chunk, shape, chunk_shape):
@@ -348,37 +348,29 @@ def _lay_piece(scratch, chunk, data, drop_axes):
 
 def _write_region(write, start, extent, data, chunk_shape, slab_bytes=None):
     """`write(start, extent, flat_bytes)` of `data` over the region: an array as its bytes (in
-    slabs of whole chunk rows of at most `slab_bytes`, if given: each a slice of the array's
-    bytes, not a copy), a scalar (over a region with dimensions) in slabs (`_write_scalar`)."""
+    slabs of whole chunks of about `slab_bytes`, if given: each a view of the array's bytes,
+    not a copy), a scalar (over a region with dimensions) in slabs (`_write_scalar`)."""
     if data.ndim == 0 and extent:
         _write_scalar(write, start, extent, data, chunk_shape)
         return
-    flat = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
-    if slab_bytes is None or not extent or len(flat) <= slab_bytes:
-        write(start, extent, flat)
+    data = np.ascontiguousarray(data)
+    if slab_bytes is None or not extent or data.nbytes <= slab_bytes:
+        write(start, extent, data.reshape(-1).view(np.uint8))
         return
-    row = len(flat) // max(extent[0], 1)
-    step = chunk_shape[0]
-    rows = max(step, (slab_bytes // max(row, 1)) // step * step)
-    at, end = start[0], start[0] + extent[0]
-    while at < end:
-        until = min(end, at // step * step + rows)
-        part = flat[(at - start[0]) * row:(until - start[0]) * row]
-        write([at, *start[1:]], [until - at, *extent[1:]], part)
-        at = until
+    whole = data.reshape(extent)
+    for at, size, index in _slabs.slabs(start, extent, chunk_shape, data.itemsize, slab_bytes):
+        write(at, size, whole[index].reshape(-1).view(np.uint8))
 
 
 def _write_scalar(write, start, extent, scalar, chunk_shape):
-    """Writes `scalar` over the region in slabs of whole chunk rows along the first dimension
-    (`write(start, extent, flat_bytes)` each), each from one buffer of at most
-    `SCALAR_SLAB_BYTES` (or one chunk row) laid once."""
-    row = scalar.dtype.itemsize * int(np.prod(extent[1:], dtype=np.int64))
-    step = chunk_shape[0]
-    rows = max(step, (SCALAR_SLAB_BYTES // max(row, 1)) // step * step)
-    buffer = np.full((min(rows, extent[0]), *extent[1:]), scalar, dtype=scalar.dtype)
-    at, end = start[0], start[0] + extent[0]
-    while at < end:
-        until = min(end, at // step * step + rows)
-        part = buffer[:until - at].reshape(-1).view(np.uint8)
-        write([at, *start[1:]], [until - at, *extent[1:]], part)
-        at = until
+    """Writes `scalar` over the region in slabs of whole chunks (`write(start, extent,
+    flat_bytes)` each), each from one buffer of about `SCALAR_SLAB_BYTES` (or one chunk's
+    extent of the axis cut) laid once."""
+    cut = list(_slabs.slabs(start, extent, chunk_shape, scalar.dtype.itemsize,
+                            SCALAR_SLAB_BYTES))
+    if not cut:
+        return
+    largest = max(int(np.prod(size, dtype=np.int64)) for _, size, _ in cut)
+    buffer = np.full(largest, scalar, dtype=scalar.dtype)
+    for at, size, _ in cut:
+        write(at, size, buffer[:int(np.prod(size, dtype=np.int64))].view(np.uint8))

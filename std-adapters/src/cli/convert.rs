@@ -11,8 +11,9 @@ use crate::{
     Array, ArrayBuilder, Group, Node, NodeKind, ReadOptions, Region, WriteOptions, ZarrFormat,
 };
 
-use super::slabs::Slabs;
+use super::slabs;
 use super::{AnyStore, Failure, ReadSummary, StoreArgs, create, open_node, rss, store_to_write};
+use crate::slabs::Slabs;
 
 /// What `zinto convert` was asked.
 #[derive(clap::Args)]
@@ -182,10 +183,12 @@ fn convert_array(
     // Slabs of whole shards, where there are: a slab that cut shards would rewrite them.
     let outer = dst.shard_shape().unwrap_or(dst.chunk_shape());
     let elem = src.metadata().elem_size() as u64;
-    let slabs = Slabs::new(&whole, outer, elem, args.memory)?;
+    let slabs = slabs::cut(&whole, outer, elem, args.memory)?;
     let baseline = rss::current_rss_bytes();
     let started = Instant::now();
-    let (len, held) = slabs.run(|region, part| copy_slab(args, (src, &dst), region, part))?;
+    let (len, held) = slabs::run(&slabs, |region, part| {
+        copy_slab(args, (src, &dst), region, part)
+    })?;
     print_summary(args, (src, &dst), (len, held), (started, baseline));
     Ok(())
 }
@@ -242,8 +245,9 @@ fn convert_vlen(
     let baseline = rss::current_rss_bytes();
     let started = Instant::now();
     let mut bytes = 0usize;
-    for slab in Slabs::one_chunk_each(&whole, outer)?.iter() {
-        let (region, _) = slab?;
+    let cut = Slabs::one_chunk_each(&whole, outer).map_err(slabs::failure)?;
+    for slab in cut.iter() {
+        let (region, _) = slab.map_err(slabs::failure)?;
         let slab = src
             .read_vlen_with(&region, &read)
             .map_err(|e| Failure::Other(format!("{}: {e}", args.src.display())))?;

@@ -11,7 +11,7 @@ use crate::core::dtype::Number;
 use crate::core::formats::{MAX_HEADER_LEN, npy};
 use crate::{Array, ArrayBuilder, DataType, Region, WriteOptions, ZarrFormat};
 
-use super::slabs::Slabs;
+use super::slabs;
 use super::{AnyStore, Failure, ReadSummary, StoreArgs, rss, store_to_write};
 
 /// What `zinto create` was asked.
@@ -123,7 +123,7 @@ pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
     // Cut before the array is made, so that a --memory too small leaves nothing behind.
     let outer = chunk_shape(args.shards.as_deref().unwrap_or(&args.chunks), &shape)?;
     let elem = number.size() as u64;
-    let slabs = Slabs::new(&whole, &outer, elem, args.memory)?;
+    let slabs = slabs::cut(&whole, &outer, elem, args.memory)?;
     let array = new_array(args, (&shape, dtype), remote)?;
     let options = WriteOptions {
         threads: args.threads,
@@ -131,7 +131,7 @@ pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
     };
     let baseline = rss::current_rss_bytes();
     let mut writing = Duration::ZERO;
-    let (len, held) = slabs.run(|region, part| {
+    let (len, held) = slabs::run(&slabs, |region, part| {
         file.read_exact(part)
             .map_err(|e| Failure::Other(format!("{shown}: {e}")))?;
         let started = Instant::now();

@@ -13,10 +13,11 @@ use crate::{Array, ReadOptions, Region};
 
 use super::output::{Format, Output};
 use super::selection::{self, Selection};
-use super::slabs::Slabs;
+use super::slabs;
 use super::{
     AnyStore, Data, Failure, ReadSummary, StoreArgs, buffer, check_output, json_values, open, rss,
 };
+use crate::slabs::Slabs;
 
 /// The arguments of `zinto read`.
 pub struct ReadArgs<'a> {
@@ -192,7 +193,7 @@ impl Job<'_> {
         let mut stream = output.begin(format, self.array.dtype(), &sel.output_shape())?;
         let bar = self.progress_bar();
         let mut reading = Duration::ZERO;
-        let (len, held) = slabs.run(|region, part| {
+        let (len, held) = slabs::run(&slabs, |region, part| {
             let before = bar.position();
             let progress = |done: u64, _total: u64| bar.set_position(before + done);
             let started = Instant::now();
@@ -213,11 +214,11 @@ impl Job<'_> {
         let elem = self.array.metadata().elem_size() as u64;
         let chunks = self.array.chunk_shape();
         if let Some(shards) = self.array.shard_shape()
-            && let Ok(slabs) = Slabs::new(region, shards, elem, Some(self.memory()))
+            && let Ok(slabs) = slabs::cut(region, shards, elem, Some(self.memory()))
         {
             return Ok(slabs);
         }
-        Slabs::new(region, chunks, elem, self.args.memory)
+        slabs::cut(region, chunks, elem, self.args.memory)
     }
 
     /// The memory the read's buffer may take: `--memory`, else the default.

@@ -1,236 +1,55 @@
-//! Slabs: a region cut along its leading axis into runs of whole chunks, so that a read, write
-//! or conversion larger than the memory it may use goes one slab at a time through one buffer.
-//!
-//! The leading axis is the first whose extent is over one: every axis before it has one
-//! element, so each slab is one contiguous run of the region's C-order bytes. Slab edges fall
-//! on the grid of the chunks given (in the array's coordinates), so none of those is cut by
-//! two slabs. (A conversion that rechunks cuts the source's chunks on the destination's grid:
-//! a source chunk across a slab edge is decoded once for each slab.)
+//! The command's slabs: [`crate::slabs`] with `--memory` (a bound when given, else a target of
+//! [`DEFAULT_SLAB_BYTES`]), run through one buffer.
 
 use crate::Region;
+use crate::slabs::{DEFAULT_SLAB_BYTES, SlabBudget, SlabError, Slabs};
 
 use super::Failure;
 
-/// What `--memory` is when not given: 1 GiB, a target (see [`Slabs::new`]).
-pub const DEFAULT_MEMORY: u64 = 1 << 30;
+/// What `--memory` is when not given (a target, see [`cut`]).
+pub const DEFAULT_MEMORY: u64 = DEFAULT_SLAB_BYTES;
 
-/// A region cut into slabs.
-#[derive(Debug, Clone)]
-pub struct Slabs {
-    region: Region,
-    /// The leading axis (see the module's documentation).
-    axis: usize,
-    /// Elements of the axis per slab (a multiple of the chunk's); slabs start where the chunk
-    /// grid does.
-    step: u64,
-    /// Bytes per element of the axis: the region's extents after it, times the element size.
-    row_bytes: u64,
+/// `region` in slabs of whole chunks (`chunk_shape`) of `elem_size`-byte elements within
+/// `memory`: a bound the user gave (a slab of one chunk's extent over it is a usage error), or
+/// [`DEFAULT_MEMORY`] as a target.
+pub fn cut(
+    region: &Region,
+    chunk_shape: &[u64],
+    elem_size: u64,
+    memory: Option<u64>,
+) -> Result<Slabs, Failure> {
+    let budget = memory.map_or(SlabBudget::Target(DEFAULT_MEMORY), SlabBudget::Bound);
+    Slabs::new(region, chunk_shape, elem_size, budget).map_err(failure)
 }
 
-impl Slabs {
-    /// `region` in slabs of whole chunks (`chunk_shape`) of `elem_size`-byte elements, as many
-    /// as `memory` holds. A `memory` the caller gave is a bound: a slab of one chunk's extent
-    /// over it is a usage error. Without one, [`DEFAULT_MEMORY`] is a target: a slab holds at
-    /// least one chunk's extent of the axis.
-    pub fn new(
-        region: &Region,
-        chunk_shape: &[u64],
-        elem_size: u64,
-        memory: Option<u64>,
-    ) -> Result<Self, Failure> {
-        let extents = region.shape();
-        let axis = extents
-            .iter()
-            .position(|&n| n > 1)
-            .unwrap_or(extents.len().saturating_sub(1));
-        let row_bytes = extents
-            .iter()
-            .skip(axis + 1)
-            .try_fold(elem_size, |acc, &n| acc.checked_mul(n))
-            .ok_or_else(|| Failure::Other("the selection's size overflows".into()))?;
-        let chunk = chunk_shape.get(axis).copied().unwrap_or(1).max(1);
-        let chunk_bytes = chunk.saturating_mul(row_bytes);
-        // The least a slab takes: one chunk's extent of the axis, or the region's if shorter.
-        let extent = extents.get(axis).copied().unwrap_or(1);
-        let least = chunk.min(extent).saturating_mul(row_bytes);
-        let budget = memory.unwrap_or(DEFAULT_MEMORY);
-        if memory.is_some() && least > budget {
-            return Err(Failure::Usage(format!(
-                "--memory {budget}: one slab of whole chunks takes {least} bytes; give at least that, or smaller chunks"
-            )));
-        }
-        let chunks = (budget / chunk_bytes.max(1)).max(1);
-        Ok(Self {
-            region: region.clone(),
-            axis,
-            step: chunk.saturating_mul(chunks),
-            row_bytes,
-        })
-    }
-
-    /// `region` in slabs one chunk's extent thick, for elements whose size is known only once
-    /// read (strings): the slabs' byte lengths are 0.
-    pub fn one_chunk_each(region: &Region, chunk_shape: &[u64]) -> Result<Self, Failure> {
-        let mut slabs = Self::new(region, chunk_shape, 0, None)?;
-        slabs.step = chunk_shape.get(slabs.axis).copied().unwrap_or(1).max(1);
-        Ok(slabs)
-    }
-
-    /// Bytes of the largest slab: the buffer every slab fits in.
-    pub fn max_len(&self) -> Result<usize, Failure> {
-        let extent = self.region.shape().get(self.axis).copied().unwrap_or(1);
-        self.len_of(self.step.min(extent))
-    }
-
-    /// The slabs in order, each its region and its byte length (slab `k` follows slab `k - 1`
-    /// in the region's C order). A 0-d region is one slab of one element.
-    pub fn iter(&self) -> impl Iterator<Item = Result<(Region, usize), Failure>> + '_ {
-        let scalar = self.region.ndim() == 0;
-        let (start, end) = match (
-            self.region.start().get(self.axis),
-            self.region.end(self.axis),
-        ) {
-            // An empty region (an extent of 0 anywhere) has nothing to cut.
-            _ if self.region.is_empty() => (0, 0),
-            (Some(&s), Some(e)) => (s, e),
-            _ => (0, u64::from(scalar)),
-        };
-        let mut at = start;
-        std::iter::from_fn(move || {
-            if at >= end {
-                return None;
-            }
-            if scalar {
-                at = end;
-                return Some(self.len_of(1).map(|len| (self.region.clone(), len)));
-            }
-            // The next multiple of the step in the array's coordinates, so slabs after the
-            // first start where chunks do.
-            let stop = (at / self.step + 1).saturating_mul(self.step).min(end);
-            let slab = self.slab(at, stop);
-            at = stop;
-            Some(slab)
-        })
-    }
-
-    /// Calls `each(region, bytes)` for every slab in order, `bytes` the slab's part of one
-    /// buffer of [`Self::max_len`] bytes made for all of them (zeroed; mapped from 4 MiB, see
-    /// `buffer::zeroed`). Returns the bytes of all the slabs and the buffer's length.
-    pub fn run(
-        &self,
-        mut each: impl FnMut(&Region, &mut [u8]) -> Result<(), Failure>,
-    ) -> Result<(usize, usize), Failure> {
-        let held = self.max_len()?;
-        let mut buf = super::buffer::zeroed(held)
-            .ok_or_else(|| Failure::Other(format!("cannot allocate a slab of {held} bytes")))?;
-        let mut total = 0usize;
-        for slab in self.iter() {
-            let (region, len) = slab?;
-            let part = buf
-                .get_mut(..len)
-                .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
-            each(&region, part)?;
-            total = total.saturating_add(len);
-        }
-        Ok((total, held))
-    }
-
-    fn slab(&self, from: u64, to: u64) -> Result<(Region, usize), Failure> {
-        let mut start = self.region.start().to_vec();
-        let mut shape = self.region.shape().to_vec();
-        if let (Some(s), Some(n)) = (start.get_mut(self.axis), shape.get_mut(self.axis)) {
-            (*s, *n) = (from, to - from);
-        }
-        let region = Region::new(&start, &shape).map_err(|e| Failure::Other(e.to_string()))?;
-        Ok((region, self.len_of(to - from)?))
-    }
-
-    fn len_of(&self, elements: u64) -> Result<usize, Failure> {
-        elements
-            .checked_mul(self.row_bytes)
-            .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| Failure::Other("a slab larger than this machine's memory".into()))
+/// A slab error as the command reports it.
+pub fn failure(e: SlabError) -> Failure {
+    match e {
+        SlabError::TooSmall { bound, least } => Failure::Usage(format!(
+            "--memory {bound}: one slab of whole chunks takes {least} bytes; give at least that, or smaller chunks"
+        )),
+        SlabError::Overflow => Failure::Other(e.to_string()),
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::{Region, Slabs};
-
-    fn cuts(slabs: &Slabs) -> Vec<(Vec<u64>, Vec<u64>, usize)> {
-        slabs
-            .iter()
-            .map(|s| {
-                let (r, len) = s.unwrap();
-                (r.start().to_vec(), r.shape().to_vec(), len)
-            })
-            .collect()
+/// Calls `each(region, bytes)` for every slab in order, `bytes` the slab's part of one buffer
+/// of [`Slabs::max_len`] bytes made for all of them (zeroed; mapped from 4 MiB, see
+/// `buffer::zeroed`). Returns the bytes of all the slabs and the buffer's length.
+pub fn run(
+    slabs: &Slabs,
+    mut each: impl FnMut(&Region, &mut [u8]) -> Result<(), Failure>,
+) -> Result<(usize, usize), Failure> {
+    let held = slabs.max_len().map_err(failure)?;
+    let mut buf = super::buffer::zeroed(held)
+        .ok_or_else(|| Failure::Other(format!("cannot allocate a slab of {held} bytes")))?;
+    let mut total = 0usize;
+    for slab in slabs.iter() {
+        let (region, len) = slab.map_err(failure)?;
+        let part = buf
+            .get_mut(..len)
+            .ok_or_else(|| Failure::Other("a slab past its buffer".into()))?;
+        each(&region, part)?;
+        total = total.saturating_add(len);
     }
-
-    #[test]
-    fn slabs_follow_the_chunk_grid_of_the_leading_axis() {
-        // Rows 5..23 of a (30, 4) region with 4-row chunks, 8-byte elements, two chunks
-        // (2 x 4 rows x 32 bytes) per slab: edges at rows 8 and 16.
-        let region = Region::new(&[5, 0], &[18, 4]).unwrap();
-        let slabs = Slabs::new(&region, &[4, 4], 8, Some(256)).unwrap();
-        assert_eq!(slabs.max_len().unwrap(), 256);
-        assert_eq!(
-            cuts(&slabs),
-            [
-                (vec![5, 0], vec![3, 4], 96),
-                (vec![8, 0], vec![8, 4], 256),
-                (vec![16, 0], vec![7, 4], 224),
-            ]
-        );
-    }
-
-    #[test]
-    fn axes_of_one_element_are_skipped_and_the_slabs_stay_contiguous() {
-        // An index in the first axis: slabs cut the second, each 3 x 2 elements of 4 bytes.
-        let region = Region::new(&[7, 0, 0], &[1, 6, 2]).unwrap();
-        let slabs = Slabs::new(&region, &[10, 3, 2], 4, Some(24)).unwrap();
-        let got = cuts(&slabs);
-        assert_eq!(got.len(), 2);
-        assert_eq!(got[1], (vec![7, 3, 0], vec![1, 3, 2], 24));
-    }
-
-    #[test]
-    fn a_given_memory_is_a_bound_and_the_default_a_target() {
-        let region = Region::whole(&[100, 1000]).unwrap();
-        // One chunk's rows take 10 x 1000 x 8 = 80 000 bytes.
-        let refused = Slabs::new(&region, &[10, 1000], 8, Some(79_999)).unwrap_err();
-        assert!(
-            matches!(&refused, super::Failure::Usage(m) if m.contains("takes 80000 bytes")),
-            "{refused:?}"
-        );
-        let lenient = Slabs::new(&region, &[10, 1000], 8, None).unwrap();
-        assert_eq!(cuts(&lenient).len(), 1);
-        let huge = Region::whole(&[4, 1 << 30]).unwrap();
-        let one_row = Slabs::new(&huge, &[1, 1 << 30], 2, None).unwrap();
-        assert_eq!(
-            cuts(&one_row).len(),
-            4,
-            "at least one chunk's rows per slab"
-        );
-    }
-
-    #[test]
-    fn a_scalar_is_one_slab_and_a_short_region_fits_a_memory_under_a_chunk() {
-        let scalar = Region::whole(&[]).unwrap();
-        let slabs = Slabs::new(&scalar, &[], 8, Some(8)).unwrap();
-        assert_eq!(cuts(&slabs), [(vec![], vec![], 8)]);
-        // Three rows of 1000-row chunks: 3 x 10 x 8 bytes fit 240 bytes, a chunk's rows not.
-        let short = Region::new(&[5, 0], &[3, 10]).unwrap();
-        let slabs = Slabs::new(&short, &[1000, 10], 8, Some(240)).unwrap();
-        assert_eq!(cuts(&slabs), [(vec![5, 0], vec![3, 10], 240)]);
-        assert!(Slabs::new(&short, &[1000, 10], 8, Some(239)).is_err());
-    }
-
-    #[test]
-    fn empty_regions_have_no_slabs() {
-        let region = Region::new(&[0, 0], &[0, 5]).unwrap();
-        let slabs = Slabs::new(&region, &[2, 5], 1, None).unwrap();
-        assert!(cuts(&slabs).is_empty());
-    }
+    Ok((total, held))
 }
