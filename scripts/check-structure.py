@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
 """Structural rules the code keeps (docs/architecture.md), checked so they cannot drift:
 
-1. no import circles between the std crate's top-level modules (`crate::X` paths outside
-   tests, `src/bin` excluded: the binary is a crate of its own, which calls `cli::run`);
+1. no import circles between the modules of any folder, in every crate (core/src,
+   std-adapters/src, python/src) and the Python package (python/zinto): a module's uses of
+   another (`crate::a::b`, `super::x`, `self::x` paths, tests excepted; Python's `import` and
+   `from ... import`) make an edge between the two siblings below their nearest common folder
+   (`metadata/v3.rs` using `metadata/codecs.rs` is `v3 -> codecs` in `metadata/`), and no
+   folder's edges may form a circle. A use of what a folder's `mod.rs` (or `__init__.py`)
+   re-exports counts as a use of the folder. `src/bin` is excluded (the binary is a crate of
+   its own, which calls `cli::run`);
 2. no library function longer than 80 lines (from its `fn` line to its closing brace) in
    core/src, std-adapters/src and python/src, tests excepted.
 
@@ -36,19 +42,106 @@ def without_tests(lines):
     return lines
 
 
-def import_graph(src):
-    graph = {}
+def rust_modules(src):
+    """Every module of a crate, as its path from the crate root (`['metadata', 'v3']`; a
+    folder's `mod.rs` is the folder), with its file."""
+    out = {}
     for path in rust_files(src):
         rel = os.path.relpath(path, src)[:-3].split(os.sep)
-        if rel[0] == "bin" or rel == ["lib"]:
+        if rel[0] == "bin":
             continue
-        module = rel[0]
-        text = "\n".join(without_tests(open(path).read().split("\n")))
-        text = re.sub(r"//.*", "", text)
-        for target in re.findall(r"crate::([a-z_]\w*)", text):
-            if target != module:
-                graph.setdefault(module, set()).add(target)
+        if rel[-1] in ("mod", "lib"):
+            rel = rel[:-1]
+        out[tuple(rel)] = path
+    return out
+
+
+def rust_uses(text, module):
+    """The module paths `text` (of `module`) names: `crate::a::b`, `super::x`, `self::x`,
+    with one level of braces (`super::{a, b}`) spread."""
+    text = re.sub(r"//.*", "", text)
+    found = []
+    for m in re.finditer(r"\b(crate|super|self)((?:::[A-Za-z_]\w*)+)(::\{([^{}]*)\})?", text):
+        head, rest, group = m.group(1), m.group(2), m.group(4)
+        base = {"crate": [], "super": list(module[:-1]), "self": list(module)}[head]
+        parts = base + rest.strip(":").split("::")
+        found.append(parts)
+        for item in (group or "").split(","):
+            item = item.strip().split(" as ")[0].split("::")
+            if item and item[0] and item[0] != "self":
+                found.append(parts + item)
+    for m in re.finditer(r"\b(super|self)::\{([^{}]*)\}", text):
+        base = list(module[:-1]) if m.group(1) == "super" else list(module)
+        for item in m.group(2).split(","):
+            item = item.strip().split(" as ")[0].split("::")
+            if item and item[0] and item[0] != "self":
+                found.append(base + item)
+    return found
+
+
+def edges_between_siblings(modules, uses_of):
+    """`{folder: {a: {b, ...}}}`: module `a` below `folder` uses module `b` below it."""
+    graph = {}
+    for module in modules:
+        for parts in uses_of(module):
+            # The longest prefix that is a module: an item's path names its module.
+            target = next((tuple(parts[:k]) for k in range(len(parts), -1, -1)
+                           if tuple(parts[:k]) in modules), None)
+            if target is None:
+                continue
+            common = 0
+            while (common < min(len(module), len(target))
+                   and module[common] == target[common]):
+                common += 1
+            if common < len(module) and common < len(target):
+                folder = module[:common]
+                graph.setdefault(folder, {}).setdefault(module[common], set()).add(target[common])
     return graph
+
+
+def rust_graph(src):
+    modules = rust_modules(src)
+
+    def uses_of(module):
+        text = "\n".join(without_tests(open(modules[module]).read().split("\n")))
+        return rust_uses(text, module)
+
+    return edges_between_siblings(modules, uses_of)
+
+
+def python_graph(package):
+    """The sibling edges of a Python package's modules (see `edges_between_siblings`)."""
+    root = os.path.dirname(package)
+    modules = {}
+    for dirpath, _, names in os.walk(package):
+        for name in sorted(names):
+            if name.endswith(".py"):
+                rel = os.path.relpath(os.path.join(dirpath, name), root)[:-3].split(os.sep)
+                if rel[-1] == "__init__":
+                    rel = rel[:-1]
+                modules[tuple(rel)] = os.path.join(dirpath, name)
+
+    def uses_of(module):
+        is_package = modules[module].endswith("__init__.py")
+        here = list(module) if is_package else list(module[:-1])
+        found = []
+        for line in open(modules[module]).read().split("\n"):
+            m = re.match(r"\s*from (\.*)([\w.]*) import (.+)", line)
+            if m:
+                dots, name, items = m.groups()
+                base = here[:len(here) - max(len(dots) - 1, 0)] if dots else []
+                base = base + (name.split(".") if name else [])
+                for item in items.strip("()").split(","):
+                    item = item.strip().split(" as ")[0]
+                    if item:
+                        found.append(base + [item])
+                continue
+            m = re.match(r"\s*import ([\w.]+)", line)
+            if m:
+                found.append(m.group(1).split("."))
+        return found
+
+    return edges_between_siblings(modules, uses_of)
 
 
 def cycles(graph):
@@ -99,10 +192,50 @@ def long_functions(roots):
     return out
 
 
+# Circles known and left for issue 48's first item (a codec is one file, decode and encode):
+# core's codec registry defines the types its codecs use (`Compressor`, `Filter`,
+# `ChecksumKind`, `TABLE`) and dispatches to them, and `dtype` takes `Endian` from `codec`.
+# Each is a folder and the modules on the circle; a circle not listed fails, and a listed one
+# that is gone is said, so the list only shrinks.
+KNOWN_CIRCLES = {
+    ("core/src", frozenset({"codec", "dtype"})),
+    ("core/src/codec", frozenset({"blosc", "error", "filter", "registry"})),
+    ("core/src/codec", frozenset({"registry", "checksum"})),
+    ("core/src/codec", frozenset({"blosc", "error", "filter", "registry", "compressor"})),
+    ("core/src/codec", frozenset({"registry", "compressor", "decoded_size", "chain", "checksum"})),
+    ("core/src/codec", frozenset({"filter", "registry", "compressor", "decoded_size", "chain"})),
+    ("core/src/codec",
+     frozenset({"blosc", "error", "filter", "registry", "compressor", "decoders"})),
+    ("core/src/codec", frozenset({"compressor", "decoders"})),
+    ("core/src/codec",
+     frozenset({"error", "filter", "registry", "compressor", "decoders", "deflate"})),
+    ("core/src/codec", frozenset({"error", "filter", "registry", "compressor", "decoders", "zstd"})),
+    ("core/src/codec", frozenset({"error", "filter", "registry", "compressor", "deflate"})),
+    ("core/src/codec", frozenset({"error", "filter", "registry", "compressor"})),
+    ("core/src/codec", frozenset({"registry", "compressor"})),
+    ("core/src/codec", frozenset({"filter", "registry"})),
+}
+
+
 def main():
     problems = []
-    for cycle in cycles(import_graph(os.path.join(ROOT, "std-adapters", "src"))):
-        problems.append("import circle in std-adapters/src: " + " -> ".join(cycle))
+    seen = set()
+    graphs = [(d + "/src", rust_graph(os.path.join(ROOT, d, "src")))
+              for d in ("core", "std-adapters", "python")]
+    # The package's module paths begin with its name (`zinto`, as absolute imports name it).
+    graphs.append(("python", python_graph(os.path.join(ROOT, "python", "zinto"))))
+    for name, graph in graphs:
+        for folder, edges in sorted(graph.items()):
+            for cycle in cycles(edges):
+                where = "/".join((name,) + folder)
+                key = (where, frozenset(cycle))
+                seen.add(key)
+                if key not in KNOWN_CIRCLES:
+                    problems.append(f"import circle in {where}: " + " -> ".join(cycle))
+    for where, modules in sorted(KNOWN_CIRCLES - seen, key=str):
+        print(f"a known circle is gone (remove it from KNOWN_CIRCLES): {where}: "
+              + ", ".join(sorted(modules)))
+    print(f"{len(KNOWN_CIRCLES & seen)} known import circles left, in core (issue 48)")
     roots = [os.path.join(ROOT, d, "src") for d in ("core", "std-adapters", "python")]
     for f in long_functions(roots):
         problems.append(f"function over {MAX_LINES} lines: {f}")
@@ -110,7 +243,8 @@ def main():
         print(p)
     if problems:
         sys.exit(1)
-    print(f"no import circles in std-adapters/src; no library function over {MAX_LINES} lines")
+    print("no new import circle in any folder of core, std-adapters, python/src and "
+          f"python/zinto; no library function over {MAX_LINES} lines")
 
 
 if __name__ == "__main__":

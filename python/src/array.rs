@@ -5,8 +5,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use zinto::{Array, ReadOptions, Region, Store};
+use zinto::{Array, ReadOptions, Store};
 
+use crate::selection::region;
 use crate::{errors, interruptible};
 
 /// A store of any kind, shared.
@@ -122,10 +123,6 @@ pub(crate) fn from_metadata(
     Array::from_metadata(store, path, format, json, None)
         .map(RsArray::new)
         .map_err(errors::to_py)
-}
-
-pub(crate) fn region(start: &[u64], shape: &[u64]) -> PyResult<Region> {
-    Region::new(start, shape).map_err(|e| errors::to_py(e.into()))
 }
 
 #[pymethods]

@@ -4,11 +4,14 @@
 
 mod array;
 mod cli;
+mod create;
+mod encode;
 mod errors;
 mod fetched;
 mod group;
 mod interruptible;
 mod merge;
+mod selection;
 mod slabs;
 mod write;
 
@@ -109,9 +112,9 @@ fn _zinto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge::merge_segments, m)?)?;
     m.add_function(wrap_pyfunction!(cli::run_cli, m)?)?;
     m.add_function(wrap_pyfunction!(slabs::slabs, m)?)?;
-    m.add_function(wrap_pyfunction!(write::create, m)?)?;
-    m.add_function(wrap_pyfunction!(write::encode_chunks, m)?)?;
-    m.add_function(wrap_pyfunction!(write::encode_vlen_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(create::create, m)?)?;
+    m.add_function(wrap_pyfunction!(encode::encode_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(encode::encode_vlen_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(write::vlen_parts, m)?)?;
     m.add_class::<array::RsArray>()?;
     m.add_class::<group::RsGroup>()?;

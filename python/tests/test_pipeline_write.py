@@ -359,9 +359,10 @@ def test_each_slab_is_handed_only_the_old_chunks_it_touches(monkeypatch):
     calls = []
     real = zinto._zinto.encode_vlen_chunks
 
-    def counting(zarr_format, document, old, start, extent, *rest):
+    def counting(array, old, region, *rest):
+        start, extent = region
         calls.append((start[0], extent[0], sorted(old)))
-        return real(zarr_format, document, old, start, extent, *rest)
+        return real(array, old, region, *rest)
 
     monkeypatch.setattr(zinto._zinto, "encode_vlen_chunks", counting)
     monkeypatch.setattr(zinto._vlen, "SLAB_ELEMENTS", 12)  # two chunk rows a slab

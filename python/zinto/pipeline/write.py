@@ -228,12 +228,12 @@ class ChunkEncoder:
 
     def write_from(self, start, extent, flat, settings):
         old = self._old_within(start, extent)
-        self._keep(_zinto.encode_chunks(*self._array, old, start, extent, flat, settings))
+        self._keep(_zinto.encode_chunks(self._array, old, (start, extent), flat, settings))
 
     def write_vlen(self, start, extent, offsets, values, settings):
         old = self._old_within(start, extent)
-        self._keep(_zinto.encode_vlen_chunks(*self._array, old, start, extent, offsets,
-                                             values, settings))
+        self._keep(_zinto.encode_vlen_chunks(self._array, old, (start, extent),
+                                             (offsets, values), settings))
 
 
 class WriteTarget:

@@ -17,7 +17,7 @@ use zinto_core::codec::blosc::{BloscHeader, HEADER_LEN, InnerCodec, ShuffleMode,
 use zinto_core::codec::shuffle::{bitshuffle, shuffle};
 use zinto_core::codec::{BloscConfig, Progress, blosclz};
 
-use super::encoders::{Encode, EncodeError, status};
+use super::encode::{Encode, EncodeError, status};
 
 /// The block size when the configuration leaves it to the writer (0): c-blosc's choice for
 /// float32 at its default level, and small enough for three blocks per worker.

@@ -2,7 +2,8 @@
 
 use zinto_core::{Piece, Region, Runs};
 
-use super::encoders::{self, Encode};
+use super::encode::Encode;
+use super::encoders;
 use super::stream::{ChunkStream, StreamError, Windows};
 use super::{ChunkPart, WRITE_WINDOW, WriteJob, WritePlan};
 use crate::error::{Error, ErrorKind};

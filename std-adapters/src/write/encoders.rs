@@ -6,51 +6,11 @@
 //! `zlib-rs` feature): both compress as fast as anything zinto could write, and both write
 //! their output straight into the window. Without the feature, the compressor is refused by
 //! name when a write begins (there is no pure-Rust encoder yet). Blosc is `blosc.rs`,
-//! numcodecs' LZ4 `lz4.rs`.
+//! numcodecs' LZ4 `lz4.rs`; what every encoder is, `encode.rs`.
 
-use zinto_core::codec::{Compressor, Progress};
+use zinto_core::codec::Compressor;
 
-/// Why a compressor could not encode.
-#[derive(Debug)]
-pub(crate) enum EncodeError {
-    /// This build does not write this compressor (named, with why).
-    Unsupported(String),
-    /// The library reported an error.
-    Library(String),
-    /// A filter refused an element (named, with why).
-    Filter(String),
-}
-
-impl std::fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Unsupported(what) => write!(f, "zinto does not write {what}"),
-            Self::Library(why) => write!(f, "the compressor failed: {why}"),
-            Self::Filter(why) => write!(f, "{why}"),
-        }
-    }
-}
-
-/// A streaming compressor.
-pub(crate) trait Encode: Send {
-    /// Starts a new stream of `len` bytes (kept settings, reused state). Returns the length of
-    /// its head: bytes that come first in the stream but are known only at its end (a Blosc
-    /// chunk's header and block table), which the caller reserves before the output and
-    /// fills with [`Encode::head`] once the stream is done; 0 for none.
-    fn begin(&mut self, len: u64) -> Result<usize, EncodeError>;
-
-    /// The head, once [`Encode::encode`] said [`Status::Done`](zinto_core::codec::Status).
-    fn head(&self) -> &[u8];
-
-    /// Whether it must be given each chunk whole, in one slice, at every call until it has
-    /// consumed it (numcodecs' LZ4: one block, whose literal runs are unbounded).
-    fn whole_input(&self) -> bool;
-
-    /// Compresses what it can of `input` into `out`; `last` says nothing follows `input`.
-    /// [`Status::Done`] only once `last` was given and every byte is out.
-    fn encode(&mut self, input: &[u8], out: &mut [u8], last: bool)
-    -> Result<Progress, EncodeError>;
-}
+use super::encode::{Encode, EncodeError};
 
 /// The encoder of `compressor`, or why this build has none. Every compressor is named: a new
 /// one does not build until it is written here or refused.
@@ -89,21 +49,11 @@ pub(crate) fn encoder(
     }
 }
 
-/// The status of a call that wrote `written` bytes into a window of `out_len`, where `done`
-/// says the stream ended: a full window needs output, anything else more input (or, after the
-/// last input, another call).
-pub(super) fn status(done: bool, written: usize, out_len: usize) -> zinto_core::codec::Status {
-    use zinto_core::codec::Status;
-    match (done, written == out_len) {
-        (true, _) => Status::Done,
-        (false, true) => Status::NeedsOutput,
-        (false, false) => Status::NeedsInput,
-    }
-}
-
 #[cfg(feature = "zstd-c")]
 mod zstd {
-    use super::{Encode, EncodeError, Progress, status};
+    use super::super::encode::status;
+    use super::{Encode, EncodeError};
+    use zinto_core::codec::Progress;
     use zstd_safe::{
         CCtx, CParameter, InBuffer, OutBuffer, ResetDirective, zstd_sys::ZSTD_EndDirective,
     };
@@ -178,8 +128,10 @@ mod zstd {
 
 #[cfg(feature = "zlib-rs")]
 mod deflate {
-    use super::{Encode, EncodeError, Progress, status};
+    use super::super::encode::status;
+    use super::{Encode, EncodeError};
     use flate2::{Compress, Compression, FlushCompress};
+    use zinto_core::codec::Progress;
     use zinto_core::codec::{CRC32, Crc32};
 
     /// gzip's header as numcodecs writes it (no name, mtime 0) but for the OS byte (255,

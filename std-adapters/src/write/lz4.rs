@@ -9,7 +9,7 @@
 use zinto_core::codec::Progress;
 use zinto_core::codec::lz4_encode::{HASH_ENTRIES, Lz4Encoder};
 
-use super::encoders::{Encode, EncodeError, status};
+use super::encode::{Encode, EncodeError, status};
 
 /// A numcodecs LZ4 chunk under way.
 pub(super) struct Lz4Encode {

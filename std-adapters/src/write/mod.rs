@@ -17,6 +17,7 @@
 
 mod blosc;
 mod chunk;
+mod encode;
 mod encoders;
 mod filters;
 mod lz4;

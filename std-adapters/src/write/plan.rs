@@ -98,7 +98,7 @@ fn check_compressor(
     streams_in_parts: bool,
     crc32c: usize,
 ) -> Result<bool, ErrorKind> {
-    let encode = |e: super::encoders::EncodeError| ErrorKind::Encode(e.to_string());
+    let encode = |e: super::encode::EncodeError| ErrorKind::Encode(e.to_string());
     let mut encoder = super::encoders::encoder(c, elem).map_err(encode)?;
     encoder.begin(stored_len as u64).map_err(encode)?;
     // Chunks reach a compressor that needs them whole only as one slice of the input or of

@@ -6,7 +6,7 @@
 use zinto_core::codec::{CRC32C, Crc32, Status};
 
 use super::WRITE_WINDOW;
-use super::encoders::{Encode, EncodeError};
+use super::encode::{Encode, EncodeError};
 use super::filters::FilterStage;
 
 /// Parts shorter than this gather in a window before they are fed to the compressor.
