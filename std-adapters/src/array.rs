@@ -502,10 +502,10 @@ pub struct ReadOptions<'a> {
     /// output is then the fill value. Once per chunk of the selection (a variable-length read
     /// too). zarr-python 3.4 reports absent chunks per chunk: this is how zinto knows them.
     pub absent: Option<OnAbsent<'a>>,
-    /// Checked by an array read's workers before each chunk: once it is `true`, no further
-    /// chunk is read and the read returns [`ErrorKind::Cancelled`] (the output is then partly
-    /// written). For Ctrl-C in the Python package, or a caller's timeout. (Concatenation does
-    /// not check it yet.)
+    /// Checked by a read's workers before each chunk (a concatenation's before each file):
+    /// once it is `true`, no further chunk is read and the read returns
+    /// [`ErrorKind::Cancelled`] (the output is then partly written). For Ctrl-C in the
+    /// Python package, or a caller's timeout.
     pub cancel: Option<&'a AtomicBool>,
     /// The most one chunk of variable-length values (strings, bytes) may decode to, in bytes;
     /// `None` means [`DECODED_CHUNK_LIMIT`](crate::DECODED_CHUNK_LIMIT) (1 GiB). Such a chunk's

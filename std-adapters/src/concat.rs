@@ -7,7 +7,6 @@
 //! does: no chunk is held whole in memory, and each output byte is written once.
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use zinto_core::codec::Endian;
 use zinto_core::codec::{BytesCodecs, decoded_len, size_probe};
@@ -18,9 +17,9 @@ use zinto_core::{Dims, LayoutError};
 use crate::array::ReadOptions;
 use crate::buffer::zeroed_buffer;
 use crate::error::{Error, ErrorKind};
-use crate::pool::{FirstError, run_workers};
 use crate::reader::{ReadContext, Stored, check_plausible, decode_stored};
 use crate::store::{Store, StoreError};
+use crate::workers::{Crew, Work};
 
 /// One chunk of a [`ConcatPlan`]: where it is stored and where it goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -346,57 +345,46 @@ impl ConcatPlan {
                 },
             ));
         }
-        let threads = options.workers();
-        let workers = threads.get().min(self.pieces.len());
-        let total = self.pieces.len() as u64;
-        let done = AtomicU64::new(0);
-        let first_error = FirstError::default();
+        let workers = options.workers().get().min(self.pieces.len());
+        let crew = Crew {
+            threads: workers,
+            cancel: options.cancel,
+            progress: options.progress,
+            total: self.pieces.len() as u64,
+            path: None,
+        };
         // Pieces are in output order: each worker takes the next one and splits its part off.
         let queue = Mutex::new((self.pieces.iter(), out));
-        let worker = || {
-            let mut ctx = match ReadContext::new() {
-                Ok(ctx) => ctx,
-                Err(kind) => return first_error.record(Error::outside_array(None, kind)),
-            };
-            while !first_error.failed() {
-                let (piece, dst) = {
-                    let Ok(mut q) = queue.lock() else { return };
-                    let (pieces, rest) = &mut *q;
-                    let Some(piece) = pieces.next() else { return };
-                    let Some((mine, after)) = std::mem::take(rest).split_at_mut_checked(piece.len)
-                    else {
-                        // Unreachable: `out` is the sum of the pieces' lengths (checked above).
-                        let kind = ErrorKind::Internal {
-                            what: "a piece past the end of the output",
-                        };
-                        return first_error.record(Error::outside_array(Some(&piece.key), kind));
+        crew.run(&Work {
+            new_worker: || ReadContext::new().map_err(|kind| Error::outside_array(None, kind)),
+            next: || {
+                let mut q = queue.lock().ok()?;
+                let (pieces, rest) = &mut *q;
+                let piece = pieces.next()?;
+                let Some((mine, after)) = std::mem::take(rest).split_at_mut_checked(piece.len)
+                else {
+                    // Unreachable: `out` is the sum of the pieces' lengths (checked above).
+                    let kind = ErrorKind::Internal {
+                        what: "a piece past the end of the output",
                     };
-                    *rest = after;
-                    (piece, mine)
+                    return Some(Err(Error::outside_array(Some(&piece.key), kind)));
                 };
-                if let Err(kind) = decode_stored(
-                    store,
-                    &mut ctx,
-                    Stored {
-                        key: &piece.key,
-                        offset: piece.data_offset,
-                        len: piece.stored,
-                    },
-                    &self.codecs,
-                    dst,
-                ) {
-                    first_error.record(Error::outside_array(Some(&piece.key), kind));
-                    return;
-                }
+                *rest = after;
+                Some(Ok((piece, mine)))
+            },
+            run: |ctx: &mut ReadContext, (piece, dst): (&ConcatPiece, &mut [u8])| {
+                let at = Stored {
+                    key: &piece.key,
+                    offset: piece.data_offset,
+                    len: piece.stored,
+                };
+                decode_stored(store, ctx, at, &self.codecs, dst)
+                    .map_err(|kind| Error::outside_array(Some(&piece.key), kind))?;
                 then(piece, dst);
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(progress) = options.progress {
-                    progress(n, total);
-                }
-            }
-        };
-        run_workers(workers, &worker);
-        first_error.into_result()
+                Ok(())
+            },
+            retire: drop,
+        })
     }
 
     /// Decodes every chunk into a new vector of exactly [`Self::len`] bytes (the one

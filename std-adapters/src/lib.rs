@@ -50,6 +50,7 @@ pub mod redact;
 pub mod slabs;
 pub mod store;
 mod vlen;
+mod workers;
 mod write;
 
 pub use array::{Array, ReadOptions};

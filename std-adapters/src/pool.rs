@@ -9,13 +9,14 @@
 
 use std::num::NonZeroUsize;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use zinto_core::{MemoryOrder, Piece, Pieces, Region, Runs};
 
 use crate::disjoint::DisjointOutput;
 use crate::error::{Error, ErrorKind};
 use crate::reader::{PieceOut, ReadContext};
+use crate::workers::{Crew, Work};
 
 /// Reusable per-worker contexts, kept between reads.
 #[derive(Debug, Default)]
@@ -185,8 +186,9 @@ impl<'o> Handout<'o> {
     }
 }
 
-/// Runs `job` on every piece of `fanout`, on up to `fanout.threads` workers, writing into
-/// `out`. Returns the first error; once one occurs, no new piece is started.
+/// Runs `job` on every piece of `fanout`, on up to `fanout.threads` workers of the one pool
+/// ([`Crew`]), writing into `out`. Returns the first error; once one occurs, no new piece is
+/// started.
 pub(crate) fn for_each_piece(
     fanout: &Fanout<'_>,
     out: &mut [u8],
@@ -203,81 +205,32 @@ pub(crate) fn for_each_piece(
         .unwrap_or(usize::MAX)
         .min(fanout.threads.get());
     let handout = Handout::new(fanout, count, out)?;
-    let first_error = FirstError::default();
-    let worker = || {
-        let made = fanout.contexts.take().map_or_else(ReadContext::new, Ok);
-        let mut ctx = match made {
-            Ok(c) => c,
-            Err(kind) => return first_error.record(Error::new(fanout.path, None, kind)),
-        };
-        while !first_error.failed() {
-            match handout.next(fanout) {
-                Next::Piece(index, piece, mut target) => {
-                    if let Err(e) = job.run(&mut ctx, index, &piece, &mut target) {
-                        first_error.record(e);
-                    }
-                }
-                Next::Done => break,
-                Next::Failed(e) => {
-                    job.stop();
-                    first_error.record(e);
-                }
-            }
-        }
-        fanout.contexts.give(ctx);
+    let crew = Crew {
+        threads: workers,
+        // The job checks them itself, piece by piece (a remote read's fetches stop with it).
+        cancel: None,
+        progress: None,
+        total: count,
+        path: Some(fanout.path),
     };
-    run_workers(workers, &worker);
-    first_error.into_result()
-}
-
-/// The first error any worker hit; once set, workers start no new piece.
-#[derive(Default)]
-pub(crate) struct FirstError {
-    failed: AtomicBool,
-    first: Mutex<Option<Error>>,
-}
-
-impl FirstError {
-    /// Keeps `e` if it is the first, or the first that is not a cancellation (a piece that
-    /// stopped because another failed says `Cancelled`; the failure is the read's error).
-    pub(crate) fn record(&self, e: Error) {
-        self.failed.store(true, Ordering::Relaxed);
-        let cancelled = |e: &Error| matches!(e.kind(), ErrorKind::Cancelled);
-        if let Ok(mut slot) = self.first.lock()
-            && slot
-                .as_ref()
-                .is_none_or(|held| cancelled(held) && !cancelled(&e))
-        {
-            *slot = Some(e);
-        }
-    }
-
-    /// Whether any worker failed.
-    pub(crate) fn failed(&self) -> bool {
-        self.failed.load(Ordering::Relaxed)
-    }
-
-    /// The first error, if any.
-    pub(crate) fn into_result(self) -> Result<(), Error> {
-        match self.first.into_inner() {
-            Ok(Some(e)) => Err(e),
-            _ => Ok(()),
-        }
-    }
-}
-
-/// Runs `worker` on `n` threads (on the calling thread alone when `n` is 1).
-pub(crate) fn run_workers(n: usize, worker: &(dyn Fn() + Sync)) {
-    if n <= 1 {
-        worker();
-        return;
-    }
-    std::thread::scope(|s| {
-        for _ in 1..n {
-            s.spawn(worker);
-        }
-        worker();
-    });
+    crew.run(&Work {
+        new_worker: || {
+            let made = fanout.contexts.take().map_or_else(ReadContext::new, Ok);
+            made.map_err(|kind| Error::new(fanout.path, None, kind))
+        },
+        next: || match handout.next(fanout) {
+            Next::Piece(index, piece, target) => Some(Ok((index, piece, target))),
+            Next::Done => None,
+            Next::Failed(e) => {
+                job.stop();
+                Some(Err(e))
+            }
+        },
+        run: |ctx: &mut ReadContext, (index, piece, mut target): (u64, Piece, PieceOut<'_, '_>)| {
+            job.run(ctx, index, &piece, &mut target)
+        },
+        retire: |ctx| fanout.contexts.give(ctx),
+    })
 }
 
 #[cfg(test)]

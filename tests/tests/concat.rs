@@ -110,6 +110,32 @@ fn progress_counts_every_chunk() {
     assert_eq!(seen, [(1, 4), (2, 4), (3, 4), (4, 4)]);
 }
 
+/// A concatenation checks `cancel` before each file: set after the first, the read stops with
+/// `Cancelled` and decodes no further file (on the workers of the one pool reads use).
+#[test]
+fn cancel_stops_a_concatenation_between_files() {
+    let c = codecs(Some(Compressor::ZSTD), 0);
+    let (store, keys, _) = chunks(&c, &[10, 20, 30, 40]);
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let done = std::sync::atomic::AtomicU64::new(0);
+    let progress = |n: u64, _: u64| {
+        done.store(n, std::sync::atomic::Ordering::SeqCst);
+        cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+    };
+    let options = ReadOptions {
+        threads: NonZeroUsize::new(1),
+        progress: Some(&progress),
+        cancel: Some(&cancel),
+        ..ReadOptions::default()
+    };
+    let e = ConcatPlan::new(&store, &keys, c)
+        .unwrap()
+        .read_to_vec(&store, &options)
+        .unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Cancelled), "{e}");
+    assert_eq!(done.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
 /// The plan or the read fails, naming `key`, with an error `check` accepts.
 fn fails_naming(
     store: &MemoryStore,

@@ -28,7 +28,6 @@ mod vlen;
 mod vlen_shard;
 
 use std::num::NonZeroUsize;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use zinto_core::{ChunkOrder, Piece, Pieces, Region};
@@ -36,6 +35,7 @@ use zinto_core::{ChunkOrder, Piece, Pieces, Region};
 use crate::Array;
 use crate::error::{Error, ErrorKind};
 use crate::store::Store;
+use crate::workers::{Crew, Work};
 
 pub(crate) use plan::WritePlan;
 
@@ -256,52 +256,22 @@ impl<'a> Pool<'a> {
     ) -> Result<(), Error> {
         let err = |kind| Error::new(self.path, None, kind);
         let next = AtomicU64::new(0);
-        let done = AtomicU64::new(0);
-        let first_error: Mutex<Option<Error>> = Mutex::new(None);
-        let stop = AtomicBool::new(false);
-        let work = || {
-            let mut worker = new_worker().map_err(err)?;
-            loop {
-                if stop.load(Ordering::Relaxed) {
-                    return Ok(());
-                }
-                if self
-                    .options
-                    .cancel
-                    .is_some_and(|c| c.load(Ordering::Relaxed))
-                {
-                    return Err(err(ErrorKind::Cancelled));
-                }
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(piece) = self.pieces.get(i) else {
-                    return Ok(());
-                };
-                write(&mut worker, &piece)?;
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if let Some(progress) = self.options.progress {
-                    progress(n, self.total);
-                }
-            }
+        let crew = Crew {
+            threads: self.threads,
+            cancel: self.options.cancel,
+            progress: self.options.progress,
+            total: self.total,
+            path: Some(self.path),
         };
-        std::thread::scope(|s| {
-            for _ in 0..self.threads {
-                s.spawn(|| {
-                    if let Err(e) = work() {
-                        stop.store(true, Ordering::Relaxed);
-                        let mut slot = first_error
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner);
-                        slot.get_or_insert(e);
-                    }
-                });
-            }
-        });
-        match first_error
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-        {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        crew.run(&Work {
+            new_worker: || new_worker().map_err(err),
+            next: || {
+                self.pieces
+                    .get(next.fetch_add(1, Ordering::Relaxed))
+                    .map(Ok)
+            },
+            run: |worker: &mut W, piece: Piece| write(worker, &piece),
+            retire: drop,
+        })
     }
 }
