@@ -14,10 +14,11 @@ use zinto_core::formats::{self, MAX_HEADER_LEN, NumberType};
 use zinto_core::records::RecordLayout;
 use zinto_core::{Dims, LayoutError};
 
-use crate::array::ReadOptions;
 use crate::buffer::zeroed_buffer;
 use crate::error::{Error, ErrorKind};
-use crate::reader::{ReadContext, Stored, check_plausible, decode_stored};
+use crate::read::ReadOptions;
+use crate::read::context::ReadContext;
+use crate::read::decode::{Stored, check_plausible, decode_stored};
 use crate::store::{Store, StoreError};
 use crate::workers::{Crew, Work};
 

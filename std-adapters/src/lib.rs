@@ -36,24 +36,20 @@ pub mod cli;
 pub mod codec_spec;
 mod concat;
 mod consolidate;
-mod disjoint;
 mod doc;
-mod element;
 mod error;
 mod group;
 pub mod metadata;
 mod node;
-mod pool;
-mod reader;
+mod read;
 mod records;
 pub mod redact;
 pub mod slabs;
 pub mod store;
-mod vlen;
 mod workers;
 mod write;
 
-pub use array::{Array, ReadOptions};
+pub use array::Array;
 #[cfg(feature = "zstd-c")]
 pub use backend::CZstd;
 pub use buffer::zeroed_buffer;
@@ -62,19 +58,18 @@ pub use concat::{
     ConcatPiece, ConcatPlan, SegmentFormat, SegmentsHeld, concat_into, concat_to_vec,
 };
 pub use consolidate::MAX_CONSOLIDATE_DEPTH;
-pub use element::Element;
 pub use error::{Error, ErrorKind, MetadataError};
 pub use group::{Group, Member};
 pub use metadata::{ArrayMetadata, DataType, FillValue, NodeKind, TimeUnit, Unit, ZarrFormat};
 pub use node::Node;
-pub use reader::OnAbsent;
-pub use reader::{BLOCK_LEN, COALESCE_GAP, WINDOW_LEN};
+pub use read::element::Element;
+pub use read::vlen::{DECODED_CHUNK_LIMIT, VlenData};
+pub use read::{BLOCK_LEN, COALESCE_GAP, OnAbsent, ReadOptions, WINDOW_LEN};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
 pub use store::{
     FileStore, MemoryStore, ObjectWriter, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE, Store,
     StoreError, read_from_bytes,
 };
-pub use vlen::{DECODED_CHUNK_LIMIT, VlenData};
 pub use write::{WRITE_WINDOW, WriteOptions};
 pub use zinto_core as core;
 pub use zinto_core::{ChunkOrder, LayoutError, Region};

@@ -35,8 +35,8 @@ use tokio::task::JoinSet;
 use super::budget::{Budget, Lease};
 use super::remote::{Blocks, RemoteStore, error_for, filler};
 use super::{
-    FirstBytes, Halt, PieceSource, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE, ReadAhead,
-    ReadPlan, Store, StoreError, halt_on_break, settle,
+    FetchOrder, FirstBytes, Halt, PieceSource, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE,
+    ReadAhead, Store, StoreError, halt_on_break, settle,
 };
 use crate::redact::Secrets;
 use std::num::NonZeroUsize;
@@ -291,7 +291,7 @@ impl ReadAhead for RemoteStore {
             .min(self.options.in_flight)
     }
 
-    fn begin(&self, plan: ReadPlan) -> Result<Box<dyn PieceSource + '_>, StoreError> {
+    fn begin(&self, plan: FetchOrder) -> Result<Box<dyn PieceSource + '_>, StoreError> {
         let want = match plan.first {
             FirstBytes::Whole => Want::Whole,
             FirstBytes::Suffix(n) => Want::Suffix(n),

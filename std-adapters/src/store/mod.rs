@@ -19,7 +19,8 @@ pub use fetch::{FRAMES_AHEAD, SPAN_GAP};
 pub use file::FileStore;
 pub use memory::{MemoryStore, read_from_bytes};
 pub use read_ahead::{
-    FirstBytes, PieceSource, READ_AHEAD_MIN, READ_AHEAD_SHARE, ReadAhead, ReadAheadBudget, ReadPlan,
+    FetchOrder, FirstBytes, PieceSource, READ_AHEAD_MIN, READ_AHEAD_SHARE, ReadAhead,
+    ReadAheadBudget,
 };
 pub use read_ahead::{REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE};
 #[cfg(feature = "remote")]

@@ -3,7 +3,7 @@
 //!
 //! A read asks its store for [`Store::read_ahead`]. A store that has none (files, memory) is
 //! read piece by piece through its own calls. One that has one is told every key the read will
-//! take, in order ([`ReadPlan`]); it starts fetching ([`ReadAhead::begin`]) and hands each
+//! take, in order ([`FetchOrder`]); it starts fetching ([`ReadAhead::begin`]) and hands each
 //! worker the store to read its piece through ([`PieceSource::piece`]), so the array's read
 //! knows no kind of store.
 
@@ -44,7 +44,7 @@ pub enum FirstBytes {
 
 /// A read of many keys: each key in the order the workers will take them, and what of each.
 #[derive(Debug)]
-pub struct ReadPlan {
+pub struct FetchOrder {
     /// The keys, piece `i` reading `keys[i]`.
     pub keys: Vec<String>,
     /// What of each key comes first.
@@ -106,7 +106,7 @@ pub trait ReadAhead: Sync {
     ///
     /// # Errors
     /// A [`StoreError`] if the fetches cannot be started.
-    fn begin(&self, plan: ReadPlan) -> Result<Box<dyn PieceSource + '_>, StoreError>;
+    fn begin(&self, plan: FetchOrder) -> Result<Box<dyn PieceSource + '_>, StoreError>;
 }
 
 /// The fetches of one read under way: each piece's store, in the order of the plan.

@@ -16,9 +16,10 @@ use super::stream::{ChunkStream, StreamError};
 use super::{ChunkPart, Pool, WRITE_WINDOW, WriteOptions, WritePlan};
 use crate::Array;
 use crate::error::{Error, ErrorKind};
-use crate::reader::{ReadContext, Stored};
+use crate::read::context::ReadContext;
+use crate::read::decode::Stored;
+use crate::read::vlen::{ChunkIn, ChunkItems, vlen_codec};
 use crate::store::{ObjectWriter, Store};
-use crate::vlen::{ChunkIn, ChunkItems, vlen_codec};
 
 fn refused(element: Option<usize>, why: &'static str) -> ErrorKind {
     ErrorKind::VlenInput {

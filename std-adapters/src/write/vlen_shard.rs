@@ -17,9 +17,9 @@ use super::ChunkPart;
 use super::shard::{ShardOut, inner_box, internal};
 use super::vlen::{VlenJob, VlenWorker};
 use crate::error::ErrorKind;
-use crate::reader::Stored;
+use crate::read::decode::Stored;
+use crate::read::vlen::ChunkIn;
 use crate::store::Store;
-use crate::vlen::ChunkIn;
 
 /// The shard stored at a key before this write: its length and index.
 struct OldShard {

@@ -22,12 +22,13 @@ use zinto_core::codec::{
 };
 use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
 
+use super::chunk::{Found, OnAbsent};
+use super::context::ReadContext;
+use super::decode::{
+    DecodedSize, Stored, check_plausible, decode_stored, decode_windowed, grow, most_decoded,
+};
 use crate::error::ErrorKind;
 use crate::metadata::{ArrayMetadata, DataType};
-use crate::reader::{
-    DecodedSize, Found, OnAbsent, ReadContext, Stored, check_plausible, decode_stored,
-    decode_windowed, grow, most_decoded,
-};
 use crate::store::{Store, StoreError};
 
 const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);

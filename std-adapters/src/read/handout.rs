@@ -4,7 +4,7 @@
 //! When every piece is one contiguous span of the output (chunks that cover whole rows of the
 //! selection, the common case for whole-array reads), the output is handed out safely with
 //! `split_at_mut`, span by span in order. When pieces interleave in the output, workers share it
-//! through [`DisjointOutput`](crate::disjoint::DisjointOutput): each worker claims its piece's
+//! through [`DisjointOutput`](crate::read::disjoint::DisjointOutput): each worker claims its piece's
 //! region, and every byte range it writes is checked against that region.
 
 use std::num::NonZeroUsize;
@@ -13,9 +13,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use zinto_core::{MemoryOrder, Piece, Pieces, Region, Runs};
 
-use crate::disjoint::DisjointOutput;
+use super::context::ReadContext;
+use super::out::PieceOut;
 use crate::error::{Error, ErrorKind};
-use crate::reader::{PieceOut, ReadContext};
+use crate::read::disjoint::DisjointOutput;
 use crate::workers::{Crew, Work};
 
 /// Reusable per-worker contexts, kept between reads.
