@@ -78,6 +78,26 @@ fn read4(src: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b)
 }
 
+/// Where the match that reaches `end` (its bytes equal to those `offset` before them) stops,
+/// at most `limit`: eight bytes compared at a time, the first that differs found by the
+/// trailing zeros of their difference (the words are little-endian), then byte by byte.
+fn match_length_end(src: &[u8], mut end: usize, offset: usize, limit: usize) -> usize {
+    while end + 8 <= limit {
+        let (mut a, mut b) = ([0u8; 8], [0u8; 8]);
+        a.copy_from_slice(&src[end..end + 8]);
+        b.copy_from_slice(&src[end - offset..end - offset + 8]);
+        let differ = u64::from_le_bytes(a) ^ u64::from_le_bytes(b);
+        if differ != 0 {
+            return end + (differ.trailing_zeros() / 8) as usize;
+        }
+        end += 8;
+    }
+    while end < limit && src[end] == src[end - offset] {
+        end += 1;
+    }
+    end
+}
+
 fn hash(word: u32) -> usize {
     (word.wrapping_mul(2_654_435_761) >> (32 - HASH_LOG)) as usize
 }
@@ -160,10 +180,7 @@ impl Lz4Encoder {
                     start -= 1;
                     cand -= 1;
                 }
-                let mut end = ip + MIN_MATCH;
-                while end < match_end && src[end] == src[cand + (end - start)] {
-                    end += 1;
-                }
+                let end = match_length_end(src, ip + MIN_MATCH, start - cand, match_end);
                 let seq = Sequence {
                     lit_start: self.anchor,
                     lit_len: start - self.anchor,
