@@ -86,9 +86,17 @@ fn big_array(name: &str) -> PathBuf {
         .collect();
     std::fs::write(&raw, values).unwrap();
     let array = dir.join("a.zarr");
-    let out = zinto(&[
+    let out = create_from(&raw, &array);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    array
+}
+
+/// `zinto create DST` from the raw values `big_array` writes (2048 x 1024 float32, in rows of
+/// 256 chunks), uncompressed.
+fn create_from(raw: &Path, dst: &Path) -> Output {
+    zinto(&[
         "create",
-        array.to_str().unwrap(),
+        dst.to_str().unwrap(),
         "--from",
         raw.to_str().unwrap(),
         "--dtype",
@@ -97,9 +105,7 @@ fn big_array(name: &str) -> PathBuf {
         "2048,1024",
         "--chunks",
         "256,1024",
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    array
+    ])
 }
 
 /// Refused: exit 1, naming the output, the bytes it needs and the bytes free.
@@ -131,19 +137,7 @@ fn outputs_larger_than_the_disk_are_refused_before_anything_is_written() {
     let out = zinto(&["convert", src, copy.to_str().unwrap(), "--codec", "raw"]);
     assert_refused(&out, "convert --codec raw");
     let raw = Path::new(src).parent().unwrap().join("values.bin");
-    let created = disk.path("created.zarr");
-    let out = zinto(&[
-        "create",
-        created.to_str().unwrap(),
-        "--from",
-        raw.to_str().unwrap(),
-        "--dtype",
-        "float32",
-        "--shape",
-        "2048,1024",
-        "--chunks",
-        "256,1024",
-    ]);
+    let out = create_from(&raw, &disk.path("created.zarr"));
     assert_refused(&out, "create");
     assert_eq!(disk.files(), Vec::<String>::new(), "something was written");
     // A selection that fits is written; a compressed array's size is not known before it is

@@ -21,7 +21,7 @@ use zinto_core::codec::{
     ArrayToBytes, BytesCodecs, ChainLevel, CodecName, DecodeError, Endian, Filter, FilterAux,
     FilterLens, to_native_in_place,
 };
-use zinto_core::{LayoutError, MAX_DIMS, MemoryOrder, Piece, Region, Run, Runs, product};
+use zinto_core::{MAX_DIMS, MemoryOrder, Piece, Region, Run, Runs, product};
 
 use crate::error::ErrorKind;
 use crate::metadata::ArrayMetadata;
@@ -29,7 +29,8 @@ use crate::store::Store;
 
 use super::context::ReadContext;
 use super::decode::{
-    DecodedSize, Stored, WINDOW_LEN, check_plausible, decode_stored, decode_windowed, grow,
+    DecodedSize, OVERFLOW, Stored, WINDOW_LEN, check_plausible, decode_stored, decode_windowed,
+    grow,
 };
 use super::out::PieceOut;
 
@@ -40,8 +41,6 @@ pub const COALESCE_GAP: usize = 64 << 10;
 /// windowed context keeps buffers of its own). Larger ones stream through the window. Fuzz
 /// builds stream every one, so that `array_read`, whose chunks are small, reaches that path.
 const STREAM_ABOVE: usize = if cfg!(fuzzing) { 0 } else { WINDOW_LEN };
-
-const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
 
 /// A chunk of elements being read: its level, byte order and stored bytes, its sizes decoded
 /// and stored (filters may store elements smaller), and its filters.

@@ -19,7 +19,8 @@ pub const BLOCK_LEN: usize = 512 << 10;
 /// DEFLATE's ring needs), or one Blosc block if that is larger.
 pub const WINDOW_LEN: usize = 512 << 10;
 
-const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
+/// A size past `usize` or `u64`: the read path's one layout overflow.
+pub(super) const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
 
 /// Where a chunk's stored bytes are: `key[offset..offset + len]`.
 #[derive(Debug, Clone, Copy)]

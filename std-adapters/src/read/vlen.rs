@@ -25,13 +25,12 @@ use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
 use super::chunk::{Found, OnAbsent};
 use super::context::ReadContext;
 use super::decode::{
-    DecodedSize, Stored, check_plausible, decode_stored, decode_windowed, grow, most_decoded,
+    DecodedSize, OVERFLOW, Stored, check_plausible, decode_stored, decode_windowed, grow,
+    most_decoded,
 };
 use crate::error::ErrorKind;
 use crate::metadata::{ArrayMetadata, DataType};
 use crate::store::{Store, StoreError};
-
-const OVERFLOW: ErrorKind = ErrorKind::Layout(LayoutError::Overflow);
 
 /// Called with (output element index, the element's bytes) for every selected element.
 type Visit<'v> = dyn FnMut(usize, &[u8]) -> Result<(), ErrorKind> + 'v;
