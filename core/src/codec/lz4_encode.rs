@@ -8,8 +8,8 @@
 //! sequence as it finds it, resuming mid-sequence when an output window fills: the output
 //! streams, the input is only read.
 //!
-//! Greedy, like `LZ4_compress_fast` at acceleration 1: one 4-byte hash probe a position into
-//! a table of [`HASH_ENTRIES`], matches extended forwards and back over pending literals, the
+//! Greedy, like `LZ4_compress_fast` at acceleration 1: one probe a position, by a hash of its
+//! next five bytes, into a table of [`HASH_ENTRIES`], matches extended forwards and back over pending literals, the
 //! search stepping further the longer nothing matches. It keeps the format's end rules (the
 //! last match starts at least 12 bytes and ends at least 5 bytes before the end), so
 //! `LZ4_decompress_safe` accepts every block.
@@ -98,9 +98,12 @@ fn match_length_end(src: &[u8], mut end: usize, offset: usize, limit: usize) -> 
     end
 }
 
-fn hash(word: u32) -> usize {
-    (word.wrapping_mul(2_654_435_761) >> (32 - HASH_LOG)) as usize
+/// The table slot of the five bytes at the low end of `long` (as lz4_flex and LZ4's 64-bit
+/// path hash them: fewer collisions than four bytes on numbers).
+fn hash5(long: u64) -> usize {
+    ((long << 24).wrapping_mul(889_523_592_379) >> (64 - HASH_LOG)) as usize
 }
+
 
 impl Lz4Encoder {
     /// A new block.
@@ -150,6 +153,10 @@ impl Lz4Encoder {
                     match_len: 0,
                 }
             });
+            if write_whole(&seq, src, out, &mut at) {
+                self.done = self.last_made;
+                continue;
+            }
             self.pending = Some(Pending {
                 seq,
                 ..Pending::default()
@@ -168,13 +175,22 @@ impl Lz4Encoder {
         let (search_end, match_end) = (len - MF_LIMIT, len - LAST_LITERALS);
         let mut ip = self.ip;
         while ip < search_end {
-            let word = read4(src, ip);
-            let slot = &mut table[hash(word)];
-            // Positions are stored plus one: 0 is an empty slot.
-            let found = (*slot as usize).checked_sub(1);
-            *slot = u32::try_from(ip + 1).ok()?;
-            if let Some(mut cand) = found.filter(|&c| ip - c <= MAX_OFFSET && read4(src, c) == word)
+            let mut b = [0u8; 8];
+            b.copy_from_slice(&src[ip..ip + 8]);
+            let long = u64::from_le_bytes(b);
+            // The low four bytes.
+            #[allow(clippy::cast_possible_truncation)]
+            let word = long as u32;
+            let slot = &mut table[hash5(long)];
+            // An empty slot reads as position 0, which the comparison of its bytes then
+            // accepts or refuses as any other candidate.
+            let mut cand = *slot as usize;
+            // `encode` refused inputs of 2^32 - 1 bytes or more, so `ip` fits.
+            #[allow(clippy::cast_possible_truncation)]
             {
+                *slot = ip as u32;
+            }
+            if cand < ip && ip - cand <= MAX_OFFSET && read4(src, cand) == word {
                 let mut start = ip;
                 while start > self.anchor && cand > 0 && src[start - 1] == src[cand - 1] {
                     start -= 1;
@@ -191,7 +207,7 @@ impl Lz4Encoder {
                 return Some(seq);
             }
             self.misses += 1;
-            ip += 1 + (self.misses >> 6);
+            ip += 1 + (self.misses >> 5);
         }
         self.ip = ip;
         None
@@ -214,6 +230,44 @@ fn write_length(count: &mut usize, out: &mut [u8], at: &mut usize) -> bool {
         }
     }
     false
+}
+
+/// Writes sequence `s` into `out` from `at` in one go where the rest of `out` holds its
+/// longest form (the common case, without [`write_pending`]'s steps); `false`, writing
+/// nothing, where it may not.
+fn write_whole(s: &Sequence, src: &[u8], out: &mut [u8], at: &mut usize) -> bool {
+    let ml = s.match_len.saturating_sub(MIN_MATCH);
+    let longest = s.lit_len + s.lit_len / 255 + ml / 255 + 6;
+    let Some(out) = out.get_mut(*at..).filter(|o| o.len() >= longest) else {
+        return false;
+    };
+    let nib = |n: usize| u8::try_from(n.min(15)).unwrap_or(15);
+    let match_nib = if s.match_len == 0 { 0 } else { nib(ml) };
+    out[0] = (nib(s.lit_len) << 4) | match_nib;
+    let mut n = 1;
+    let length = |count: usize, out: &mut [u8], n: &mut usize| {
+        let mut c = count;
+        while c >= 255 {
+            out[*n] = 255;
+            (*n, c) = (*n + 1, c - 255);
+        }
+        out[*n] = u8::try_from(c).unwrap_or(u8::MAX);
+        *n += 1;
+    };
+    if s.lit_len >= 15 {
+        length(s.lit_len - 15, out, &mut n);
+    }
+    out[n..n + s.lit_len].copy_from_slice(&src[s.lit_start..s.lit_start + s.lit_len]);
+    n += s.lit_len;
+    if s.match_len != 0 {
+        out[n..n + 2].copy_from_slice(&s.offset.to_le_bytes());
+        n += 2;
+        if ml >= 15 {
+            length(ml - 15, out, &mut n);
+        }
+    }
+    *at += n;
+    true
 }
 
 /// Writes what fits of `p` into `out` from `at`; `true` once the sequence is all out.
