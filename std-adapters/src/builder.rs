@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 use zinto_core::MemoryOrder;
 use zinto_core::codec::blosc::{BloscCname, BloscShuffle};
 use zinto_core::codec::{BloscConfig, Compressor, Endian, Gzip, IndexLocation, Zlib, Zstd};
+use zinto_core::codec::{ConfigFor, ConfigSink, ZarrVersion};
 
 use crate::Array;
 use crate::error::{Error, ErrorKind};
@@ -367,23 +368,26 @@ impl ArrayBuilder {
         }
     }
 
-    /// The v3 `blosc` codec for `b`: its typesize the element size (over 255 bytes too, as
-    /// zarr-python states it; c-blosc then shuffles bytes), numcodecs' automatic shuffle
-    /// stated as the one it picks.
-    fn blosc_v3(&self, b: &BloscConfig) -> Result<Value, ErrorKind> {
-        let typesize = self
-            .dtype
-            .fixed_size()
-            .filter(|&n| n > 0)
-            .ok_or(refused(format!("a Blosc array of {}", self.dtype)))?;
-        let shuffle = match blosc_shuffle(b)? {
-            (_, -1) if typesize == 1 => "bitshuffle",
-            (_, -1) => "shuffle",
-            (name, _) => name,
+    /// The metadata of compressor `c`, as its own file writes it: v3's name and
+    /// configuration, or v2's id and keys. The element size is Blosc's typesize.
+    fn compressor_json(&self, c: &Compressor, version: ZarrVersion) -> Result<Value, ErrorKind> {
+        let to = ConfigFor {
+            version,
+            elem_size: self.dtype.fixed_size().unwrap_or(0),
         };
-        Ok(json!({"name": "blosc", "configuration": {
-            "cname": b.cname.unwrap_or(BloscCname::Lz4).name(), "clevel": b.clevel.unwrap_or(5),
-            "shuffle": shuffle, "typesize": typesize, "blocksize": b.blocksize.unwrap_or(0)}}))
+        let mut keys = JsonKeys::default();
+        c.write_config(to, &mut keys)
+            .map_err(|e| refused(format!("creating an array of {}: {e}", self.dtype)))?;
+        let name = c.name();
+        Ok(match version {
+            ZarrVersion::V3 => json!({"name": name.name(), "configuration": keys.0}),
+            ZarrVersion::V2 => {
+                let id = name.v2_id().ok_or(refused(format!("{name} in a Zarr v2 array")))?;
+                let mut obj = serde_json::Map::from_iter([("id".to_owned(), json!(id))]);
+                obj.extend(keys.0);
+                Value::Object(obj)
+            }
+        })
     }
 
     fn v3(&self, fill: Value) -> Result<Value, ErrorKind> {
@@ -404,12 +408,7 @@ impl ArrayBuilder {
             None => json!({"name": "bytes", "configuration": {"endian": endian}}),
         });
         if let Some(c) = &self.compressor {
-            codecs.push(match c {
-                Compressor::Zstd(z) => json!({"name": "zstd", "configuration": {"level": z.level.unwrap_or(0), "checksum": z.checksum}}),
-                Compressor::Gzip(g) => json!({"name": "gzip", "configuration": {"level": g.level.unwrap_or(6)}}),
-                Compressor::Blosc(b) => self.blosc_v3(b)?,
-                other => return Err(refused(format!("creating a Zarr v3 array compressed with {other} (zstd, gzip or blosc)"))),
-            });
+            codecs.push(self.compressor_json(c, ZarrVersion::V3)?);
         }
         if self.crc32c {
             codecs.push(json!({"name": "crc32c"}));
@@ -504,32 +503,7 @@ impl ArrayBuilder {
         };
         let compressor = match &self.compressor {
             None => Value::Null,
-            Some(Compressor::Zstd(z)) => {
-                // numcodecs' default is no checksum; tensorstore refuses the key, so it is
-                // written only when set.
-                let mut c = json!({"id": "zstd", "level": z.level.unwrap_or(0)});
-                if z.checksum
-                    && let Some(obj) = c.as_object_mut()
-                {
-                    obj.insert("checksum".into(), json!(true));
-                }
-                c
-            }
-            Some(Compressor::Gzip(g)) => json!({"id": "gzip", "level": g.level.unwrap_or(6)}),
-            Some(Compressor::Zlib(z)) => json!({"id": "zlib", "level": z.level.unwrap_or(6)}),
-            Some(Compressor::Lz4(l)) => {
-                json!({"id": "lz4", "acceleration": l.acceleration.unwrap_or(1)})
-            }
-            Some(Compressor::Blosc(b)) => json!({
-                "id": "blosc", "cname": b.cname.unwrap_or(BloscCname::Lz4).name(),
-                "clevel": b.clevel.unwrap_or(5), "blocksize": b.blocksize.unwrap_or(0),
-                "shuffle": blosc_shuffle(b)?.1,
-            }),
-            Some(other) => {
-                return Err(refused(format!(
-                    "creating a Zarr v2 array compressed with {other} (zstd, gzip, zlib, lz4 or blosc)"
-                )));
-            }
+            Some(c) => self.compressor_json(c, ZarrVersion::V2)?,
         };
         Ok(json!({
             "zarr_format": 2,
@@ -545,14 +519,20 @@ impl ArrayBuilder {
     }
 }
 
-/// Blosc's shuffle as v3 names it and as numcodecs numbers it (-1: its automatic choice, which
-/// v3 cannot name).
-fn blosc_shuffle(b: &BloscConfig) -> Result<(&'static str, i64), ErrorKind> {
-    Ok(match b.shuffle.unwrap_or(BloscShuffle::Shuffle) {
-        BloscShuffle::NoShuffle => ("noshuffle", 0),
-        BloscShuffle::Shuffle => ("shuffle", 1),
-        BloscShuffle::BitShuffle => ("bitshuffle", 2),
-        BloscShuffle::Auto => ("", -1),
-        _ => return Err(refused("a Blosc shuffle this build does not know".into())),
-    })
+/// A codec's configuration keys, as JSON.
+#[derive(Default)]
+struct JsonKeys(serde_json::Map<String, Value>);
+
+impl ConfigSink for JsonKeys {
+    fn int(&mut self, key: &'static str, value: i64) {
+        self.0.insert(key.to_owned(), json!(value));
+    }
+
+    fn str(&mut self, key: &'static str, value: &str) {
+        self.0.insert(key.to_owned(), json!(value));
+    }
+
+    fn bool(&mut self, key: &'static str, value: bool) {
+        self.0.insert(key.to_owned(), json!(value));
+    }
 }

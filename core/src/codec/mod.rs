@@ -29,6 +29,7 @@ mod crc;
 mod decoded_size;
 mod decoders;
 mod deflate;
+pub mod encode;
 mod error;
 pub mod filter;
 pub mod lz4;
@@ -55,7 +56,7 @@ pub use chain::{
 };
 pub use checksum::{ChecksumKind, Location};
 pub use compressor::{
-    Base64, Bz2, Gzip, LZMA_MAX_DICT_SIZE, Lz4, Lzma, LzmaFormat, LzmaRawFilter, Pcodec, Zfpy,
+    Base64, Lz4ChunkEncoder, Bz2, Gzip, LZMA_MAX_DICT_SIZE, Lz4, Lzma, LzmaFormat, LzmaRawFilter, Pcodec, Zfpy,
     Zlib, Zstd,
 };
 pub use config::{Config, ConfigValue, NoConfig};
@@ -65,6 +66,9 @@ pub use decoders::LzInner;
 #[cfg(feature = "alloc")]
 pub use decoders::{Backend, MakeInflater};
 pub use deflate::{DeflateDecoder, DeflateFormat, MinizInflate, RING_MIN, RawInflate, RawStatus};
+#[cfg(feature = "alloc")]
+pub use encode::EncodeBackends;
+pub use encode::{ConfigFor, ConfigSink, EncodeError, Encoder, ZarrVersion};
 pub use error::{ChainError, DecodeError};
 pub use filter::Filter;
 pub use filter::FilterAux;

@@ -19,6 +19,14 @@ impl CodecName {
             .find(|(_, _, v2)| *v2 == Some(id))
             .map(|(c, _, _)| *c)
     }
+
+    /// Its Zarr v2 (numcodecs) `id`, if it has one.
+    pub fn v2_id(self) -> Option<&'static str> {
+        TABLE
+            .iter()
+            .find(|(c, _, _)| *c == self)
+            .and_then(|(_, _, v2)| *v2)
+    }
 }
 
 impl core::fmt::Display for CodecName {

@@ -11,8 +11,13 @@
 //! - [`ZlibRs`] (feature `zlib-rs`, default): raw DEFLATE for gzip and zlib through zlib-rs,
 //!   plugged in as zinto-core's inflater ([`ChunkDecoder::set_inflater`]) rather than as a
 //!   backend: zinto-core keeps reading the wrappers.
+//! - [`Encoders`]: the other direction, zinto-core's [`EncodeBackends`]: zstd from C zstd and
+//!   gzip and zlib from zlib-rs, whole streams and Blosc's inner blocks.
+//!
+//! [`EncodeBackends`]: zinto_core::codec::EncodeBackends
 
 mod bz2;
+mod encoders;
 mod lzma;
 mod pcodec;
 mod stepped;
@@ -24,6 +29,7 @@ mod zlib_rs;
 mod zstd_c;
 
 pub use bz2::Bz2;
+pub use encoders::Encoders;
 pub use lzma::Lzma;
 pub use pcodec::Pcodec;
 pub use zfpy::Zfpy;

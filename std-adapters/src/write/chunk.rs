@@ -2,10 +2,11 @@
 
 use zinto_core::{Piece, Region, Runs};
 
-use super::encode::Encode;
-use super::encoders;
+use zinto_core::codec::Encoder;
+
 use super::stream::{ChunkStream, StreamError, Windows};
 use super::{ChunkPart, WRITE_WINDOW, WriteJob, WritePlan};
+use crate::backend::Encoders;
 use crate::error::{Error, ErrorKind};
 use crate::store::{ObjectWriter, Store};
 use crate::{ReadOptions, buffer};
@@ -13,7 +14,7 @@ use crate::{ReadOptions, buffer};
 /// A worker's state, kept from chunk to chunk: its compressor, its windows, and the chunk of
 /// scratch for chunks the region cuts (made on first use).
 pub(crate) struct Worker {
-    encoder: Option<Box<dyn Encode>>,
+    encoder: Option<Box<dyn Encoder>>,
     windows: Windows,
     /// One chunk (an inner chunk, in a sharded array).
     pub(super) scratch: Vec<u8>,
@@ -26,6 +27,7 @@ pub(super) fn stream_kind(e: StreamError) -> ErrorKind {
     match e {
         StreamError::Store(e) => ErrorKind::Store(e),
         StreamError::Encode(e) => ErrorKind::Encode(e.to_string()),
+        StreamError::Filter(why) => ErrorKind::Encode(why),
     }
 }
 
@@ -93,7 +95,7 @@ impl Worker {
     pub(crate) fn new(plan: &WritePlan) -> Result<Self, ErrorKind> {
         let encoder = match &plan.compressor {
             Some(c) => Some(
-                encoders::encoder(c, plan.stored_elem)
+                c.encoder(plan.stored_elem, &Encoders)
                     .map_err(|e| ErrorKind::Encode(e.to_string()))?,
             ),
             None => None,
@@ -223,7 +225,7 @@ impl Worker {
         plan: &WritePlan,
         writer: &'w mut dyn ObjectWriter,
     ) -> Result<ChunkStream<'w>, ErrorKind> {
-        let encoder = self.encoder.as_deref_mut().map(|e| e as &mut dyn Encode);
+        let encoder = self.encoder.as_deref_mut().map(|e| e as &mut dyn Encoder);
         ChunkStream::new(
             encoder,
             &mut self.windows,

@@ -15,12 +15,8 @@
 //! A chunk that is all fill value is not written, and an old one there is removed, as
 //! zarr-python does by default (`write_empty_chunks=False`); [`WriteOptions`] can write them.
 
-mod blosc;
 mod chunk;
-mod encode;
-mod encoders;
 mod filters;
-mod lz4;
 mod plan;
 mod shard;
 mod stream;

@@ -3,11 +3,14 @@
 //! write yet is refused here, by name, before the store is touched.
 
 use zinto_core::MemoryOrder;
-use zinto_core::codec::{ArrayToBytes, ChecksumKind, Compressor, Endian, Location, ShardLayout};
+use zinto_core::codec::{
+    ArrayToBytes, ChecksumKind, Compressor, EncodeError, Endian, Location, ShardLayout,
+};
 
 use zinto_core::codec::filter::Filter;
 
 use super::filters::FilterStage;
+use crate::backend::Encoders;
 use crate::error::ErrorKind;
 use crate::metadata::filter_elem;
 use crate::metadata::{ArrayMetadata, MetadataError};
@@ -98,9 +101,9 @@ fn check_compressor(
     streams_in_parts: bool,
     crc32c: usize,
 ) -> Result<bool, ErrorKind> {
-    let encode = |e: super::encode::EncodeError| ErrorKind::Encode(e.to_string());
-    let mut encoder = super::encoders::encoder(c, elem).map_err(encode)?;
-    encoder.begin(stored_len as u64).map_err(encode)?;
+    let encode = |e: EncodeError| ErrorKind::Encode(e.to_string());
+    let mut encoder = c.encoder(elem, &Encoders).map_err(encode)?;
+    let head = encoder.begin(stored_len as u64).map_err(encode)?;
     // Chunks reach a compressor that needs them whole only as one slice of the input or of
     // the scratch: not through filters, a byte swap or a shard's parts.
     let whole_input = encoder.whole_input();
@@ -109,9 +112,9 @@ fn check_compressor(
             "{c} after filters, in another byte order or inside shards"
         )));
     }
-    // A Blosc chunk's header is written last, so no checksum can run over it as it streams.
-    if matches!(c, Compressor::Blosc(_)) && crc32c > 0 {
-        return Err(unsupported("a crc32c checksum after blosc"));
+    // A head (Blosc's header) is written last, so no checksum can run over it as it streams.
+    if head > 0 && crc32c > 0 {
+        return Err(unsupported(&format!("a crc32c checksum after {}", c.name())));
     }
     Ok(whole_input)
 }

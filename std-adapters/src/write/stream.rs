@@ -6,7 +6,7 @@
 use zinto_core::codec::{CRC32C, Crc32, Status};
 
 use super::WRITE_WINDOW;
-use super::encode::{Encode, EncodeError};
+use zinto_core::codec::{EncodeError, Encoder};
 use super::filters::FilterStage;
 
 /// Parts shorter than this gather in a window before they are fed to the compressor.
@@ -20,6 +20,8 @@ pub(crate) enum StreamError {
     Store(StoreError),
     /// The compressor's.
     Encode(EncodeError),
+    /// A filter's (named, with why).
+    Filter(String),
 }
 
 impl From<StoreError> for StreamError {
@@ -46,7 +48,7 @@ pub(crate) struct Windows {
 
 /// The bytes one chunk is stored as, under way.
 pub(crate) struct ChunkStream<'a> {
-    encoder: Option<&'a mut dyn Encode>,
+    encoder: Option<&'a mut dyn Encoder>,
     windows: &'a mut Windows,
     /// Bytes of the output window in use.
     filled: usize,
@@ -67,7 +69,7 @@ impl<'a> ChunkStream<'a> {
     /// A stream of `len` bytes into `writer`, through `encoder` (none: stored as they are),
     /// elements swapped by `swap` bytes (0 for none), with `crc32c` checksums after.
     pub(crate) fn new(
-        encoder: Option<&'a mut dyn Encode>,
+        encoder: Option<&'a mut dyn Encoder>,
         windows: &'a mut Windows,
         (len, swap, crc32c): (u64, usize, usize),
         writer: &'a mut dyn ObjectWriter,
@@ -138,7 +140,7 @@ impl<'a> ChunkStream<'a> {
                 self.flush_gathered()?;
             }
             let dst = &mut self.windows.swap[self.gathered..];
-            self.gathered += stage.encode(piece, dst).map_err(EncodeError::Filter)?;
+            self.gathered += stage.encode(piece, dst).map_err(StreamError::Filter)?;
         }
         Ok(())
     }
@@ -231,7 +233,7 @@ impl<'a> ChunkStream<'a> {
     /// [`Self::feed`] through `encoder`.
     fn compress(
         &mut self,
-        encoder: &mut dyn Encode,
+        encoder: &mut dyn Encoder,
         mut input: &[u8],
         last: bool,
     ) -> Result<(), StreamError> {
@@ -247,9 +249,10 @@ impl<'a> ChunkStream<'a> {
                 Status::Done => return Ok(()),
                 Status::NeedsInput if input.is_empty() && !last => return Ok(()),
                 Status::NeedsInput if p.consumed == 0 && p.written == 0 => {
-                    return Err(
-                        EncodeError::Library("the compressor made no progress".into()).into(),
-                    );
+                    return Err(EncodeError::Internal {
+                        what: "the compressor made no progress",
+                    }
+                    .into());
                 }
                 Status::NeedsInput | Status::NeedsOutput => {}
             }

@@ -21,9 +21,13 @@
 //! Blocks are independent, so the decoder can fill a window of the output: when the window has
 //! no room for the next block it reports [`Status::NeedsOutput`] and goes on in the next window.
 
+#[cfg(feature = "alloc")]
+mod encode;
 mod header;
 mod permuted;
 
+#[cfg(feature = "alloc")]
+pub use encode::{AUTO_BLOCK, BloscEncoder};
 pub use header::{
     BloscHeader, FORMAT_VERSION, HEADER_LEN, INNER_FORMAT_VERSION, InnerCodec, MAX_BLOCKSIZE,
     ShuffleMode, WrittenSizes,

@@ -8,6 +8,9 @@
 //! an error. Like Python, bits past the last whole byte are ignored (`"YWJ="` is `ab`).
 
 use super::{CompressorCodec, FromConfig, no_window};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::{EncodeBackends, Encoder};
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
@@ -157,6 +160,21 @@ impl CompressorCodec for Base64 {
         _: usize,
     ) -> Result<(Progress, usize), DecodeError> {
         Err(no_window(CodecName::Base64))
+    }
+
+    /// zinto only decodes it.
+    #[cfg(feature = "alloc")]
+    fn encoder(
+        &self,
+        _: usize,
+        _: &dyn EncodeBackends,
+    ) -> Result<alloc::boxed::Box<dyn Encoder>, EncodeError> {
+        Err(super::decode_only(CodecName::Base64))
+    }
+
+    /// zinto only decodes it.
+    fn write_config(&self, _: ConfigFor, _: &mut dyn ConfigSink) -> Result<(), EncodeError> {
+        Err(super::decode_only(CodecName::Base64))
     }
 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -1,8 +1,16 @@
 //! `blosc` (the c-blosc 1.x chunk format), decoded block by block by
-//! [`BloscDecoder`](crate::codec::BloscDecoder); its configuration is [`BloscConfig`].
+//! [`BloscDecoder`](crate::codec::BloscDecoder) and encoded by
+//! [`BloscEncoder`](crate::codec::blosc::BloscEncoder) (`codec/blosc/`); its configuration is
+//! [`BloscConfig`].
 
 use super::{CompressorCodec, FromConfig, NOT_STARTED, four_bytes, head_probe};
 use crate::codec::blosc::{BloscConfig, BloscHeader, HEADER_LEN};
+#[cfg(feature = "alloc")]
+use crate::codec::blosc::BloscEncoder;
+use crate::codec::blosc::{BloscCname, BloscShuffle};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::{EncodeBackends, Encoder};
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError, ZarrVersion};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
@@ -145,6 +153,63 @@ impl CompressorCodec for BloscConfig {
             let _ = (d, input, window);
             Err(NOT_STARTED)
         }
+    }
+
+    /// [`BloscEncoder`], its zstd and zlib from the backends.
+    #[cfg(feature = "alloc")]
+    fn encoder(
+        &self,
+        elem: usize,
+        backends: &dyn EncodeBackends,
+    ) -> Result<alloc::boxed::Box<dyn Encoder>, EncodeError> {
+        Ok(alloc::boxed::Box::new(BloscEncoder::new(self, elem, backends)?))
+    }
+
+    /// `cname` (lz4), `clevel` (5), `blocksize` (0: the writer's choice) and `shuffle`
+    /// (byte), each as stated or as numcodecs' default. v2 numbers the shuffle (-1 for
+    /// numcodecs' automatic choice); v3 names it, the automatic one as the shuffle it picks for
+    /// the element size, and states the element size as `typesize` (over 255 bytes too, as
+    /// zarr-python does; c-blosc then shuffles bytes).
+    fn write_config(&self, to: ConfigFor, sink: &mut dyn ConfigSink) -> Result<(), EncodeError> {
+        sink.str("cname", self.cname.unwrap_or(BloscCname::Lz4).name());
+        sink.int("clevel", i64::from(self.clevel.unwrap_or(5)));
+        let blocksize = i64::try_from(self.blocksize.unwrap_or(0)).map_err(|_| {
+            EncodeError::Unsupported {
+                codec: CodecName::Blosc,
+                what: "a block size over 2^63 bytes",
+            }
+        })?;
+        sink.int("blocksize", blocksize);
+        let shuffle = self.shuffle.unwrap_or(BloscShuffle::Shuffle);
+        match to.version {
+            ZarrVersion::V2 => sink.int(
+                "shuffle",
+                match shuffle {
+                    BloscShuffle::NoShuffle => 0,
+                    BloscShuffle::Shuffle => 1,
+                    BloscShuffle::BitShuffle => 2,
+                    BloscShuffle::Auto => -1,
+                },
+            ),
+            ZarrVersion::V3 => {
+                if to.elem_size == 0 {
+                    return Err(EncodeError::Unsupported {
+                        codec: CodecName::Blosc,
+                        what: "in a Zarr v3 array of variable-length elements (its typesize \
+                               is an element's size)",
+                    });
+                }
+                let name = match shuffle {
+                    BloscShuffle::NoShuffle => "noshuffle",
+                    BloscShuffle::Auto if to.elem_size == 1 => "bitshuffle",
+                    BloscShuffle::Shuffle | BloscShuffle::Auto => "shuffle",
+                    BloscShuffle::BitShuffle => "bitshuffle",
+                };
+                sink.str("shuffle", name);
+                sink.int("typesize", i64::try_from(to.elem_size).unwrap_or(i64::MAX));
+            }
+        }
+        Ok(())
     }
 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

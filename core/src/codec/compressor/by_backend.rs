@@ -8,7 +8,17 @@
 use super::{CompressorCodec, NOT_STARTED, no_window};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
+#[cfg(feature = "alloc")]
+use crate::codec::encode::{EncodeBackends, Encoder};
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
 use crate::codec::{CodecName, DecodeError, Progress};
+
+fn not_written<T: ByBackend>() -> EncodeError {
+    EncodeError::Unsupported {
+        codec: T::CODEC,
+        what: T::NOT_WRITTEN,
+    }
+}
 
 /// What a compressor decoded only by a backend states of itself.
 pub(crate) trait ByBackend: core::fmt::Debug {
@@ -21,6 +31,9 @@ pub(crate) trait ByBackend: core::fmt::Debug {
     const SERIALIZES_NUMBERS: bool;
     /// What is refused when no backend is plugged in (`"bz2 without a backend ..."`).
     const WITHOUT_BACKEND: &'static str;
+    /// Why zinto does not write it: each file says, since every codec decoded by a backend is
+    /// decoded only.
+    const NOT_WRITTEN: &'static str;
 
     /// Its configuration as the CLI shows it.
     fn show(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result;
@@ -87,6 +100,19 @@ impl<T: ByBackend> CompressorCodec for T {
         _: usize,
     ) -> Result<(Progress, usize), DecodeError> {
         Err(no_window(T::CODEC))
+    }
+
+    #[cfg(feature = "alloc")]
+    fn encoder(
+        &self,
+        _: usize,
+        _: &dyn EncodeBackends,
+    ) -> Result<alloc::boxed::Box<dyn Encoder>, EncodeError> {
+        Err(not_written::<T>())
+    }
+
+    fn write_config(&self, _: ConfigFor, _: &mut dyn ConfigSink) -> Result<(), EncodeError> {
+        Err(not_written::<T>())
     }
 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

@@ -35,6 +35,8 @@ impl ByBackend for Bz2 {
     const SERIALIZES_NUMBERS: bool = false;
     const WITHOUT_BACKEND: &'static str =
         "bz2 without a backend (the std crate `zinto` provides one)";
+    /// zinto only decodes it.
+    const NOT_WRITTEN: &'static str = super::DECODE_ONLY;
 
     fn show(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(Self::NAMES[0])

@@ -1,9 +1,14 @@
 //! numcodecs `lz4`: a little-endian `i32` decoded size, then one LZ4 block, decoded by
-//! [`lz4::decompress`](crate::codec::lz4::decompress) once gathered whole.
+//! [`lz4::decompress`](crate::codec::lz4::decompress) once gathered whole, and encoded by
+//! [`Lz4ChunkEncoder`] (here) over zinto-core's block encoder.
 
 #[cfg(not(feature = "alloc"))]
 use super::NOT_STARTED;
 use super::{CompressorCodec, FromConfig, four_bytes, head_probe, int32, no_window};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::EncodeBackends;
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError, Encoder, status};
+use crate::codec::lz4_encode::{HASH_ENTRIES, Lz4Encoder};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
@@ -137,6 +142,23 @@ impl CompressorCodec for Lz4 {
         Err(no_window(CodecName::Lz4))
     }
 
+    /// [`Lz4ChunkEncoder`], this file's.
+    #[cfg(feature = "alloc")]
+    fn encoder(
+        &self,
+        _: usize,
+        _: &dyn EncodeBackends,
+    ) -> Result<alloc::boxed::Box<dyn Encoder>, EncodeError> {
+        Ok(alloc::boxed::Box::new(Lz4ChunkEncoder::new()))
+    }
+
+    /// `acceleration` (1 when not stated); written in Zarr v2 arrays only.
+    fn write_config(&self, to: ConfigFor, sink: &mut dyn ConfigSink) -> Result<(), EncodeError> {
+        super::v2_only(CodecName::Lz4, to)?;
+        sink.int("acceleration", i64::from(self.acceleration.unwrap_or(1)));
+        Ok(())
+    }
+
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(Self::NAMES[0])
     }
@@ -181,4 +203,140 @@ fn gather_and_decode(
         return Err(mismatch(written as u64));
     }
     Ok(Progress::new(take, written, true))
+}
+
+/// A numcodecs LZ4 chunk under way: the chunk's size as 4 little-endian bytes, then one LZ4
+/// block of the whole chunk from [`Lz4Encoder`] (acceleration 1, whatever the configuration
+/// states: the block format is the same).
+///
+/// One block's literal runs are unbounded, so it is given the chunk whole, in one slice
+/// ([`Encoder::whole_input`]); its output streams through any window. Its hash table is its
+/// own (16 KiB), so it needs no allocation.
+#[derive(Debug, Clone)]
+pub struct Lz4ChunkEncoder {
+    encoder: Lz4Encoder,
+    table: [u32; HASH_ENTRIES],
+    /// The chunk's bytes, as `begin` was told.
+    len: usize,
+    /// The size header, and how much of it went out.
+    header: ([u8; 4], usize),
+    /// The block is all out.
+    done: bool,
+}
+
+impl Default for Lz4ChunkEncoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Lz4ChunkEncoder {
+    /// An encoder for a chunk; [`Encoder::begin`] starts each.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            encoder: Lz4Encoder::new(),
+            table: [0; HASH_ENTRIES],
+            len: 0,
+            header: ([0; 4], 0),
+            done: false,
+        }
+    }
+}
+
+impl Encoder for Lz4ChunkEncoder {
+    /// numcodecs states the size as a C `int`: a chunk of 2 GiB or more is refused.
+    fn begin(&mut self, len: u64) -> Result<usize, EncodeError> {
+        let too_large = EncodeError::TooLarge {
+            codec: CodecName::Lz4,
+            len,
+            max: i32::MAX as u64,
+        };
+        let size = i32::try_from(len).map_err(|_| too_large)?;
+        self.len = usize::try_from(size.unsigned_abs()).map_err(|_| too_large)?;
+        self.encoder.reset();
+        self.header = (size.to_le_bytes(), 0);
+        self.done = false;
+        Ok(0)
+    }
+
+    fn head(&self) -> &[u8] {
+        &[]
+    }
+
+    fn whole_input(&self) -> bool {
+        true
+    }
+
+    fn encode(
+        &mut self,
+        input: &[u8],
+        out: &mut [u8],
+        last: bool,
+    ) -> Result<Progress, EncodeError> {
+        let (bytes, sent) = &mut self.header;
+        let written = (4 - *sent).min(out.len());
+        out[..written].copy_from_slice(&bytes[*sent..*sent + written]);
+        *sent += written;
+        if self.done || *sent < 4 {
+            let done = self.done && last;
+            return Ok(Progress {
+                consumed: 0,
+                written,
+                status: status(done, written, out.len()),
+            });
+        }
+        if input.len() != self.len {
+            return Err(EncodeError::Internal {
+                what: "numcodecs LZ4 given a chunk in pieces (it needs it whole)",
+            });
+        }
+        let (n, done) = self
+            .encoder
+            .encode(input, &mut out[written..], &mut self.table)
+            .ok_or(EncodeError::Internal {
+                what: "an LZ4 block of 4 GiB or more",
+            })?;
+        self.done = done;
+        let written = written + n;
+        Ok(Progress {
+            consumed: if done { input.len() } else { 0 },
+            written,
+            status: status(done && last, written, out.len()),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::codec::Status;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// A chunk encoded through windows of every size decodes to itself: the size header, then
+    /// the block.
+    #[test]
+    fn a_chunk_streams_through_any_window_and_decodes_to_itself() {
+        let data: Vec<u8> = (0..20_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
+        for window in [1, 3, 100, 1 << 20] {
+            let mut e = Lz4ChunkEncoder::new();
+            assert_eq!(e.begin(data.len() as u64), Ok(0));
+            let (mut stored, mut w) = (Vec::new(), vec![0u8; window]);
+            loop {
+                let p = e.encode(&data, &mut w, true).unwrap();
+                stored.extend_from_slice(&w[..p.written]);
+                if p.status == Status::Done {
+                    break;
+                }
+            }
+            assert_eq!(stored[..4], i32::try_from(data.len()).unwrap().to_le_bytes());
+            let mut back = vec![0u8; data.len()];
+            let n = crate::codec::lz4::decompress(&stored[4..], &mut back).unwrap();
+            assert_eq!((n, &back[..]), (data.len(), &data[..]), "window {window}");
+        }
+        let mut e = Lz4ChunkEncoder::new();
+        assert!(matches!(e.begin(1 << 31), Err(EncodeError::TooLarge { .. })));
+    }
 }

@@ -142,6 +142,8 @@ impl ByBackend for Lzma {
     const SERIALIZES_NUMBERS: bool = false;
     const WITHOUT_BACKEND: &'static str =
         "lzma without a backend (the std crate `zinto` provides one)";
+    /// zinto only decodes it.
+    const NOT_WRITTEN: &'static str = super::DECODE_ONLY;
 
     fn show(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let format = match self.format {

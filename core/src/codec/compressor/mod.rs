@@ -25,7 +25,7 @@ mod zstd;
 pub use base64::Base64;
 pub use bz2::Bz2;
 pub use gzip::Gzip;
-pub use lz4::Lz4;
+pub use lz4::{Lz4, Lz4ChunkEncoder};
 pub use lzma::{LZMA_MAX_DICT_SIZE, Lzma, LzmaFormat, LzmaRawFilter};
 pub use pcodec::Pcodec;
 pub use zfpy::Zfpy;
@@ -34,6 +34,9 @@ pub use zstd::Zstd;
 
 use super::config::{Config, Reader};
 use super::decoded_size::SizeProbe;
+#[cfg(feature = "alloc")]
+use super::encode::{EncodeBackends, Encoder};
+use super::encode::{ConfigFor, ConfigSink, EncodeError, ZarrVersion};
 use super::decoders::Decoders;
 pub use super::registry::Compressor;
 use super::{ChainError, CodecName, DecodeError, Progress};
@@ -117,6 +120,19 @@ pub(crate) trait CompressorCodec: core::fmt::Debug {
         written: usize,
     ) -> Result<(Progress, usize), DecodeError>;
 
+    /// Its encoder, for elements of `elem` bytes, from its own file or from `backends`; or
+    /// why zinto does not write it (a codec it only decodes says so).
+    #[cfg(feature = "alloc")]
+    fn encoder(
+        &self,
+        elem: usize,
+        backends: &dyn EncodeBackends,
+    ) -> Result<alloc::boxed::Box<dyn Encoder>, EncodeError>;
+
+    /// Writes its configuration for metadata as `to` says (the keys only: the registry names
+    /// it), or says why zinto does not write it there.
+    fn write_config(&self, to: ConfigFor, sink: &mut dyn ConfigSink) -> Result<(), EncodeError>;
+
     /// Its configuration as the CLI shows it (`zstd(level 3)`).
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result;
 }
@@ -155,6 +171,32 @@ impl Compressor {
     /// v3 chain's array-to-bytes codec.
     pub fn serializes_numbers(&self) -> bool {
         self.codec().serializes_numbers()
+    }
+}
+
+impl Compressor {
+    /// Its encoder for elements of `elem` bytes (Blosc's typesize unless it states one), its
+    /// own or one of `backends`'.
+    ///
+    /// # Errors
+    /// [`EncodeError::Unsupported`] for a codec zinto only decodes, a configuration it does
+    /// not write (Blosc with Snappy inside), or a backend this build lacks.
+    #[cfg(feature = "alloc")]
+    pub fn encoder(
+        &self,
+        elem: usize,
+        backends: &dyn EncodeBackends,
+    ) -> Result<alloc::boxed::Box<dyn Encoder>, EncodeError> {
+        self.codec().encoder(elem, backends)
+    }
+
+    /// Writes its configuration's keys for the metadata `to` names into `sink` (its name or
+    /// id is [`CodecName::name`] or [`CodecName::v2_id`]).
+    ///
+    /// # Errors
+    /// [`EncodeError::Unsupported`] where zinto does not write it in that metadata.
+    pub fn write_config(&self, to: ConfigFor, sink: &mut dyn ConfigSink) -> Result<(), EncodeError> {
+        self.codec().write_config(to, sink)
     }
 }
 
@@ -237,6 +279,30 @@ pub(crate) fn without_alloc(codec: CodecName) -> DecodeError {
     DecodeError::Unsupported {
         codec,
         what: "this codec through ChunkDecoder without the `alloc` feature",
+    }
+}
+
+/// What a codec that zinto only decodes answers when asked to encode or to be written.
+pub(crate) fn decode_only(codec: CodecName) -> EncodeError {
+    EncodeError::Unsupported {
+        codec,
+        what: DECODE_ONLY,
+    }
+}
+
+/// Why a codec zinto only decodes is not written.
+pub(crate) const DECODE_ONLY: &str =
+    "zinto only decodes it (it writes zstd, gzip, zlib, lz4 and blosc)";
+
+/// What a codec that zinto writes only in Zarr v2 metadata answers for v3.
+pub(crate) fn v2_only(codec: CodecName, to: ConfigFor) -> Result<(), EncodeError> {
+    match to.version {
+        ZarrVersion::V2 => Ok(()),
+        ZarrVersion::V3 => Err(EncodeError::Unsupported {
+            codec,
+            what: "in a Zarr v3 array (zinto writes it in v2 arrays; v3 arrays take zstd, gzip \
+                   or blosc)",
+        }),
     }
 }
 

@@ -44,6 +44,8 @@ impl ByBackend for Pcodec {
     const SERIALIZES_NUMBERS: bool = true;
     const WITHOUT_BACKEND: &'static str =
         "pcodec without a backend (the std crate `zinto` provides one)";
+    /// zinto only decodes it.
+    const NOT_WRITTEN: &'static str = super::DECODE_ONLY;
 
     fn show(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.level {

@@ -56,6 +56,8 @@ impl ByBackend for Zfpy {
     const SERIALIZES_NUMBERS: bool = true;
     const WITHOUT_BACKEND: &'static str =
         "zfpy without a backend (the std crate `zinto` provides one)";
+    /// zinto only decodes it.
+    const NOT_WRITTEN: &'static str = super::DECODE_ONLY;
 
     fn show(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let mode = self.mode.and_then(|m| MODES.get(usize::from(m)));

@@ -3,6 +3,11 @@
 //! [`DeflateDecoder`]: crate::codec::DeflateDecoder
 
 use super::{CompressorCodec, FromConfig, deflate_level};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::{EncodeBackends, Encoder};
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::DeflateFraming;
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
@@ -91,6 +96,23 @@ impl CompressorCodec for Zlib {
         written: usize,
     ) -> Result<(Progress, usize), DecodeError> {
         d.inflate_ring(input, window, written)
+    }
+
+    /// DEFLATE through the std crate's backend, in a zlib wrapper.
+    #[cfg(feature = "alloc")]
+    fn encoder(
+        &self,
+        _: usize,
+        backends: &dyn EncodeBackends,
+    ) -> Result<alloc::boxed::Box<dyn Encoder>, EncodeError> {
+        backends.deflate(DeflateFraming::Zlib, self.level)
+    }
+
+    /// `level`: zlib's default, 6, when not stated; written in Zarr v2 arrays only.
+    fn write_config(&self, to: ConfigFor, sink: &mut dyn ConfigSink) -> Result<(), EncodeError> {
+        super::v2_only(CodecName::Zlib, to)?;
+        sink.int("level", i64::from(self.level.unwrap_or(6)));
+        Ok(())
     }
 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

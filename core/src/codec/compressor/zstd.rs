@@ -3,6 +3,10 @@
 //! or by one plugged in the same way (the std crate's C zstd).
 
 use super::{CompressorCodec, FromConfig, int32};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::{EncodeBackends, Encoder};
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
+use crate::codec::encode::ZarrVersion;
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
@@ -120,6 +124,27 @@ impl CompressorCodec for Zstd {
         _: usize,
     ) -> Result<(Progress, usize), DecodeError> {
         Err(not_here())
+    }
+
+    /// C zstd, through the std crate's backend.
+    #[cfg(feature = "alloc")]
+    fn encoder(
+        &self,
+        _: usize,
+        backends: &dyn EncodeBackends,
+    ) -> Result<alloc::boxed::Box<dyn Encoder>, EncodeError> {
+        backends.zstd(self.level.unwrap_or(0), self.checksum)
+    }
+
+    /// `level` (0, the library's default, when not stated) and, in v3 always and in v2 only
+    /// when set, `checksum` (numcodecs' default is none, and tensorstore refuses the key in
+    /// v2).
+    fn write_config(&self, to: ConfigFor, sink: &mut dyn ConfigSink) -> Result<(), EncodeError> {
+        sink.int("level", i64::from(self.level.unwrap_or(0)));
+        if to.version == ZarrVersion::V3 || self.checksum {
+            sink.bool("checksum", self.checksum);
+        }
+        Ok(())
     }
 
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

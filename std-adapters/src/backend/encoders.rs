@@ -1,59 +1,95 @@
-//! Streaming compressors for the write path, each over a caller's output window: input
-//! piece by piece, compressed bytes into the window, with the read path's statuses
-//! ([`Status::NeedsInput`], [`Status::NeedsOutput`], [`Status::Done`]).
-//!
-//! zstd comes from C zstd (the `zstd-c` feature) and gzip and zlib from zlib-rs (the
-//! `zlib-rs` feature): both compress as fast as anything zinto could write, and both write
-//! their output straight into the window. Without the feature, the compressor is refused by
-//! name when a write begins (there is no pure-Rust encoder yet). Blosc is `blosc.rs`,
-//! numcodecs' LZ4 `lz4.rs`; what every encoder is, `encode.rs`.
+//! The encoders the std crate plugs into zinto-core ([`Encoders`], its
+//! [`EncodeBackends`]): zstd from C zstd (feature `zstd-c`), gzip and zlib from zlib-rs
+//! (feature `zlib-rs`), as whole streams and as Blosc's inner compressors. Both compress as
+//! fast as anything zinto could write and write straight into the caller's window. A build
+//! without a feature refuses that codec by name when a write begins. Every other encoder is in
+//! its codec's file in zinto-core.
 
-use zinto_core::codec::Compressor;
+use zinto_core::codec::encode::{BlockCompress, DeflateFraming};
+#[cfg(not(all(feature = "zstd-c", feature = "zlib-rs")))]
+use zinto_core::codec::CodecName;
+use zinto_core::codec::{EncodeBackends, EncodeError, Encoder};
 
-use super::encode::{Encode, EncodeError};
+/// The encoders of this build.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Encoders;
 
-/// The encoder of `compressor`, or why this build has none. Every compressor is named: a new
-/// one does not build until it is written here or refused.
-pub(crate) fn encoder(
-    compressor: &Compressor,
-    elem: usize,
-) -> Result<Box<dyn Encode>, EncodeError> {
-    let refused = |why: &str| Err(EncodeError::Unsupported(format!("{compressor}: {why}")));
-    match compressor {
-        Compressor::Blosc(config) => Ok(Box::new(super::blosc::BloscEncode::new(config, elem)?)),
+#[cfg(not(feature = "zstd-c"))]
+const NO_ZSTD: EncodeError = EncodeError::Unsupported {
+    codec: CodecName::Zstd,
+    what: "this build has no zstd encoder (the zstd-c feature)",
+};
+
+#[cfg(not(feature = "zlib-rs"))]
+const NO_DEFLATE: EncodeError = EncodeError::Unsupported {
+    codec: CodecName::Zlib,
+    what: "this build has no DEFLATE encoder (the zlib-rs feature)",
+};
+
+impl EncodeBackends for Encoders {
+    fn zstd(&self, level: i32, checksum: bool) -> Result<Box<dyn Encoder>, EncodeError> {
         #[cfg(feature = "zstd-c")]
-        Compressor::Zstd(z) => Ok(Box::new(zstd::ZstdEncode::new(
-            z.level.unwrap_or(0),
-            z.checksum,
-        )?)),
-        #[cfg(feature = "zlib-rs")]
-        Compressor::Gzip(g) => Ok(Box::new(deflate::DeflateEncode::gzip(g.level))),
-        #[cfg(feature = "zlib-rs")]
-        Compressor::Zlib(z) => Ok(Box::new(deflate::DeflateEncode::zlib(z.level))),
+        return Ok(Box::new(zstd::ZstdEncode::new(level, checksum)?));
         #[cfg(not(feature = "zstd-c"))]
-        Compressor::Zstd(_) => refused("this build has no zstd encoder (the zstd-c feature)"),
+        {
+            let _ = (level, checksum);
+            Err(NO_ZSTD)
+        }
+    }
+
+    fn deflate(
+        &self,
+        framing: DeflateFraming,
+        level: Option<u8>,
+    ) -> Result<Box<dyn Encoder>, EncodeError> {
+        #[cfg(feature = "zlib-rs")]
+        return Ok(Box::new(match framing {
+            DeflateFraming::Gzip => deflate::DeflateEncode::gzip(level),
+            DeflateFraming::Zlib => deflate::DeflateEncode::zlib(level),
+        }));
         #[cfg(not(feature = "zlib-rs"))]
-        Compressor::Gzip(_) | Compressor::Zlib(_) => {
-            refused("this build has no DEFLATE encoder (the zlib-rs feature)")
+        {
+            let _ = (framing, level);
+            Err(NO_DEFLATE)
         }
-        Compressor::Lz4(_) => Ok(Box::new(super::lz4::Lz4Encode::new())),
-        Compressor::Bz2(_)
-        | Compressor::Lzma(_)
-        | Compressor::Pcodec(_)
-        | Compressor::Zfpy(_)
-        | Compressor::Base64(_) => {
-            refused("zinto reads it, and writes zstd, gzip, zlib, lz4 and blosc")
+    }
+
+    fn zstd_block(&self, level: i32) -> Result<Box<dyn BlockCompress>, EncodeError> {
+        #[cfg(feature = "zstd-c")]
+        return Ok(Box::new(zstd::ZstdBlock::new(level)?));
+        #[cfg(not(feature = "zstd-c"))]
+        {
+            let _ = level;
+            Err(NO_ZSTD)
         }
-        // A compressor added to zinto-core after this list (the enum is non-exhaustive).
-        _ => refused("not a compressor zinto writes"),
+    }
+
+    fn zlib_block(&self, level: u8) -> Result<Box<dyn BlockCompress>, EncodeError> {
+        #[cfg(feature = "zlib-rs")]
+        return Ok(Box::new(deflate::ZlibBlock(flate2::Compression::new(
+            u32::from(level),
+        ))));
+        #[cfg(not(feature = "zlib-rs"))]
+        {
+            let _ = level;
+            Err(NO_DEFLATE)
+        }
+    }
+
+    fn zstd_max_level(&self) -> i32 {
+        #[cfg(feature = "zstd-c")]
+        return zstd_safe::max_c_level();
+        // Without zstd, nothing asks.
+        #[cfg(not(feature = "zstd-c"))]
+        22
     }
 }
 
 #[cfg(feature = "zstd-c")]
 mod zstd {
-    use super::super::encode::status;
-    use super::{Encode, EncodeError};
-    use zinto_core::codec::Progress;
+    use super::{BlockCompress, EncodeError, Encoder};
+    use zinto_core::codec::encode::status;
+    use zinto_core::codec::{CodecName, Progress};
     use zstd_safe::{
         CCtx, CParameter, InBuffer, OutBuffer, ResetDirective, zstd_sys::ZSTD_EndDirective,
     };
@@ -63,15 +99,44 @@ mod zstd {
         cctx: CCtx<'static>,
     }
 
-    // A `CCtx` is owned by one worker at a time; zstd's contexts may move between threads.
     fn lib(code: usize) -> EncodeError {
-        EncodeError::Library(zstd_safe::get_error_name(code).to_owned())
+        EncodeError::Library {
+            codec: CodecName::Zstd,
+            what: zstd_safe::get_error_name(code),
+        }
+    }
+
+    fn context() -> Result<CCtx<'static>, EncodeError> {
+        CCtx::try_create().ok_or(EncodeError::Library {
+            codec: CodecName::Zstd,
+            what: "no memory for a zstd context",
+        })
+    }
+
+    /// One Blosc block at a time, whole, by one context at one level.
+    pub(super) struct ZstdBlock {
+        pub(super) cctx: CCtx<'static>,
+        pub(super) level: i32,
+    }
+
+    impl ZstdBlock {
+        pub(super) fn new(level: i32) -> Result<Self, EncodeError> {
+            Ok(Self {
+                cctx: context()?,
+                level,
+            })
+        }
+    }
+
+    impl BlockCompress for ZstdBlock {
+        fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Option<usize> {
+            self.cctx.compress(dst, src, self.level).ok()
+        }
     }
 
     impl ZstdEncode {
         pub(super) fn new(level: i32, checksum: bool) -> Result<Self, EncodeError> {
-            let mut cctx = CCtx::try_create()
-                .ok_or(EncodeError::Library("no memory for a zstd context".into()))?;
+            let mut cctx = context()?;
             cctx.set_parameter(CParameter::CompressionLevel(level))
                 .map_err(lib)?;
             cctx.set_parameter(CParameter::ChecksumFlag(checksum))
@@ -80,7 +145,7 @@ mod zstd {
         }
     }
 
-    impl Encode for ZstdEncode {
+    impl Encoder for ZstdEncode {
         fn begin(&mut self, len: u64) -> Result<usize, EncodeError> {
             self.cctx.reset(ResetDirective::SessionOnly).map_err(lib)?;
             // The frame then states its decoded size, as numcodecs' frames do.
@@ -128,11 +193,23 @@ mod zstd {
 
 #[cfg(feature = "zlib-rs")]
 mod deflate {
-    use super::super::encode::status;
-    use super::{Encode, EncodeError};
+    use super::{BlockCompress, EncodeError, Encoder};
     use flate2::{Compress, Compression, FlushCompress};
-    use zinto_core::codec::Progress;
-    use zinto_core::codec::{CRC32, Crc32};
+    use zinto_core::codec::encode::status;
+    use zinto_core::codec::{CRC32, CodecName, Crc32, Progress};
+
+    /// One Blosc block at a time, whole, in a zlib stream at one level.
+    pub(super) struct ZlibBlock(pub(super) Compression);
+
+    impl BlockCompress for ZlibBlock {
+        fn compress(&mut self, src: &[u8], dst: &mut [u8]) -> Option<usize> {
+            let mut z = Compress::new(self.0, true);
+            match z.compress(src, dst, FlushCompress::Finish) {
+                Ok(flate2::Status::StreamEnd) => usize::try_from(z.total_out()).ok(),
+                _ => None,
+            }
+        }
+    }
 
     /// gzip's header as numcodecs writes it (no name, mtime 0) but for the OS byte (255,
     /// "unknown"); decoders ignore both.
@@ -141,6 +218,7 @@ mod deflate {
     /// zlib-rs' DEFLATE, raw inside gzip's framing (written here) or with zlib's own.
     pub(super) struct DeflateEncode {
         inner: Compress,
+        codec: CodecName,
         /// gzip: the CRC-32 and length of what went in, for the trailer.
         gzip: Option<(Crc32, u32)>,
         /// Framing bytes still to go out (the header, or the trailer), and how many went.
@@ -159,6 +237,7 @@ mod deflate {
             let level = Self::level(level);
             Self {
                 inner: Compress::new(level, false),
+                codec: CodecName::Gzip,
                 gzip: Some((Crc32::new(&CRC32), 0)),
                 pending: ([0; 10], 0, 0),
                 ended: false,
@@ -169,6 +248,7 @@ mod deflate {
             let level = Self::level(level);
             Self {
                 inner: Compress::new(level, true),
+                codec: CodecName::Zlib,
                 gzip: None,
                 pending: ([0; 10], 0, 0),
                 ended: false,
@@ -185,7 +265,7 @@ mod deflate {
         }
     }
 
-    impl Encode for DeflateEncode {
+    impl Encoder for DeflateEncode {
         fn begin(&mut self, _len: u64) -> Result<usize, EncodeError> {
             self.inner.reset();
             self.ended = false;
@@ -223,7 +303,10 @@ mod deflate {
                 let s = self
                     .inner
                     .compress(input, &mut out[written..], flush)
-                    .map_err(|e| EncodeError::Library(e.to_string()))?;
+                    .map_err(|_| EncodeError::Library {
+                        codec: self.codec,
+                        what: "zlib-rs refused the stream",
+                    })?;
                 // Bounded by `input` and `out`, which are slices.
                 consumed =
                     usize::try_from(self.inner.total_in() - before_in).unwrap_or(input.len());
