@@ -382,7 +382,9 @@ impl ArrayBuilder {
         Ok(match version {
             ZarrVersion::V3 => json!({"name": name.name(), "configuration": keys.0}),
             ZarrVersion::V2 => {
-                let id = name.v2_id().ok_or(refused(format!("{name} in a Zarr v2 array")))?;
+                let id = name
+                    .v2_id()
+                    .ok_or(refused(format!("{name} in a Zarr v2 array")))?;
                 let mut obj = serde_json::Map::from_iter([("id".to_owned(), json!(id))]);
                 obj.extend(keys.0);
                 Value::Object(obj)

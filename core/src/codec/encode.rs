@@ -144,8 +144,7 @@ pub trait EncodeBackends {
     ///
     /// # Errors
     /// [`EncodeError::Unsupported`] without a zstd encoder.
-    fn zstd_block(&self, level: i32)
-    -> Result<alloc::boxed::Box<dyn BlockCompress>, EncodeError>;
+    fn zstd_block(&self, level: i32) -> Result<alloc::boxed::Box<dyn BlockCompress>, EncodeError>;
 
     /// One zlib stream at `level`, whole (Blosc's inner zlib).
     ///

@@ -104,7 +104,6 @@ fn hash5(long: u64) -> usize {
     ((long << 24).wrapping_mul(889_523_592_379) >> (64 - HASH_LOG)) as usize
 }
 
-
 impl Lz4Encoder {
     /// A new block.
     #[must_use]

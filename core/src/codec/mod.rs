@@ -56,8 +56,8 @@ pub use chain::{
 };
 pub use checksum::{ChecksumKind, Location};
 pub use compressor::{
-    Base64, Lz4ChunkEncoder, Bz2, Gzip, LZMA_MAX_DICT_SIZE, Lz4, Lzma, LzmaFormat, LzmaRawFilter, Pcodec, Zfpy,
-    Zlib, Zstd,
+    Base64, Bz2, Gzip, LZMA_MAX_DICT_SIZE, Lz4, Lz4ChunkEncoder, Lzma, LzmaFormat, LzmaRawFilter,
+    Pcodec, Zfpy, Zlib, Zstd,
 };
 pub use config::{Config, ConfigValue, NoConfig};
 pub use crc::{CRC32, CRC32C, Crc32, Crc32Kind, checksum};

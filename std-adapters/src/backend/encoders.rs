@@ -5,9 +5,9 @@
 //! without a feature refuses that codec by name when a write begins. Every other encoder is in
 //! its codec's file in zinto-core.
 
-use zinto_core::codec::encode::{BlockCompress, DeflateFraming};
 #[cfg(not(all(feature = "zstd-c", feature = "zlib-rs")))]
 use zinto_core::codec::CodecName;
+use zinto_core::codec::encode::{BlockCompress, DeflateFraming};
 use zinto_core::codec::{EncodeBackends, EncodeError, Encoder};
 
 /// The encoders of this build.

@@ -114,7 +114,10 @@ fn check_compressor(
     }
     // A head (Blosc's header) is written last, so no checksum can run over it as it streams.
     if head > 0 && crc32c > 0 {
-        return Err(unsupported(&format!("a crc32c checksum after {}", c.name())));
+        return Err(unsupported(&format!(
+            "a crc32c checksum after {}",
+            c.name()
+        )));
     }
     Ok(whole_input)
 }

@@ -6,8 +6,8 @@
 use zinto_core::codec::{CRC32C, Crc32, Status};
 
 use super::WRITE_WINDOW;
-use zinto_core::codec::{EncodeError, Encoder};
 use super::filters::FilterStage;
+use zinto_core::codec::{EncodeError, Encoder};
 
 /// Parts shorter than this gather in a window before they are fed to the compressor.
 pub(crate) const GATHER_BELOW: usize = 64 << 10;

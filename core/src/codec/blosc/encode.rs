@@ -115,9 +115,15 @@ fn inner(
                 9.. => backends.zstd_max_level(),
                 n => 2 * i32::from(n) - 1,
             };
-            (Inner::Backend(backends.zstd_block(level)?), InnerCodec::Zstd)
+            (
+                Inner::Backend(backends.zstd_block(level)?),
+                InnerCodec::Zstd,
+            )
         }
-        BloscCname::Zlib => (Inner::Backend(backends.zlib_block(clevel)?), InnerCodec::Zlib),
+        BloscCname::Zlib => (
+            Inner::Backend(backends.zlib_block(clevel)?),
+            InnerCodec::Zlib,
+        ),
         BloscCname::Snappy => return Err(refused("snappy inside (zinto only decodes it)")),
     })
 }
@@ -461,7 +467,13 @@ mod tests {
         for cname in [BloscCname::Snappy, BloscCname::Zstd, BloscCname::Zlib] {
             let c = config(cname, BloscShuffle::Shuffle, 0);
             let e = BloscEncoder::new(&c, 4, &NoBackends).err().unwrap();
-            assert!(matches!(e, EncodeError::Unsupported { codec: CodecName::Blosc, .. }));
+            assert!(matches!(
+                e,
+                EncodeError::Unsupported {
+                    codec: CodecName::Blosc,
+                    ..
+                }
+            ));
         }
         let c = config(BloscCname::Lz4, BloscShuffle::Shuffle, 0);
         let mut e = BloscEncoder::new(&c, 4, &NoBackends).unwrap();

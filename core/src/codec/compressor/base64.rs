@@ -8,12 +8,12 @@
 //! an error. Like Python, bits past the last whole byte are ignored (`"YWJ="` is `ab`).
 
 use super::{CompressorCodec, FromConfig, no_window};
-#[cfg(feature = "alloc")]
-use crate::codec::encode::{EncodeBackends, Encoder};
-use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::{EncodeBackends, Encoder};
 use crate::codec::error::{INPUT_OVERRUN, STAGED_OVERRUN};
 use crate::codec::{ChainError, CodecName, DecodeError, Progress};
 

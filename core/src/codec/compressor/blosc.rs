@@ -4,16 +4,16 @@
 //! [`BloscConfig`].
 
 use super::{CompressorCodec, FromConfig, NOT_STARTED, four_bytes, head_probe};
-use crate::codec::blosc::{BloscConfig, BloscHeader, HEADER_LEN};
 #[cfg(feature = "alloc")]
 use crate::codec::blosc::BloscEncoder;
 use crate::codec::blosc::{BloscCname, BloscShuffle};
-#[cfg(feature = "alloc")]
-use crate::codec::encode::{EncodeBackends, Encoder};
-use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError, ZarrVersion};
+use crate::codec::blosc::{BloscConfig, BloscHeader, HEADER_LEN};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError, ZarrVersion};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::{EncodeBackends, Encoder};
 use crate::codec::error::SIZE_NOT_USIZE;
 use crate::codec::{ChainError, CodecName, DecodeError, Progress};
 
@@ -162,7 +162,9 @@ impl CompressorCodec for BloscConfig {
         elem: usize,
         backends: &dyn EncodeBackends,
     ) -> Result<alloc::boxed::Box<dyn Encoder>, EncodeError> {
-        Ok(alloc::boxed::Box::new(BloscEncoder::new(self, elem, backends)?))
+        Ok(alloc::boxed::Box::new(BloscEncoder::new(
+            self, elem, backends,
+        )?))
     }
 
     /// `cname` (lz4), `clevel` (5), `blocksize` (0: the writer's choice) and `shuffle`
@@ -173,12 +175,11 @@ impl CompressorCodec for BloscConfig {
     fn write_config(&self, to: ConfigFor, sink: &mut dyn ConfigSink) -> Result<(), EncodeError> {
         sink.str("cname", self.cname.unwrap_or(BloscCname::Lz4).name());
         sink.int("clevel", i64::from(self.clevel.unwrap_or(5)));
-        let blocksize = i64::try_from(self.blocksize.unwrap_or(0)).map_err(|_| {
-            EncodeError::Unsupported {
+        let blocksize =
+            i64::try_from(self.blocksize.unwrap_or(0)).map_err(|_| EncodeError::Unsupported {
                 codec: CodecName::Blosc,
                 what: "a block size over 2^63 bytes",
-            }
-        })?;
+            })?;
         sink.int("blocksize", blocksize);
         let shuffle = self.shuffle.unwrap_or(BloscShuffle::Shuffle);
         match to.version {

@@ -8,9 +8,9 @@
 use super::{CompressorCodec, NOT_STARTED, no_window};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
 #[cfg(feature = "alloc")]
 use crate::codec::encode::{EncodeBackends, Encoder};
-use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
 use crate::codec::{CodecName, DecodeError, Progress};
 
 fn not_written<T: ByBackend>() -> EncodeError {

@@ -5,15 +5,15 @@
 #[cfg(not(feature = "alloc"))]
 use super::NOT_STARTED;
 use super::{CompressorCodec, FromConfig, four_bytes, head_probe, int32, no_window};
-#[cfg(feature = "alloc")]
-use crate::codec::encode::EncodeBackends;
-use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError, Encoder, status};
-use crate::codec::lz4_encode::{HASH_ENTRIES, Lz4Encoder};
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
 #[cfg(feature = "alloc")]
+use crate::codec::encode::EncodeBackends;
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError, Encoder, status};
+#[cfg(feature = "alloc")]
 use crate::codec::error::{INPUT_OVERRUN, SIZE_NOT_USIZE};
+use crate::codec::lz4_encode::{HASH_ENTRIES, Lz4Encoder};
 use crate::codec::{ChainError, CodecName, DecodeError, Progress};
 
 /// The most one byte of an LZ4 block decodes to, rounded up (a run of 255-length bytes).
@@ -331,12 +331,18 @@ mod tests {
                     break;
                 }
             }
-            assert_eq!(stored[..4], i32::try_from(data.len()).unwrap().to_le_bytes());
+            assert_eq!(
+                stored[..4],
+                i32::try_from(data.len()).unwrap().to_le_bytes()
+            );
             let mut back = vec![0u8; data.len()];
             let n = crate::codec::lz4::decompress(&stored[4..], &mut back).unwrap();
             assert_eq!((n, &back[..]), (data.len(), &data[..]), "window {window}");
         }
         let mut e = Lz4ChunkEncoder::new();
-        assert!(matches!(e.begin(1 << 31), Err(EncodeError::TooLarge { .. })));
+        assert!(matches!(
+            e.begin(1 << 31),
+            Err(EncodeError::TooLarge { .. })
+        ));
     }
 }

@@ -34,10 +34,10 @@ pub use zstd::Zstd;
 
 use super::config::{Config, Reader};
 use super::decoded_size::SizeProbe;
+use super::decoders::Decoders;
+use super::encode::{ConfigFor, ConfigSink, EncodeError, ZarrVersion};
 #[cfg(feature = "alloc")]
 use super::encode::{EncodeBackends, Encoder};
-use super::encode::{ConfigFor, ConfigSink, EncodeError, ZarrVersion};
-use super::decoders::Decoders;
 pub use super::registry::Compressor;
 use super::{ChainError, CodecName, DecodeError, Progress};
 
@@ -195,7 +195,11 @@ impl Compressor {
     ///
     /// # Errors
     /// [`EncodeError::Unsupported`] where zinto does not write it in that metadata.
-    pub fn write_config(&self, to: ConfigFor, sink: &mut dyn ConfigSink) -> Result<(), EncodeError> {
+    pub fn write_config(
+        &self,
+        to: ConfigFor,
+        sink: &mut dyn ConfigSink,
+    ) -> Result<(), EncodeError> {
         self.codec().write_config(to, sink)
     }
 }

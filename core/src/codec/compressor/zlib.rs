@@ -3,15 +3,15 @@
 //! [`DeflateDecoder`]: crate::codec::DeflateDecoder
 
 use super::{CompressorCodec, FromConfig, deflate_level};
-#[cfg(feature = "alloc")]
-use crate::codec::encode::{EncodeBackends, Encoder};
-use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
-#[cfg(feature = "alloc")]
-use crate::codec::encode::DeflateFraming;
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
 use crate::codec::deflate::{self, DeflateFormat, RING_MIN};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::DeflateFraming;
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::{EncodeBackends, Encoder};
 use crate::codec::{ChainError, CodecName, DecodeError, Progress};
 
 /// RFC 1950 zlib, with its `level` if stated.

@@ -3,13 +3,13 @@
 //! or by one plugged in the same way (the std crate's C zstd).
 
 use super::{CompressorCodec, FromConfig, int32};
-#[cfg(feature = "alloc")]
-use crate::codec::encode::{EncodeBackends, Encoder};
-use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
-use crate::codec::encode::ZarrVersion;
 use crate::codec::config::{Config, Reader};
 use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
+use crate::codec::encode::ZarrVersion;
+use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
+#[cfg(feature = "alloc")]
+use crate::codec::encode::{EncodeBackends, Encoder};
 use crate::codec::error::SIZE_NOT_USIZE;
 use crate::codec::zstd_frame::{FrameHeader, MAX_FRAME_HEADER_LEN};
 use crate::codec::{ChainError, CodecName, DecodeError, Progress};

@@ -3,7 +3,7 @@
 //! trait each implements).
 //!
 //! - [`delta`]: numcodecs `delta` (`Delta(dtype, astype)`).
-//! - [`scale_offset`]: numcodecs `fixedscaleoffset` (`FixedScaleOffset(offset, scale, dtype,
+//! - [`fixed_scale_offset`]: numcodecs `fixedscaleoffset` (`FixedScaleOffset(offset, scale, dtype,
 //!   astype)`).
 //! - [`astype`]: numcodecs `astype` (`AsType(encode_dtype, decode_dtype)`), a cast.
 //! - [`quantize`]: numcodecs `quantize` (`Quantize(digits, dtype, astype)`), whose decode is
@@ -44,20 +44,20 @@ pub mod astype;
 pub mod bitround;
 pub mod categorize;
 pub mod delta;
+pub mod fixed_scale_offset;
 pub mod numeric;
 pub mod packbits;
 pub mod quantize;
-pub mod scale_offset;
 pub mod shuffle;
 
 pub use astype::AsType;
 pub use bitround::BitRound;
 pub use categorize::Categorize;
 pub use delta::Delta;
+pub use fixed_scale_offset::FixedScaleOffset;
 pub use numeric::{Elem, NumType, Value};
 pub use packbits::PackBits;
 pub use quantize::Quantize;
-pub use scale_offset::FixedScaleOffset;
 pub use shuffle::Shuffle;
 
 /// Why a filter could not decode.
@@ -394,7 +394,7 @@ mod tests {
                                 let buf = &mut buf[..len];
                                 let results = [
                                     delta::decode(buf, n, dec, enc),
-                                    scale_offset::decode(buf, n, 0.3, -7.0, dec, enc),
+                                    fixed_scale_offset::decode(buf, n, 0.3, -7.0, dec, enc),
                                     astype::decode(buf, n, dec, enc),
                                 ];
                                 for r in results {
