@@ -30,7 +30,7 @@ use super::compressor::{
 use super::config::{Config, Reader};
 use super::filter::{
     AsType, BitRound, Categorize, Delta, Elem, FilterCodec, FixedScaleOffset, FromFilterConfig,
-    PackBits, Quantize, Shuffle,
+    PackBits, Quantize, ScaleOffset, Shuffle,
 };
 
 /// The first of a codec's names (the registry asserts at compile time that there is one).
@@ -320,6 +320,8 @@ registry! {
         PackBits(PackBits),
         /// numcodecs `categorize`: fixed-length strings as the codes of their labels.
         Categorize(Categorize),
+        /// v3 `scale_offset`: `(x - offset) * scale` in the element's own type.
+        ScaleOffset(ScaleOffset),
     }
     checksums {
         /// numcodecs `crc32`: zlib's CRC-32 (reflected polynomial 0xEDB88320).

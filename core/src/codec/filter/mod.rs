@@ -5,6 +5,8 @@
 //! - [`delta`]: numcodecs `delta` (`Delta(dtype, astype)`).
 //! - [`fixed_scale_offset`]: numcodecs `fixedscaleoffset` (`FixedScaleOffset(offset, scale, dtype,
 //!   astype)`).
+//! - [`scale_offset`]: v3 `scale_offset` (`ScaleOffset(offset, scale)` in the element's own
+//!   type), decode and encode.
 //! - [`astype`]: numcodecs `astype` (`AsType(encode_dtype, decode_dtype)`), a cast.
 //! - [`quantize`]: numcodecs `quantize` (`Quantize(digits, dtype, astype)`), whose decode is
 //!   the same cast.
@@ -48,6 +50,7 @@ pub mod fixed_scale_offset;
 pub mod numeric;
 pub mod packbits;
 pub mod quantize;
+pub mod scale_offset;
 pub mod shuffle;
 
 pub use astype::AsType;
@@ -58,6 +61,7 @@ pub use fixed_scale_offset::FixedScaleOffset;
 pub use numeric::{Elem, NumType, Value};
 pub use packbits::PackBits;
 pub use quantize::Quantize;
+pub use scale_offset::ScaleOffset;
 pub use shuffle::Shuffle;
 
 /// Why a filter could not decode.

@@ -288,7 +288,7 @@ mod tests {
                 assert_eq!(dec.endian, Endian::Big, "{codec:?}");
             }
         }
-        assert_eq!(filters, 8);
+        assert_eq!(filters, 9);
     }
 
     /// numcodecs stores elements of 0 or 1 bytes unshuffled: such a shuffle decodes to its

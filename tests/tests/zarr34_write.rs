@@ -1,0 +1,109 @@
+//! What zinto writes into arrays zarr-python 3.4.2 made is what zarr-python stored itself:
+//! the input of each uncompressed fixture of `tests/fixtures/generate_zarr34.py` in the list
+//! below (`zarr34_inputs/`) is written by zinto into a copy of the fixture's metadata alone,
+//! and every chunk compared byte for byte with the one zarr-python wrote. What a codec cannot
+//! store is refused by name.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)] // a panic is a failed test
+
+use std::path::{Path, PathBuf};
+
+use zinto::{Array, FileStore, Region};
+use zinto_tests::files::{temp_dir, walk};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/data")
+        .join(name)
+}
+
+fn inputs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/zarr34_inputs")
+}
+
+/// A copy of fixture `name`'s `zarr.json` alone, in a fresh directory.
+fn metadata_only(name: &str) -> PathBuf {
+    let dir = temp_dir("z34", name);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(fixture(name).join("zarr.json"), dir.join("zarr.json")).unwrap();
+    dir
+}
+
+/// The chunk files under `dir`, by their path inside it, with their bytes.
+fn chunks(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out: Vec<_> = walk(dir)
+        .into_iter()
+        .filter(|p| !p.ends_with("zarr.json"))
+        .map(|p| {
+            (
+                p.strip_prefix(dir).unwrap().to_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn whole(array: &Array<FileStore>) -> Region {
+    let shape = array.shape().to_vec();
+    Region::new(&vec![0; shape.len()], &shape).unwrap()
+}
+
+#[test]
+fn scale_offset_chunks_zinto_writes_are_the_bytes_zarr_python_wrote() {
+    for name in [
+        "z34_scale_offset_f4_raw",
+        "z34_scale_offset_f2_raw",
+        "z34_scale_offset_i2_raw",
+        "z34_scale_offset_u1_raw",
+        "z34_scale_offset_i8_big",
+    ] {
+        let dir = metadata_only(name);
+        let ours = Array::open(FileStore::new(&dir), "").unwrap();
+        let mut input = std::fs::read(inputs().join(format!("{name}.bin"))).unwrap();
+        // Stored little endian; the caller's buffer holds the machine's order.
+        if cfg!(target_endian = "big") {
+            let unit = ours.metadata().dtype.scalar_size();
+            input.chunks_exact_mut(unit).for_each(<[u8]>::reverse);
+        }
+        ours.write_from(&whole(&ours), &input).unwrap();
+        let (a, b) = (chunks(&fixture(name)), chunks(&dir));
+        assert_eq!(
+            a.iter().map(|c| &c.0).collect::<Vec<_>>(),
+            b.iter().map(|c| &c.0).collect::<Vec<_>>(),
+            "{name}: other chunk files"
+        );
+        for ((path, theirs), (_, ours)) in a.iter().zip(&b) {
+            assert!(theirs == ours, "{name}: chunk {path:?} differs");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// uint8 with offset 1 and scale 2 stores `(x - 1) * 2`: 0 and 200 do not fit a byte, and
+/// are refused naming the codec; a stored odd byte does not divide by 2, and its read is
+/// refused naming the chunk.
+#[test]
+fn values_scale_offset_cannot_store_or_give_back_are_refused_by_name() {
+    let name = "z34_scale_offset_u1_raw";
+    let dir = metadata_only(name);
+    let array = Array::open(FileStore::new(&dir), "").unwrap();
+    let region = Region::new(&[0, 0], &[1, 2]).unwrap();
+    for bad in [[5u8, 0], [200, 5]] {
+        let e = array.write_from(&region, &bad).unwrap_err().to_string();
+        assert!(
+            e.contains("scale_offset") && e.contains("cannot hold"),
+            "{e}"
+        );
+    }
+    array.write_from(&region, &[5, 6]).unwrap();
+    let chunk = dir.join("c/0/0");
+    let mut stored = std::fs::read(&chunk).unwrap();
+    assert_eq!(stored[..2], [8, 10]);
+    stored[1] = 9;
+    std::fs::write(&chunk, &stored).unwrap();
+    let e = array.read_to_vec(&region).unwrap_err().to_string();
+    assert!(e.contains("scale_offset") && e.contains("c/0/0"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
