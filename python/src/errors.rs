@@ -2,7 +2,10 @@
 //! Python user expects (FileNotFoundError for a missing path, MemoryError).
 
 use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyTuple, PyType};
 use zinto::ErrorKind;
 use zinto::redact::scrub;
 
@@ -24,18 +27,57 @@ create_exception!(
     ZintoError,
     "The store failed: I/O, a short object, a directory where a file belongs."
 );
-create_exception!(
-    zinto,
-    DecodeError,
-    ZintoError,
-    "A chunk did not decode (corrupt, truncated, wrong size, bad checksum)."
-);
-create_exception!(
-    zinto,
-    EncodeError,
-    ZintoError,
-    "A chunk could not be encoded for writing."
-);
+
+/// `zinto.DecodeError` and `zinto.EncodeError`: `ZintoError`s that are also `ValueError`s, as
+/// Python's own `UnicodeDecodeError` and `json.JSONDecodeError` are. zarr-python's codecs raise
+/// `ValueError` for a value they cannot store or give back (`scale_offset`'s overflow), and its
+/// callers and tests catch that; through zinto's pipeline the same call raises these.
+static DECODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static ENCODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+const DECODE_DOC: &str = "A chunk did not decode (corrupt, truncated, wrong size, bad checksum, \
+                          a value its type cannot hold).";
+const ENCODE_DOC: &str = "A chunk could not be encoded for writing (a codec this build does not \
+                          write, a value the stored type cannot hold).";
+
+/// The class `name` deriving from `ZintoError` and `ValueError`, made once.
+fn value_error_class<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyType>>,
+    (name, doc): (&str, &str),
+) -> PyResult<&'py Bound<'py, PyType>> {
+    cell.get_or_try_init(py, || {
+        let bases = PyTuple::new(
+            py,
+            [py.get_type::<ZintoError>(), py.get_type::<PyValueError>()],
+        )?;
+        let dict = PyDict::new(py);
+        dict.set_item("__module__", "zinto")?;
+        dict.set_item("__doc__", doc)?;
+        let class = py.import("builtins")?.getattr("type")?.call1((name, bases, dict))?;
+        Ok(class.cast_into::<PyType>()?.unbind())
+    })
+    .map(|c| c.bind(py))
+}
+
+fn decode_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    value_error_class(py, &DECODE_ERROR, ("DecodeError", DECODE_DOC))
+}
+
+fn encode_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    value_error_class(py, &ENCODE_ERROR, ("EncodeError", ENCODE_DOC))
+}
+
+/// An exception of `class` (made on first use) with `msg`, or the error making it raised.
+fn raised(
+    class: for<'py> fn(Python<'py>) -> PyResult<&'py Bound<'py, PyType>>,
+    msg: String,
+) -> PyErr {
+    Python::attach(|py| match class(py) {
+        Ok(c) => PyErr::from_type(c.clone(), msg),
+        Err(e) => e,
+    })
+}
 create_exception!(
     zinto,
     Cancelled,
@@ -49,8 +91,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ZintoError", py.get_type::<ZintoError>())?;
     m.add("MetadataError", py.get_type::<MetadataError>())?;
     m.add("StoreError", py.get_type::<StoreError>())?;
-    m.add("DecodeError", py.get_type::<DecodeError>())?;
-    m.add("EncodeError", py.get_type::<EncodeError>())?;
+    m.add("DecodeError", decode_class(py)?)?;
+    m.add("EncodeError", encode_class(py)?)?;
     m.add("Cancelled", py.get_type::<Cancelled>())?;
     Ok(())
 }
@@ -80,7 +122,7 @@ fn of_kind(kind: &ErrorKind, msg: String) -> PyErr {
         }
         // A store's count of its own bytes out of step is a bug in zinto, as an internal error
         // of the reader's is: not the store failing.
-        ErrorKind::Store(zinto::StoreError::Internal { .. }) => DecodeError::new_err(msg),
+        ErrorKind::Store(zinto::StoreError::Internal { .. }) => raised(decode_class, msg),
         ErrorKind::Store(_) => StoreError::new_err(msg),
         ErrorKind::Layout(_) | ErrorKind::OutputSize { .. } | ErrorKind::VlenInput { .. } => {
             pyo3::exceptions::PyValueError::new_err(msg)
@@ -88,7 +130,7 @@ fn of_kind(kind: &ErrorKind, msg: String) -> PyErr {
         ErrorKind::WrongType { .. } => pyo3::exceptions::PyTypeError::new_err(msg),
         ErrorKind::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(msg),
         ErrorKind::Cancelled => Cancelled::new_err(msg),
-        ErrorKind::Encode(_) => EncodeError::new_err(msg),
-        _ => DecodeError::new_err(msg),
+        ErrorKind::Encode(_) => raised(encode_class, msg),
+        _ => raised(decode_class, msg),
     }
 }

@@ -9,9 +9,16 @@ EXAMPLES = ROOT / "examples/data"
 
 
 def fixture_arrays():
-    """Every conformance fixture array, by path under DATA, from the manifests."""
+    """Every conformance fixture array, by path under DATA, from the manifests. What only
+    zarr-python 3.4 reads (manifest_zarr34.json: its new codecs) is left out under an older
+    zarr-python, which these tests compare with; tests/tests/conformance.rs reads it."""
+    import zarr
+
     names = []
-    for manifest in sorted((ROOT / "tests/fixtures").glob("manifest*.json")):
+    manifests = sorted((ROOT / "tests/fixtures").glob("manifest*.json"))
+    if tuple(int(p) for p in zarr.__version__.split(".")[:2]) < (3, 4):
+        manifests = [m for m in manifests if m.name != "manifest_zarr34.json"]
+    for manifest in manifests:
         for entry in json.loads(manifest.read_text()):
             if entry.get("kind", "array") == "array":
                 names.append(entry["name"])

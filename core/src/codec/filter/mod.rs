@@ -127,6 +127,20 @@ pub enum FilterError {
         /// The type it was given.
         got: NumType,
     },
+    /// A stored element decodes to a value outside its type's range (`scale_offset`'s
+    /// integers).
+    OutOfRange {
+        /// The element's index in the chunk.
+        index: u64,
+        /// The decoded type.
+        ty: NumType,
+    },
+    /// A stored integer the scale does not divide: the true division `scale_offset` decodes
+    /// with has no exact result in the type.
+    Inexact {
+        /// The element's index in the chunk.
+        index: u64,
+    },
     /// An element encodes to a value its stored integer type cannot hold: NaN, an infinity,
     /// or a number out of range (NumPy's cast of those is undefined, so zinto refuses).
     Unrepresentable {
@@ -183,9 +197,19 @@ impl core::fmt::Display for FilterError {
             ),
             FilterError::Unrepresentable { index, ty } => write!(
                 f,
-                "element {index} encodes to a value {} cannot hold (NaN, infinite or out of \
-                 range)",
+                "element {index} encodes to a value {0} cannot hold (NaN, infinite, or outside \
+                 the range of dtype {0})",
                 ty.name()
+            ),
+            FilterError::OutOfRange { index, ty } => write!(
+                f,
+                "element {index} decodes to a value outside the range of dtype {}",
+                ty.name()
+            ),
+            FilterError::Inexact { index } => write!(
+                f,
+                "element {index} leaves a non-zero remainder when divided by the scale: its \
+                 value is not exactly representable in the type"
             ),
         }
     }

@@ -64,6 +64,20 @@ impl ScaleOffset {
         }
     }
 
+    /// Why stored element `index`, `x`, has no decoded value: a remainder, or a result out of
+    /// range.
+    fn why_not(&self, x: Value, index: u64) -> FilterError {
+        match (x, self.scale) {
+            (Value::Int(x), Value::Int(s)) if x.checked_rem(s) != Some(0) => {
+                FilterError::Inexact { index }
+            }
+            _ => FilterError::OutOfRange {
+                index,
+                ty: self.dec.ty,
+            },
+        }
+    }
+
     /// `x` encoded: `(x - offset) * scale`, or `None` where an integer result does not fit.
     #[must_use]
     pub fn encode_value(&self, x: Value) -> Option<Value> {
@@ -250,10 +264,7 @@ impl FilterCodec for ScaleOffset {
                 .ok_or(short)?;
             let v = self
                 .decode_value(x)
-                .ok_or(error(FilterError::Unrepresentable {
-                    index: i as u64,
-                    ty: self.dec.ty,
-                }))?;
+                .ok_or_else(|| error(self.why_not(x, i as u64)))?;
             let slot = elem_at_mut(buf, i, size).ok_or(short)?;
             self.dec.write(v, slot).ok_or(short)?;
         }
