@@ -51,13 +51,18 @@ fn whole(array: &Array<FileStore>) -> Region {
 }
 
 #[test]
-fn scale_offset_chunks_zinto_writes_are_the_bytes_zarr_python_wrote() {
+fn chunks_zinto_writes_are_the_bytes_zarr_python_wrote() {
     for name in [
         "z34_scale_offset_f4_raw",
         "z34_scale_offset_f2_raw",
         "z34_scale_offset_i2_raw",
         "z34_scale_offset_u1_raw",
         "z34_scale_offset_i8_big",
+        "z34_cast_value_f4_u1_wrap_raw",
+        "z34_cast_value_f8_f2_raw",
+        "z34_cast_value_i8_f4_raw",
+        "z34_cast_value_i2_f8_big",
+        "z34_cast_value_u2_i1_raw",
     ] {
         let dir = metadata_only(name);
         let ours = Array::open(FileStore::new(&dir), "").unwrap();
@@ -105,5 +110,33 @@ fn values_scale_offset_cannot_store_or_give_back_are_refused_by_name() {
     std::fs::write(&chunk, &stored).unwrap();
     let e = array.read_to_vec(&region).unwrap_err().to_string();
     assert!(e.contains("scale_offset") && e.contains("c/0/0"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// cast_value into uint8 wraps what is out of range, but an infinity has no integer and no
+/// scalar map entry here: refused, naming the codec and the type.
+#[test]
+fn an_infinity_cast_value_cannot_store_is_refused_by_name() {
+    let dir = metadata_only("z34_cast_value_f4_u1_wrap_raw");
+    let array = Array::open(FileStore::new(&dir), "").unwrap();
+    let region = Region::new(&[0, 0], &[1, 2]).unwrap();
+    let values: Vec<u8> = [1.5f32, f32::INFINITY]
+        .iter()
+        .flat_map(|x| x.to_ne_bytes())
+        .collect();
+    let e = array.write_from(&region, &values).unwrap_err().to_string();
+    assert!(e.contains("cast_value") && e.contains("uint8"), "{e}");
+    let fine: Vec<u8> = [1.5f32, 300.0]
+        .iter()
+        .flat_map(|x| x.to_ne_bytes())
+        .collect();
+    array.write_from(&region, &fine).unwrap();
+    let back = array.read_to_vec(&region).unwrap();
+    // towards-zero, then 300 modulo 256.
+    let want: Vec<u8> = [1.0f32, 44.0]
+        .iter()
+        .flat_map(|x| x.to_ne_bytes())
+        .collect();
+    assert_eq!(back, want);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -29,8 +29,8 @@ use super::compressor::{
 };
 use super::config::{Config, Reader};
 use super::filter::{
-    AsType, BitRound, Categorize, Delta, Elem, FilterCodec, FixedScaleOffset, FromFilterConfig,
-    PackBits, Quantize, ScaleOffset, Shuffle,
+    AsType, BitRound, CastValue, Categorize, Delta, Elem, FilterCodec, FixedScaleOffset,
+    FromFilterConfig, PackBits, Quantize, ScaleOffset, Shuffle,
 };
 
 /// The first of a codec's names (the registry asserts at compile time that there is one).
@@ -322,6 +322,8 @@ registry! {
         Categorize(Categorize),
         /// v3 `scale_offset`: `(x - offset) * scale` in the element's own type.
         ScaleOffset(ScaleOffset),
+        /// v3 `cast_value`: elements stored as another numeric type, rounded as configured.
+        CastValue(CastValue),
     }
     checksums {
         /// numcodecs `crc32`: zlib's CRC-32 (reflected polynomial 0xEDB88320).

@@ -7,6 +7,8 @@
 //!   astype)`).
 //! - [`scale_offset`]: v3 `scale_offset` (`ScaleOffset(offset, scale)` in the element's own
 //!   type), decode and encode.
+//! - [`cast_value`]: v3 `cast_value` (`CastValue(data_type, rounding, out_of_range,
+//!   scalar_map)`), decode and encode.
 //! - [`astype`]: numcodecs `astype` (`AsType(encode_dtype, decode_dtype)`), a cast.
 //! - [`quantize`]: numcodecs `quantize` (`Quantize(digits, dtype, astype)`), whose decode is
 //!   the same cast.
@@ -44,6 +46,7 @@
 
 pub mod astype;
 pub mod bitround;
+pub mod cast_value;
 pub mod categorize;
 pub mod delta;
 pub mod fixed_scale_offset;
@@ -55,6 +58,7 @@ pub mod shuffle;
 
 pub use astype::AsType;
 pub use bitround::BitRound;
+pub use cast_value::CastValue;
 pub use categorize::Categorize;
 pub use delta::Delta;
 pub use fixed_scale_offset::FixedScaleOffset;

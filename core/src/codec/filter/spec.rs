@@ -251,6 +251,7 @@ mod tests {
             ("scale", Float(10.0)),
             ("offset", Int(0)),
             ("elementsize", Int(8)),
+            ("data_type", Str("int16")),
         ];
         // categorize's own: strings, with labels.
         let labelled: &[(&str, ConfigValue<'_>)] = &[
@@ -288,7 +289,7 @@ mod tests {
                 assert_eq!(dec.endian, Endian::Big, "{codec:?}");
             }
         }
-        assert_eq!(filters, 9);
+        assert_eq!(filters, 10);
     }
 
     /// numcodecs stores elements of 0 or 1 bytes unshuffled: such a shuffle decodes to its

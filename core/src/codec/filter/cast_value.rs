@@ -1,0 +1,603 @@
+//! `cast_value` (zarr-extensions, zarr-python 3.4 with `cast-value-rs`): an array-to-array codec
+//! that stores each element as another numeric type (`data_type`) and converts it back on
+//! decode, rounding as configured and handling values out of the target's range as configured,
+//! with explicit `scalar_map` entries taking precedence. Decode and encode, in place and without
+//! allocation.
+//!
+//! As the spec and `cast-value-rs` 0.5.1 (which zarr-python 3.4.2 calls) convert one value:
+//! 1. a `scalar_map` entry whose key is the value (NaN matches NaN; `0.0` matches `-0.0`) gives
+//!    the result;
+//! 2. into an integer type: NaN and infinities are refused; a float is rounded to an integer
+//!    (`rounding`: `nearest-even`, the default, `towards-zero`, `towards-positive`,
+//!    `towards-negative`, `nearest-away`); a result out of the type's range is refused, or
+//!    with `out_of_range` `clamp` clamped, or `wrap` reduced modulo 2^bits (two's complement);
+//! 3. into a float type: NaN and infinities stay what they are, signed zeros keep their sign,
+//!    every other value is rounded once, exactly, to the type's precision (subnormals
+//!    included) in the rounding mode; a rounded magnitude past the type's largest finite value
+//!    is refused, or with `clamp` an infinity of its sign (`wrap` is refused at configuration
+//!    for a float target).
+//!
+//! Decoding converts back the same way, from `data_type` to the type the codec was given, with
+//! the `decode` entries of `scalar_map` and the same `rounding` and `out_of_range`.
+//!
+//! Types: the integers `int8` to `uint64` and `float16`, `float32`, `float64`; the spec's
+//! `int2`, `int4`, `float8_*` and `bfloat16` are not types zinto has, and are refused by name.
+//! `scalar_map` holds at most [`MAX_SCALAR_MAP`] entries each way (a filter value is small and
+//! `Copy`); its keys and values are JSON numbers or `"NaN"`, `"Infinity"`, `"-Infinity"`, each
+//! refused unless its type holds it.
+
+use super::numeric::Elem;
+use super::spec::{EncodeRun, FilterAux, FilterCodec, FromFilterConfig, decode_error};
+use super::{FilterError, NumType, Value, check_sizes, elem_at, elem_at_mut, map_encode};
+use crate::codec::config::{Config, ConfigValue, Reader};
+use crate::codec::{ChainError, CodecName, DecodeError, Endian};
+
+/// The most `scalar_map` entries read for each direction.
+pub const MAX_SCALAR_MAP: usize = 4;
+
+/// How a value between two of the target type's is rounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rounding {
+    /// To the nearer, ties to the even one (the default).
+    NearestEven,
+    /// Towards zero (truncation).
+    TowardsZero,
+    /// Towards positive infinity (ceiling).
+    TowardsPositive,
+    /// Towards negative infinity (floor).
+    TowardsNegative,
+    /// To the nearer, ties away from zero.
+    NearestAway,
+}
+
+/// What a value outside the target type's range becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutOfRange {
+    /// Refused (no `out_of_range` configured).
+    Refuse,
+    /// The nearest end of the range (an infinity, for a float type).
+    Clamp,
+    /// Reduced modulo 2^bits into an integer type.
+    Wrap,
+}
+
+/// One direction's `scalar_map`: `(key, value)` pairs as the bits of their types (an integer's
+/// two's complement, a float's `f64` bits), so that the filter stays small.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScalarMap {
+    entries: [(u64, u64); MAX_SCALAR_MAP],
+    len: usize,
+    /// The keys' type and the values'.
+    from: NumType,
+    to: NumType,
+}
+
+/// `v`, a value of `ty`, as bits.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // two's complement bits
+fn bits_of(v: Value) -> u64 {
+    match v {
+        Value::Int(i) => i as u64,
+        Value::Float(x) => x.to_bits(),
+    }
+}
+
+/// The value of `ty` that `bits` holds.
+#[allow(clippy::cast_possible_wrap)] // two's complement bits
+fn value_of(bits: u64, ty: NumType) -> Value {
+    match (ty.is_float(), ty.kind()) {
+        (true, _) => Value::Float(f64::from_bits(bits)),
+        (false, 'u') => Value::Int(i128::from(bits)),
+        (false, _) => Value::Int(i128::from(bits as i64)),
+    }
+}
+
+impl ScalarMap {
+    const fn empty(from: NumType, to: NumType) -> Self {
+        Self {
+            entries: [(0, 0); MAX_SCALAR_MAP],
+            len: 0,
+            from,
+            to,
+        }
+    }
+
+    /// The value the entry keyed by `x` gives, if there is one.
+    fn lookup(&self, x: Value) -> Option<Value> {
+        self.entries[..self.len]
+            .iter()
+            .find(|(k, _)| match (value_of(*k, self.from), x) {
+                (Value::Float(k), Value::Float(x)) => (k.is_nan() && x.is_nan()) || k == x,
+                (k, x) => k == x,
+            })
+            .map(|&(_, v)| value_of(v, self.to))
+    }
+}
+
+/// `cast_value`, configured: elements of `dec` stored as `enc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CastValue {
+    /// The element it is given (the array's, or the codec's before it).
+    pub dec: Elem,
+    /// The element it stores (`data_type`).
+    pub enc: Elem,
+    /// How inexact values are rounded, both ways.
+    pub rounding: Rounding,
+    /// What values out of range become, both ways.
+    pub out_of_range: OutOfRange,
+    /// `scalar_map`'s `encode` entries (keys of `dec`, values of `enc`) ...
+    pub encode_map: ScalarMap,
+    /// ... and its `decode` entries (keys of `enc`, values of `dec`).
+    pub decode_map: ScalarMap,
+}
+
+impl CastValue {
+    pub(crate) const NAMES: &'static [&'static str] = &["cast_value"];
+    pub(crate) const V2_ID: Option<&'static str> = None;
+
+    /// `x` (of `dec`) as stored, or `None` where it is refused.
+    #[must_use]
+    pub fn encode_value(&self, x: Value) -> Option<Value> {
+        let how = (self.rounding, self.out_of_range);
+        self.encode_map
+            .lookup(x)
+            .or_else(|| convert(x, self.enc.ty, how))
+    }
+
+    /// Stored `x` (of `enc`) decoded, or `None` where it is refused.
+    #[must_use]
+    pub fn decode_value(&self, x: Value) -> Option<Value> {
+        let how = (self.rounding, self.out_of_range);
+        self.decode_map
+            .lookup(x)
+            .or_else(|| convert(x, self.dec.ty, how))
+    }
+}
+
+/// `x` converted to type `to` as the module's steps 2 and 3 say, or `None` where refused.
+pub fn convert(x: Value, to: NumType, (rounding, range): (Rounding, OutOfRange)) -> Option<Value> {
+    match (x, to.is_float()) {
+        (Value::Int(i), false) => int_to_int(i, to, range),
+        (Value::Float(f), false) => {
+            let (negative, magnitude, exponent) = exact(f)?;
+            int_to_int(
+                round_to_integer(negative, magnitude, exponent, rounding),
+                to,
+                range,
+            )
+        }
+        (Value::Int(i), true) => to_float((i < 0, i.unsigned_abs(), 0), to, rounding, range),
+        (Value::Float(f), true) if !f.is_finite() => Some(Value::Float(f)),
+        (Value::Float(f), true) => to_float(exact(f)?, to, rounding, range),
+    }
+}
+
+/// The smallest and largest value of integer type `ty`.
+fn int_bounds(ty: NumType) -> (i128, i128) {
+    let bits = ty.size() * 8;
+    if ty.kind() == 'u' {
+        (0, (1i128 << bits) - 1)
+    } else {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    }
+}
+
+/// Integer `v` into integer type `to`.
+fn int_to_int(v: i128, to: NumType, range: OutOfRange) -> Option<Value> {
+    let (lo, hi) = int_bounds(to);
+    if (lo..=hi).contains(&v) {
+        return Some(Value::Int(v));
+    }
+    match range {
+        OutOfRange::Refuse => None,
+        OutOfRange::Clamp => Some(Value::Int(v.clamp(lo, hi))),
+        OutOfRange::Wrap => {
+            let modulus = hi - lo + 1;
+            let residue = v.rem_euclid(modulus);
+            Some(Value::Int(if residue > hi {
+                residue - modulus
+            } else {
+                residue
+            }))
+        }
+    }
+}
+
+/// A finite `f` as `(negative, magnitude, exponent)`, its value exactly
+/// `±magnitude × 2^exponent`; `None` for NaN and infinities.
+fn exact(f: f64) -> Option<(bool, u128, i32)> {
+    if !f.is_finite() {
+        return None;
+    }
+    let bits = f.to_bits();
+    // 11 bits of exponent fit an i32.
+    #[allow(clippy::cast_possible_truncation)]
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = u128::from(bits & ((1 << 52) - 1));
+    let (magnitude, exponent) = match biased {
+        0 => (fraction, -1074),
+        b => (fraction | 1 << 52, b - 1075),
+    };
+    Some((bits >> 63 == 1, magnitude, exponent))
+}
+
+/// `magnitude / 2^shift` rounded to an integer in `mode`, for a value of sign `negative`
+/// (`magnitude` below 2^64).
+fn shift_round(magnitude: u128, shift: u32, negative: bool, mode: Rounding) -> u128 {
+    if shift == 0 {
+        return magnitude;
+    }
+    // Past 100 bits the quotient is 0 and the remainder below one half.
+    let (quotient, above_half, at_half, inexact) = if shift > 100 {
+        (0, false, false, magnitude != 0)
+    } else {
+        let rem = magnitude & ((1 << shift) - 1);
+        let half = 1 << (shift - 1);
+        (magnitude >> shift, rem > half, rem == half, rem != 0)
+    };
+    let up = match mode {
+        Rounding::NearestEven => above_half || (at_half && quotient & 1 == 1),
+        Rounding::NearestAway => above_half || at_half,
+        Rounding::TowardsZero => false,
+        Rounding::TowardsPositive => inexact && !negative,
+        Rounding::TowardsNegative => inexact && negative,
+    };
+    quotient + u128::from(up)
+}
+
+/// `±magnitude × 2^exponent` rounded to an integer in `mode`. A magnitude of 2^126 or more
+/// (out of every integer type's range, and a multiple of 2^64) is given as ±2^126, which
+/// every out-of-range mode treats alike.
+#[allow(clippy::cast_possible_wrap)] // bounded by 2^126 below
+fn round_to_integer(negative: bool, magnitude: u128, exponent: i32, mode: Rounding) -> i128 {
+    let big = 1u128 << 126;
+    let m = match exponent {
+        e if e >= 0 => {
+            let room = magnitude.leading_zeros();
+            if e.unsigned_abs() >= room.saturating_sub(1) {
+                big
+            } else {
+                (magnitude << e).min(big)
+            }
+        }
+        e => shift_round(magnitude, e.unsigned_abs(), negative, mode),
+    };
+    if negative { -(m as i128) } else { m as i128 }
+}
+
+/// A float type's significand bits (with the implicit one), smallest normal exponent and
+/// largest exponent.
+fn format(ty: NumType) -> (i32, i32, i32) {
+    match ty {
+        NumType::Float16 => (11, -14, 15),
+        NumType::Float32 => (24, -126, 127),
+        _ => (53, -1022, 1023),
+    }
+}
+
+/// `2^e` for `-1074 <= e <= 1023`, built from its bits.
+#[allow(clippy::cast_sign_loss)] // both shifts are of non-negative counts
+fn pow2(e: i32) -> f64 {
+    if e >= -1022 {
+        f64::from_bits(((e + 1023) as u64) << 52)
+    } else {
+        f64::from_bits(1 << (e + 1074))
+    }
+}
+
+/// `±magnitude × 2^exponent` rounded once to float type `to` in `mode`.
+#[allow(clippy::cast_possible_wrap, clippy::cast_precision_loss)] // bits counts; exact below
+fn to_float(
+    (negative, magnitude, exponent): (bool, u128, i32),
+    to: NumType,
+    mode: Rounding,
+    range: OutOfRange,
+) -> Option<Value> {
+    let sign = if negative { -1.0 } else { 1.0 };
+    if magnitude == 0 {
+        return Some(Value::Float(sign * 0.0));
+    }
+    let (precision, min_exp, max_exp) = format(to);
+    let lead = (127 - magnitude.leading_zeros()) as i32 + exponent;
+    // The weight of the last significand bit, never below the subnormal spacing.
+    let quantum = (lead - precision + 1).max(min_exp - precision + 1);
+    let digits = if exponent >= quantum {
+        magnitude << (exponent - quantum).unsigned_abs()
+    } else {
+        shift_round(
+            magnitude,
+            (quantum - exponent).unsigned_abs(),
+            negative,
+            mode,
+        )
+    };
+    if digits != 0 && (127 - digits.leading_zeros()) as i32 + quantum > max_exp {
+        return match range {
+            OutOfRange::Clamp => Some(Value::Float(sign * f64::INFINITY)),
+            OutOfRange::Refuse | OutOfRange::Wrap => None,
+        };
+    }
+    // At most 2^53 digits (exact in an f64) times a power of two inside the range: exact.
+    Some(Value::Float(sign * digits as f64 * pow2(quantum)))
+}
+
+/// The type a `data_type` name is, if zinto has it and `cast_value` takes it.
+fn target_type(name: &str) -> Option<NumType> {
+    NumType::from_name(name).filter(|t| *t != NumType::Bool)
+}
+
+/// A scalar map's key or value as `ty` holds it, if it does.
+fn scalar(v: ConfigValue<'_>, ty: NumType) -> Option<Value> {
+    if ty.is_float() {
+        let x = match v {
+            ConfigValue::Int(i) => Value::Int(i.into()).cast(NumType::Float64),
+            ConfigValue::UInt(u) => Value::Int(u.into()).cast(NumType::Float64),
+            ConfigValue::Float(f) => Value::Float(f),
+            ConfigValue::Str("NaN") => Value::Float(f64::NAN),
+            ConfigValue::Str("Infinity") => Value::Float(f64::INFINITY),
+            ConfigValue::Str("-Infinity") => Value::Float(f64::NEG_INFINITY),
+            _ => return None,
+        };
+        return Some(x.cast(ty));
+    }
+    let i = match v {
+        ConfigValue::Int(i) => i128::from(i),
+        ConfigValue::UInt(u) => i128::from(u),
+        _ => return None,
+    };
+    let (lo, hi) = int_bounds(ty);
+    (lo..=hi).contains(&i).then_some(Value::Int(i))
+}
+
+/// `scalar_map/<direction>`: pairs of a key of `from` and a value of `to`.
+fn read_map<C: Config + ?Sized>(
+    r: &Reader<'_, C>,
+    direction: &str,
+    (from, to): (NumType, NumType),
+) -> Result<ScalarMap, ChainError> {
+    let mut map = ScalarMap::empty(from, to);
+    let bad = r.error(
+        "scalar_map",
+        "holds an entry that is not a [key, value] its types hold",
+    );
+    for i in 0..=MAX_SCALAR_MAP {
+        let mut key = heapless::String::<40>::new();
+        let mut at = |j: usize| -> Result<Option<ConfigValue<'_>>, ChainError> {
+            key.clear();
+            core::fmt::write(&mut key, format_args!("scalar_map/{direction}/{i}/{j}"))
+                .map_err(|_| bad)?;
+            Ok(r.config.get(&key))
+        };
+        let (Some(k), Some(v)) = (at(0)?, at(1)?) else {
+            return Ok(map);
+        };
+        if i == MAX_SCALAR_MAP {
+            return Err(r.error("scalar_map", "has more than 4 entries a direction"));
+        }
+        let (k, v) = (scalar(k, from).ok_or(bad)?, scalar(v, to).ok_or(bad)?);
+        map.entries[i] = (bits_of(k), bits_of(v));
+        map.len = i + 1;
+    }
+    Ok(map)
+}
+
+impl FromFilterConfig for CastValue {
+    fn from_config<C: Config + ?Sized>(
+        r: &Reader<'_, C>,
+        decoded: Option<Elem>,
+    ) -> Result<Self, ChainError> {
+        let dec = decoded
+            .filter(|e| e.ty != NumType::Bool)
+            .ok_or(r.error("data_type", "must convert from an integer or float type"))?;
+        let name = r
+            .str("data_type")?
+            .ok_or(r.error("data_type", "is missing"))?;
+        let enc = target_type(name).ok_or(r.error(
+            "data_type",
+            "is not int8-64, uint8-64 or float16-64 (zinto has no int2, int4, float8 or bfloat16)",
+        ))?;
+        let rounding = match r.str("rounding")? {
+            None | Some("nearest-even") => Rounding::NearestEven,
+            Some("towards-zero") => Rounding::TowardsZero,
+            Some("towards-positive") => Rounding::TowardsPositive,
+            Some("towards-negative") => Rounding::TowardsNegative,
+            Some("nearest-away") => Rounding::NearestAway,
+            Some(_) => return Err(r.error("rounding", "is not a rounding mode of the spec")),
+        };
+        let out_of_range = match r.config.get("out_of_range") {
+            None | Some(ConfigValue::Null) => OutOfRange::Refuse,
+            Some(ConfigValue::Str("clamp")) => OutOfRange::Clamp,
+            Some(ConfigValue::Str("wrap")) if !enc.is_float() => OutOfRange::Wrap,
+            Some(_) => return Err(r.error("out_of_range", "is not clamp, or wrap into integers")),
+        };
+        Ok(Self {
+            dec,
+            // One-byte types have no byte order (the parsers say little).
+            enc: Elem::new(
+                enc,
+                if enc.size() > 1 {
+                    dec.endian
+                } else {
+                    Endian::Little
+                },
+            ),
+            rounding,
+            out_of_range,
+            encode_map: read_map(r, "encode", (dec.ty, enc))?,
+            decode_map: read_map(r, "decode", (enc, dec.ty))?,
+        })
+    }
+}
+
+impl FilterCodec for CastValue {
+    fn elems(&self) -> Option<(Elem, Elem)> {
+        Some((self.dec, self.enc))
+    }
+
+    fn elems_mut(&mut self) -> Option<(&mut Elem, &mut Elem)> {
+        Some((&mut self.dec, &mut self.enc))
+    }
+
+    fn encoded_len(&self, n: usize, _: usize) -> Option<usize> {
+        n.checked_mul(self.enc.size())
+    }
+
+    fn keeps_elements(&self) -> bool {
+        true
+    }
+
+    fn is_bytes_to_bytes(&self) -> bool {
+        false
+    }
+
+    fn needs_spare(&self) -> bool {
+        false
+    }
+
+    /// Each element in place, backwards when the decoded type is wider, so that nothing is
+    /// overwritten before it is read.
+    fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
+        let error = decode_error(CodecName::CastValue);
+        let (enc_len, dec_len) = check_sizes(buf.len(), n, self.dec, self.enc).map_err(&error)?;
+        let short = error(FilterError::BufferTooSmall {
+            needed: enc_len.max(dec_len),
+            len: buf.len(),
+        });
+        let mut step = |i: usize| -> Result<(), DecodeError> {
+            let x = elem_at(buf, 0, i, self.enc.size())
+                .and_then(|b| self.enc.read(b))
+                .ok_or(short)?;
+            let v = self.decode_value(x).ok_or(error(FilterError::OutOfRange {
+                index: i as u64,
+                ty: self.dec.ty,
+            }))?;
+            let slot = elem_at_mut(buf, i, self.dec.size()).ok_or(short)?;
+            self.dec.write(v, slot).ok_or(short)
+        };
+        if self.dec.size() > self.enc.size() {
+            (0..n).rev().try_for_each(&mut step)
+        } else {
+            (0..n).try_for_each(&mut step)
+        }
+    }
+
+    fn encodes(&self) -> Result<(), &'static str> {
+        Ok(())
+    }
+
+    fn encode(
+        &self,
+        run: &mut EncodeRun,
+        src: &[u8],
+        from: Elem,
+        dst: &mut [u8],
+    ) -> Result<usize, FilterError> {
+        map_encode((src, from, self.dec), (dst, self.enc), run, |v, _| {
+            self.encode_value(v).ok_or(v)
+        })
+    }
+
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}({} stored as {}, {:?}, out of range {:?})",
+            CodecName::CastValue,
+            self.dec.ty.name(),
+            self.enc.ty.name(),
+            self.rounding,
+            self.out_of_range
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::codec::filter::Filter;
+    use ConfigValue::{Int, Nested, Str};
+
+    fn configured(
+        from: NumType,
+        config: &[(&str, ConfigValue<'_>)],
+    ) -> Result<CastValue, ChainError> {
+        let elem = Some(Elem::new(from, Endian::Little));
+        match Filter::from_config(CodecName::CastValue, config, elem)? {
+            Some(Filter::CastValue(c)) => Ok(c),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn refused(from: NumType, config: &[(&str, ConfigValue<'_>)], key: &str) {
+        let e = configured(from, config).unwrap_err();
+        assert!(
+            matches!(e, ChainError::Config { key: k, .. } if k == key),
+            "{e:?}"
+        );
+    }
+
+    /// What zarr-python refuses at creation is refused here by key: wrap into a float, a
+    /// rounding mode or type the spec or zinto lacks, a scalar map entry its types cannot
+    /// hold, more entries than a filter carries.
+    #[test]
+    fn configurations_are_checked_by_key() {
+        let f8 = NumType::Float64;
+        refused(f8, &[], "data_type");
+        refused(f8, &[("data_type", Str("int4"))], "data_type");
+        refused(f8, &[("data_type", Str("bool"))], "data_type");
+        refused(NumType::Bool, &[("data_type", Str("int8"))], "data_type");
+        refused(
+            f8,
+            &[("data_type", Str("int8")), ("rounding", Str("up"))],
+            "rounding",
+        );
+        let wrap = [("data_type", Str("float32")), ("out_of_range", Str("wrap"))];
+        refused(NumType::Int32, &wrap, "out_of_range");
+        let nan_key_for_int = [
+            ("data_type", Str("int8")),
+            ("scalar_map", Nested),
+            ("scalar_map/encode/0/0", Str("NaN")),
+            ("scalar_map/encode/0/1", Int(0)),
+        ];
+        refused(NumType::Int32, &nan_key_for_int, "scalar_map");
+        let too_big = [
+            ("data_type", Str("int8")),
+            ("scalar_map/encode/0/0", Str("NaN")),
+            ("scalar_map/encode/0/1", Int(999)),
+        ];
+        refused(f8, &too_big, "scalar_map");
+        let keys: std::vec::Vec<std::string::String> = (0..=MAX_SCALAR_MAP)
+            .flat_map(|i| [0, 1].map(|j| std::format!("scalar_map/decode/{i}/{j}")))
+            .collect();
+        let mut many = std::vec![("data_type", Str("int8"))];
+        many.extend(keys.iter().map(|k| (k.as_str(), Int(1))));
+        refused(f8, &many, "scalar_map");
+        many.truncate(1 + 2 * MAX_SCALAR_MAP);
+        let c = configured(f8, &many).unwrap();
+        assert_eq!((c.decode_map.len, c.encode_map.len), (MAX_SCALAR_MAP, 0));
+    }
+
+    /// A scalar map entry comes before rounding and range, NaN matching NaN, and each
+    /// direction uses its own entries.
+    #[test]
+    fn scalar_map_entries_come_first() {
+        let c = configured(
+            NumType::Float32,
+            &[
+                ("data_type", Str("int16")),
+                ("scalar_map/encode/0/0", Str("NaN")),
+                ("scalar_map/encode/0/1", Int(-1)),
+                ("scalar_map/decode/0/0", Int(-1)),
+                ("scalar_map/decode/0/1", Str("-Infinity")),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.encode_value(Value::Float(f64::NAN)), Some(Value::Int(-1)));
+        assert_eq!(c.encode_value(Value::Float(-1.0)), Some(Value::Int(-1)));
+        assert_eq!(c.encode_value(Value::Float(f64::INFINITY)), None);
+        assert_eq!(
+            c.decode_value(Value::Int(-1)),
+            Some(Value::Float(f64::NEG_INFINITY))
+        );
+        assert_eq!(c.decode_value(Value::Int(7)), Some(Value::Float(7.0)));
+    }
+}
