@@ -195,6 +195,7 @@ def main():
     segment_seeds()
     write_seeds()
     blosc_written_seeds()
+    array_to_array_seeds()
     n = sum(1 for _ in SEEDS.rglob("*") if _.is_file())
     size = sum(p.stat().st_size for p in SEEDS.rglob("*") if p.is_file())
     print(f"wrote {n} seeds, {size} bytes, to {SEEDS}")
@@ -296,6 +297,28 @@ def blosc_written_seeds():
                                    (8, noise, "noise")]:
                 head = bytes([c, shuffle | type_bits, bs, 5])
                 write("blosc_written", f"{cname}_{label}_{what}", head + data)
+
+
+
+def array_to_array_seeds():
+    """array_to_array: [codec, from, to, rounding, out_of_range, offset (8), scale (8), n,
+    payload]; types index int8..uint64 (0-7), float16/32/64 (8-10). scale_offset over int16
+    and float64, cast_value float64 -> int16 with clamp and float32 -> float16 towards-zero."""
+    import math
+
+    floats = b"".join(struct.pack("<d", math.sin(i / 7.0) * 40000) for i in range(32))
+    floats += struct.pack("<ddd", float("nan"), float("inf"), -0.0)
+    ints = b"".join(struct.pack("<h", (i * 997) % 65536 - 32768) for i in range(64))
+    head = lambda codec, f, t, r, o, off, sc, n: (bytes([codec, f, t, r, o]) + off + sc
+                                                   + bytes([n]))
+    small = lambda i: struct.pack("<q", i)
+    write("array_to_array", "scale_offset_int16", head(0, 1, 1, 0, 0, small(5), small(3), 64) + ints)
+    write("array_to_array", "scale_offset_float64",
+          head(0, 10, 10, 0, 0, struct.pack("<d", 10.0), struct.pack("<d", 100.0), 35) + floats)
+    write("array_to_array", "cast_value_f8_i2_clamp",
+          head(1, 10, 1, 0, 1, small(0), small(1), 35) + floats)
+    write("array_to_array", "cast_value_f4_f2_towards_zero",
+          head(1, 9, 8, 1, 0, small(0), small(1), 64) + floats)
 
 
 if __name__ == "__main__":

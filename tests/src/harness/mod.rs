@@ -8,6 +8,7 @@
 #![allow(clippy::panic, clippy::expect_used, clippy::cast_possible_truncation)] // a panic is a finding
 
 mod array;
+mod array_to_array;
 mod blosc;
 mod concat;
 mod decode;
@@ -19,6 +20,7 @@ mod shard;
 mod write;
 
 pub use array::{array_read, metadata};
+pub use array_to_array::array_to_array;
 pub use blosc::{
     BLOSC, Reference, blosc_bound, blosc_differential, blosc_written, decode_blosc,
     decode_blosc_chunk, decode_blosclz, decode_lz4,
@@ -57,6 +59,7 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("blosc_written", |d| blosc_written(d, None)),
     ("segment_header", segment_header),
     ("write_roundtrip", write_roundtrip),
+    ("array_to_array", array_to_array),
 ];
 
 pub use decode::{CRC32C, GZIP, ZLIB, ZSTD};
