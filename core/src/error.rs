@@ -29,6 +29,13 @@ pub enum LayoutError {
         /// The dimension.
         dim: usize,
     },
+    /// A rectilinear grid's edges along `dim` end before the array's `extent` there.
+    EdgesShort {
+        /// The dimension.
+        dim: usize,
+        /// The array's extent along it.
+        extent: u64,
+    },
     /// A size, offset or count overflowed `u64` or `usize`.
     Overflow,
     /// A region reaches past the shape it lives in.
@@ -86,6 +93,10 @@ impl fmt::Display for LayoutError {
                 write!(f, "expected {expected} dimensions, got {got}")
             }
             Self::ZeroChunkEdge { dim } => write!(f, "chunk edge along dimension {dim} is zero"),
+            Self::EdgesShort { dim, extent } => write!(
+                f,
+                "the chunk edges along dimension {dim} end before the array's extent {extent}"
+            ),
             Self::Overflow => f.write_str("size or offset overflows the integer type"),
             Self::OutOfBounds { dim, end, extent } => write!(
                 f,

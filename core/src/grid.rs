@@ -1,23 +1,28 @@
-//! The regular chunk grid, and which chunks a selection touches.
+//! The chunk grid, regular or rectilinear, and which chunks a selection touches.
 
-use core::marker::PhantomData;
 use core::num::NonZeroU64;
 
 use crate::LayoutError;
+use crate::axis::Axis;
 use crate::order::MemoryOrder;
 use crate::region::Region;
 use crate::runs::Runs;
 use crate::shape::{Dims, MAX_DIMS, dims, product, same_ndim};
 
-/// An array cut into chunks of one fixed shape, as Zarr's `regular` chunk grid.
+/// An array cut into chunks: of one fixed shape, as Zarr's `regular` chunk grid, or with edges
+/// of their own along each dimension, as zarr-extensions' `rectilinear` grid ([`Axis`]).
 ///
 /// Chunks on the far edge of a dimension may stick out past the array: their region in the array
-/// is clipped ([`ChunkGrid::chunk_region`]), but in storage they keep the full chunk shape, so the
-/// byte runs of a piece are always computed against [`ChunkGrid::chunk_shape`].
+/// is clipped ([`ChunkGrid::chunk_region`]), but in storage they keep their full shape
+/// ([`ChunkGrid::chunk_shape_at`]), against which the byte runs of a piece are computed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkGrid {
     array_shape: Dims,
+    axes: heapless::Vec<Axis, MAX_DIMS>,
+    /// The chunk shape of a regular grid; of a rectilinear one, the longest edge along each
+    /// dimension among the chunks that cover the array.
     chunk_shape: Dims,
+    regular: bool,
     grid_shape: Dims,
     num_chunks: u64,
 }
@@ -31,21 +36,66 @@ impl ChunkGrid {
     /// [`LayoutError::Overflow`] if the number of chunks does not fit a `u64`.
     pub fn new(array_shape: &[u64], chunk_shape: &[u64]) -> Result<Self, LayoutError> {
         same_ndim(array_shape.len(), chunk_shape.len())?;
-        let array_shape = dims(array_shape)?;
-        let chunk_shape = dims(chunk_shape)?;
-        let mut grid_shape = Dims::new();
-        for (dim, (&a, &c)) in array_shape.iter().zip(chunk_shape.iter()).enumerate() {
+        let mut axes = heapless::Vec::<Axis, MAX_DIMS>::new();
+        for (dim, &c) in chunk_shape.iter().enumerate() {
             let c = NonZeroU64::new(c).ok_or(LayoutError::ZeroChunkEdge { dim })?;
+            axes.push(Axis::Regular(c))
+                .map_err(|_| LayoutError::TooManyDims {
+                    ndim: chunk_shape.len(),
+                    max: MAX_DIMS,
+                })?;
+        }
+        Self::with_axes(array_shape, &axes)
+    }
+
+    /// A grid over an array of `array_shape` cut along each dimension as `axes` says (a
+    /// `rectilinear` grid, or a regular one).
+    ///
+    /// # Errors
+    /// [`LayoutError::DimsMismatch`], [`LayoutError::TooManyDims`],
+    /// [`LayoutError::EdgesShort`] where edges end before the array does, and
+    /// [`LayoutError::Overflow`] if the number of chunks does not fit a `u64`.
+    pub fn with_axes(array_shape: &[u64], axes: &[Axis]) -> Result<Self, LayoutError> {
+        same_ndim(array_shape.len(), axes.len())?;
+        let array_shape = dims(array_shape)?;
+        let (mut grid_shape, mut chunk_shape) = (Dims::new(), Dims::new());
+        for (dim, (&a, axis)) in array_shape.iter().zip(axes).enumerate() {
             // Cannot fail: same capacity as `array_shape`.
-            let _ = grid_shape.push(a.div_ceil(c.get()));
+            let _ = grid_shape.push(axis.chunks_covering(a, dim)?);
+            let _ = chunk_shape.push(axis.longest_edge(a));
         }
         let num_chunks = product(&grid_shape)?;
         Ok(Self {
             array_shape,
+            axes: axes.iter().cloned().collect(),
             chunk_shape,
+            regular: axes.iter().all(|a| matches!(a, Axis::Regular(_))),
             grid_shape,
             num_chunks,
         })
+    }
+
+    /// Whether every chunk has one shape ([`Self::chunk_shape`]).
+    pub fn is_regular(&self) -> bool {
+        self.regular
+    }
+
+    /// How each dimension is cut.
+    pub fn axes(&self) -> &[Axis] {
+        &self.axes
+    }
+
+    /// The shape of the chunk at `coords` as stored (an edge chunk's full shape).
+    ///
+    /// # Errors
+    /// [`LayoutError::DimsMismatch`] or [`LayoutError::ChunkOutOfGrid`].
+    pub fn chunk_shape_at(&self, coords: &[u64]) -> Result<Dims, LayoutError> {
+        self.check_coords(coords)?;
+        coords
+            .iter()
+            .zip(self.axes.iter())
+            .map(|(&k, axis)| axis.chunk(k).map(|c| c.1).ok_or(LayoutError::Overflow))
+            .collect()
     }
 
     /// Number of dimensions.
@@ -58,7 +108,10 @@ impl ChunkGrid {
         &self.array_shape
     }
 
-    /// Shape of every chunk as stored (edge chunks included).
+    /// Shape of every chunk as stored (edge chunks included), for a regular grid. For a
+    /// rectilinear one ([`Self::is_regular`] false), the longest edge along each dimension
+    /// among the chunks covering the array: what a buffer for any one chunk needs. A chunk's
+    /// own shape is [`Self::chunk_shape_at`].
     pub fn chunk_shape(&self) -> &[u64] {
         &self.chunk_shape
     }
@@ -136,15 +189,16 @@ impl ChunkGrid {
         self.check_coords(coords)?;
         let mut start = Dims::new();
         let mut shape = Dims::new();
-        for ((&i, &c), &a) in coords
+        for ((&i, axis), &a) in coords
             .iter()
-            .zip(self.chunk_shape.iter())
+            .zip(self.axes.iter())
             .zip(self.array_shape.iter())
         {
-            // i < ceil(a / c), so i * c < a: no overflow, and the clip below is the true extent.
-            let s = i.checked_mul(c).ok_or(LayoutError::Overflow)?;
+            // i < the chunks covering `a`, so the chunk starts before `a`: the clip below is
+            // the true extent.
+            let (s, c) = axis.chunk(i).ok_or(LayoutError::Overflow)?;
             let _ = start.push(s);
-            let _ = shape.push(c.min(a - s));
+            let _ = shape.push(c.min(a.saturating_sub(s)));
         }
         Region::new(&start, &shape)
     }
@@ -163,17 +217,24 @@ impl ChunkGrid {
         selection.check_within(&self.array_shape)?;
         let overflow = LayoutError::Overflow;
         let mut bounds = heapless::Vec::new();
-        for (dim, ((&start, &n), &c)) in selection
+        for (dim, ((&start, &n), axis)) in selection
             .start()
             .iter()
             .zip(selection.shape())
-            .zip(self.chunk_shape.iter())
+            .zip(self.axes.iter())
             .enumerate()
         {
-            let chunk = NonZeroU64::new(c).ok_or(LayoutError::ZeroChunkEdge { dim })?;
             let end = start.checked_add(n).ok_or(overflow)?;
-            let first = start / chunk;
-            let last = end.saturating_sub(1) / chunk;
+            // Inside the array, which the axes cover: both are chunks of the grid.
+            let (first, last) = if n == 0 {
+                (0, 0)
+            } else {
+                let of = |x: u64| {
+                    axis.chunk_of(x)
+                        .ok_or(LayoutError::EdgesShort { dim, extent: x })
+                };
+                (of(start)?, of(end - 1)?)
+            };
             // Chunks touched along `dim`; only read when the selection is not empty, when
             // end - 1 >= start and so last >= first.
             let count = last
@@ -182,7 +243,6 @@ impl ChunkGrid {
                 .and_then(NonZeroU64::new)
                 .ok_or(overflow)?;
             let bound = SelectionDim {
-                chunk,
                 start,
                 end,
                 first,
@@ -205,10 +265,10 @@ impl ChunkGrid {
         };
         let next = (count > 0).then(|| bounds.iter().map(|b| b.first).collect());
         Ok(Pieces {
+            grid: self,
             bounds,
             count,
             next,
-            _from: PhantomData,
         })
     }
 }
@@ -217,15 +277,13 @@ impl ChunkGrid {
 /// arithmetic) once in [`ChunkGrid::pieces`].
 #[derive(Debug, Clone)]
 struct SelectionDim {
-    /// The chunk edge.
-    chunk: NonZeroU64,
     /// The selection's first coordinate.
     start: u64,
     /// One past its last coordinate (fits: `Region` checked it).
     end: u64,
-    /// First chunk touched: `start / chunk`.
+    /// First chunk touched: the one holding `start`.
     first: u64,
-    /// Last chunk touched: `(end - 1) / chunk`.
+    /// Last chunk touched: the one holding `end - 1`.
     last: u64,
     /// `last - first + 1`.
     count: NonZeroU64,
@@ -257,7 +315,7 @@ impl Piece {
     ) -> Result<Runs, LayoutError> {
         Runs::new(
             elem_size,
-            grid.chunk_shape(),
+            &grid.chunk_shape_at(&self.chunk)?,
             order,
             &self.in_chunk,
             output_shape,
@@ -267,19 +325,22 @@ impl Piece {
 
     /// True if this piece is the whole chunk as stored (no edge clipping, no partial selection).
     pub fn is_whole_chunk(&self, grid: &ChunkGrid) -> bool {
-        self.in_chunk.start().iter().all(|&s| s == 0) && self.in_chunk.shape() == grid.chunk_shape()
+        self.in_chunk.start().iter().all(|&s| s == 0)
+            && grid
+                .chunk_shape_at(&self.chunk)
+                .is_ok_and(|shape| self.in_chunk.shape() == shape.as_slice())
     }
 }
 
 /// Iterator over the [`Piece`]s of a selection; see [`ChunkGrid::pieces`].
 #[derive(Debug, Clone)]
 pub struct Pieces<'a> {
+    /// The grid the pieces are of (where each chunk starts and ends).
+    grid: &'a ChunkGrid,
     bounds: heapless::Vec<SelectionDim, MAX_DIMS>,
     /// Pieces in all (0 for an empty selection).
     count: u64,
     next: Option<Dims>,
-    /// Ties the iterator to the grid and selection it was built from.
-    _from: PhantomData<&'a ChunkGrid>,
 }
 
 impl Pieces<'_> {
@@ -316,13 +377,18 @@ impl Pieces<'_> {
         let mut c_start = Dims::new();
         let mut o_start = Dims::new();
         let mut shape = Dims::new();
-        for (&i, b) in chunk.iter().zip(self.bounds.iter()) {
+        for ((&i, b), axis) in chunk
+            .iter()
+            .zip(self.bounds.iter())
+            .zip(self.grid.axes.iter())
+        {
             debug_assert!(b.first <= i && i <= b.last, "chunk {i} outside {b:?}");
-            let c = b.chunk.get();
-            // i <= last = (end - 1) / c, so i * c <= end - 1: no overflow. The chunk's end may
-            // pass u64::MAX only when it also passes the selection's end, so saturating it
-            // leaves `hi` exact.
-            let chunk_start = i * c;
+            // i <= last, the chunk holding end - 1, so it starts at or before end - 1 (the
+            // lookup cannot fail). The chunk's end may pass u64::MAX only when it also passes
+            // the selection's end, so saturating it leaves `hi` exact.
+            let looked_up = axis.chunk(i);
+            debug_assert!(looked_up.is_some(), "chunk {i} of {b:?} has no place");
+            let (chunk_start, c) = looked_up.unwrap_or((b.start, 1));
             let chunk_end = chunk_start.saturating_add(c);
             let lo = chunk_start.max(b.start);
             let hi = chunk_end.min(b.end);
@@ -360,5 +426,88 @@ impl Iterator for Pieces<'_> {
             *c = b.first;
         }
         Some(piece)
+    }
+}
+
+#[cfg(all(test, feature = "alloc"))]
+#[allow(clippy::unwrap_used, clippy::panic)] // a panic is a failed test
+mod tests {
+    extern crate std;
+    use super::*;
+    use crate::axis::{EdgeRun, RunTable};
+    use proptest::prelude::*;
+    use std::vec::Vec;
+
+    /// Edges as runs (a bare integer: a regular axis).
+    fn axis(edges: &[(u64, u64)]) -> Axis {
+        if let [(edge, 0)] = edges {
+            return Axis::Regular(NonZeroU64::new(*edge).unwrap());
+        }
+        let runs: Vec<EdgeRun> = edges
+            .iter()
+            .map(|&(e, c)| EdgeRun {
+                edge: NonZeroU64::new(e).unwrap(),
+                count: NonZeroU64::new(c).unwrap(),
+            })
+            .collect();
+        Axis::Runs(RunTable::new(&runs, 0).unwrap())
+    }
+
+    /// The chunk holding `x` and where it starts, by walking the edges one by one.
+    fn model(edges: &[(u64, u64)], x: u64) -> (u64, u64, u64) {
+        if let [(edge, 0)] = edges {
+            return (x / edge, x / edge * edge, *edge);
+        }
+        let (mut k, mut start) = (0, 0);
+        for &(e, c) in edges {
+            for _ in 0..c {
+                if x < start + e {
+                    return (k, start, e);
+                }
+                (k, start) = (k + 1, start + e);
+            }
+        }
+        panic!("{x} past the edges")
+    }
+
+    fn edges() -> impl Strategy<Value = Vec<(u64, u64)>> {
+        prop_oneof![
+            (1u64..6).prop_map(|e| std::vec![(e, 0)]),
+            prop::collection::vec((1u64..6, 1u64..4), 1..5),
+        ]
+    }
+
+    proptest! {
+        /// Over rectilinear and regular axes alike, every element of a selection lies in the
+        /// piece of the chunk the model finds for it, at the model's place in the chunk, and
+        /// the pieces cover the selection exactly once.
+        #[test]
+        fn pieces_of_a_rectilinear_grid_are_the_models(
+            dims in prop::collection::vec((edges(), 0u64..8, 0u64..8), 1..3),
+        ) {
+            // The array ends where its edges do (or inside, by the second draw).
+            let shape: Vec<u64> = dims.iter().map(|(e, cut, _)| {
+                let total: u64 = e.iter().map(|&(a, c)| a * c.max(1)).sum();
+                total.saturating_sub(*cut % total.max(1)).max(1)
+            }).collect();
+            let axes: Vec<Axis> = dims.iter().map(|(e, _, _)| axis(e)).collect();
+            let grid = ChunkGrid::with_axes(&shape, &axes).unwrap();
+            let start: Vec<u64> = dims.iter().zip(&shape).map(|((_, _, s), &n)| s % n).collect();
+            let extent: Vec<u64> = start.iter().zip(&shape).map(|(&s, &n)| n - s).collect();
+            let sel = Region::new(&start, &extent).unwrap();
+            let mut covered = 0u64;
+            for piece in grid.pieces(&sel).unwrap() {
+                let cshape = grid.chunk_shape_at(&piece.chunk).unwrap();
+                for d in 0..shape.len() {
+                    let (k, cstart, edge) = model(&dims[d].0, start[d] + piece.in_output.start()[d]);
+                    prop_assert_eq!(piece.chunk[d], k);
+                    prop_assert_eq!(cshape[d], edge);
+                    prop_assert_eq!(cstart + piece.in_chunk.start()[d], start[d] + piece.in_output.start()[d]);
+                    prop_assert!(piece.in_chunk.start()[d] + piece.in_chunk.shape()[d] <= edge);
+                }
+                covered += piece.in_output.shape().iter().product::<u64>();
+            }
+            prop_assert_eq!(covered, extent.iter().product::<u64>());
+        }
     }
 }

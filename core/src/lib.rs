@@ -36,6 +36,7 @@
 #[cfg(feature = "alloc")]
 extern crate alloc;
 
+mod axis;
 mod chunk_order;
 pub mod codec;
 mod concat;
@@ -49,6 +50,9 @@ mod region;
 mod runs;
 mod shape;
 
+#[cfg(feature = "alloc")]
+pub use axis::RunTable;
+pub use axis::{Axis, EdgeRun};
 pub use chunk_order::{ChunkOrder, ChunkWalk};
 pub use concat::sizes_to_offsets;
 pub use error::LayoutError;

@@ -89,11 +89,20 @@ fn unsupported_data_type_and_grid_are_named() {
     assert!(e.to_string().contains("needs vlen-utf8"), "{e}");
 
     let mut store = load("v3_float32");
+    edit_metadata(&mut store, |m| m["chunk_grid"]["name"] = "irregular".into());
+    let e = Array::open(&store, "a").unwrap_err();
+    assert!(e.to_string().contains("chunk grid irregular"), "{e}");
+    // A rectilinear grid with a regular grid's configuration names what it lacks.
+    let mut store = load("v3_float32");
     edit_metadata(&mut store, |m| {
         m["chunk_grid"]["name"] = "rectilinear".into()
     });
     let e = Array::open(&store, "a").unwrap_err();
-    assert!(e.to_string().contains("chunk grid rectilinear"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("rectilinear chunk grid without its kind"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -1077,3 +1077,63 @@ fn a_metadata_document_of_numbers_opens_in_memory_proportional_to_it() {
         }
     }
 }
+
+/// Rows of the chunks of the rectilinear case: 4 MiB, 2 MiB, 6 MiB and 4 MiB of float32.
+const RECT_ROWS: [usize; 4] = [4, 2, 6, 4];
+const ROW_LEN: usize = 512 * 512 * 4;
+
+/// The field as a v3 array on a rectilinear grid (`[[4, 2, 6, 4], 512, 512]`), zstd.
+fn rect_array() -> MemoryStore {
+    let meta = json!({
+        "zarr_format": 3, "node_type": "array", "shape": SHAPE, "data_type": "float32",
+        "chunk_grid": {"name": "rectilinear", "configuration": {
+            "kind": "inline", "chunk_shapes": [RECT_ROWS, 512, 512]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0.0,
+        "codecs": [{"name": "bytes", "configuration": {"endian": "little"}},
+                   {"name": "zstd", "configuration": {"level": 0}}],
+    });
+    let mut store = MemoryStore::new();
+    store.insert("a/zarr.json", serde_json::to_vec(&meta).unwrap());
+    let field = field();
+    let mut at = 0;
+    for (i, rows) in RECT_ROWS.iter().enumerate() {
+        let chunk = &field[at..at + rows * ROW_LEN];
+        store.insert(
+            format!("a/c/{i}/0/0"),
+            zstd::bulk::compress(chunk, 0).unwrap(),
+        );
+        at += rows * ROW_LEN;
+    }
+    store
+}
+
+/// On a rectilinear grid a whole-chunk read holds what it holds on a regular one (the
+/// regular zstd bound, no allocation as large as the smallest chunk); the same read through a
+/// store that allocates the smallest chunk on each read goes over it.
+#[test]
+fn rectilinear_reads_keep_the_regular_bound_and_catch_a_chunk_sized_buffer() {
+    let _turn = one_at_a_time();
+    let threads = 2;
+    let smallest = 2 * ROW_LEN;
+    let store: &'static MemoryStore = Box::leak(Box::new(rect_array()));
+    let bound = whole_read_bound("zstd", store, threads);
+    let (extra, largest) = whole_read(store, threads);
+    eprintln!("rectilinear zstd: {extra} bytes added, bound {bound}");
+    assert!(
+        largest < smallest || zstd_window("zstd") > 0,
+        "allocated {largest} bytes at once"
+    );
+    assert!(
+        extra <= bound,
+        "read added {extra} live bytes, bound {bound}"
+    );
+    let injecting: &'static Injecting<MemoryStore> = Box::leak(Box::new(Injecting {
+        inner: rect_array(),
+        bytes: smallest,
+    }));
+    let (extra, _) = whole_read(injecting, threads);
+    assert!(
+        extra > bound,
+        "a chunk-sized buffer per read went unnoticed ({extra} <= {bound})"
+    );
+}

@@ -140,3 +140,19 @@ fn an_infinity_cast_value_cannot_store_is_refused_by_name() {
     assert_eq!(back, want);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// zinto reads rectilinear grids and does not write them yet: a write is refused by name,
+/// before anything is stored.
+#[test]
+fn a_write_on_a_rectilinear_grid_is_refused_by_name() {
+    let dir = metadata_only("z34_rect_2d");
+    let array = Array::open(FileStore::new(&dir), "").unwrap();
+    let region = Region::new(&[0, 0], &[2, 2]).unwrap();
+    let e = array
+        .write_from(&region, &[0u8; 16])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("rectilinear"), "{e}");
+    assert_eq!(chunks(&dir), vec![]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

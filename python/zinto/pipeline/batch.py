@@ -82,7 +82,7 @@ def _placed(chunk, meta, out_shape, ints):
     piece is not a plain box laid in order."""
     here, volume, o = [], 1, 0
     for d, sel in enumerate(chunk.chunk_sel):
-        origin = chunk.coords[d] * meta.chunk_shape[d]
+        origin = meta.origin(chunk.coords, d)
         if d in ints:
             here.append(origin + int(sel))
             continue

@@ -1,13 +1,14 @@
 """zinto's view of the metadata zarr-python hands the pipeline: the document zinto parses, how
 chunk keys look, and the default pipeline that takes what zinto does not."""
 
+import itertools
 import json
 from dataclasses import dataclass
 
 import numpy as np
 from zarr.core.codec_pipeline import BatchedCodecPipeline
 
-from .counts import FILL_NOT_CANONICAL, GRID_NOT_REGULAR, METADATA_NOT_TAKEN
+from .counts import FILL_NOT_CANONICAL, METADATA_NOT_TAKEN
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,23 @@ class Meta:
     separator: str
     prefix: str  # "c" for v3's default encoding, "" otherwise
     sharded: bool
+    # A rectilinear grid: per dimension, the start of every chunk and one past the last (or
+    # None where the dimension is regular); None for a regular grid. `chunk_shape` is then the
+    # longest edges.
+    starts: tuple = None
+
+    def origin(self, coords, d):
+        """Where chunk `coords` starts along dimension `d`."""
+        if self.starts is None or self.starts[d] is None:
+            return coords[d] * self.chunk_shape[d]
+        return self.starts[d][coords[d]]
+
+    def chunk_shape_at(self, coords):
+        """The shape of the chunk at `coords`, as stored."""
+        if self.starts is None:
+            return self.chunk_shape
+        return tuple(n if s is None else s[c + 1] - s[c]
+                     for c, n, s in zip(coords, self.chunk_shape, self.starts))
 
     def split_key(self, path):
         """`(array path, chunk coordinates)` of a chunk's store path, or None."""
@@ -55,10 +73,14 @@ def meta_of(metadata):
             from zarr.codecs import ShardingCodec
 
             grid = doc["chunk_grid"]["name"] if isinstance(doc["chunk_grid"], dict) else None
-            if grid != "regular":
-                return GRID_NOT_REGULAR
             sharded = any(isinstance(c, ShardingCodec) for c in metadata.codecs)
-            chunk_shape = tuple(metadata.chunk_grid.chunk_shape)
+            starts = None
+            if grid == "rectilinear":
+                chunk_shape, starts = _rectilinear(metadata.chunk_grid.chunk_shapes)
+            elif grid == "regular":
+                chunk_shape = tuple(metadata.chunk_grid.chunk_shape)
+            else:
+                return METADATA_NOT_TAKEN
             enc = metadata.chunk_key_encoding
             separator = enc.separator
             prefix = "c" if enc.name == "default" else ""
@@ -71,9 +93,24 @@ def meta_of(metadata):
         else:
             key_parts = 1
         return Meta(metadata.zarr_format, json.dumps(doc).encode(), ndim, chunk_shape,
-                    key_parts, separator, prefix, sharded)
+                    key_parts, separator, prefix, sharded,
+                    starts if metadata.zarr_format == 3 else None)
     except Exception:  # noqa: BLE001 - anything zinto cannot take goes to the default pipeline
         return METADATA_NOT_TAKEN
+
+
+def _rectilinear(chunk_shapes):
+    """`(longest edges, starts)` of zarr-python's rectilinear `chunk_shapes` (a bare int per
+    regular dimension, else its edges, which zarr-python already holds one by one)."""
+    longest, starts = [], []
+    for spec in chunk_shapes:
+        if isinstance(spec, int):
+            longest.append(spec)
+            starts.append(None)
+        else:
+            longest.append(max(spec))
+            starts.append((0, *itertools.accumulate(spec)))
+    return tuple(longest), tuple(starts)
 
 
 def _canonical_fill(metadata):

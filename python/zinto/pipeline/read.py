@@ -126,7 +126,7 @@ async def in_pieces(arrays, chunks, out, drop_axes, absent):
     pieces = []
     for chunk in chunks:
         try:
-            spans = geometry.boxes(chunk, m.chunk_shape)
+            spans = geometry.boxes(chunk, m.chunk_shape_at(chunk.coords))
         except geometry.Unhandled:
             return SELECTION_KIND
         if None not in spans:
@@ -141,7 +141,7 @@ async def in_pieces(arrays, chunks, out, drop_axes, absent):
 
     def read_piece(piece):
         chunk, spans = piece
-        start = [c * n + lo for c, n, (lo, _, _) in zip(chunk.coords, m.chunk_shape, spans)]
+        start = [m.origin(chunk.coords, d) + lo for d, (lo, _, _) in enumerate(spans)]
         extent = [hi - lo for lo, hi, _ in spans]
         scratch = np.empty(extent, dtype=scratch_dtype)
         found = [] if reports else None

@@ -12,7 +12,7 @@ from .. import _slabs, _vlen, _zinto
 from . import batch as geometry
 from . import zarr_api
 from .counts import (
-    DTYPE_DIFFERS, METADATA_NOT_TAKEN, NOT_WRITTEN_BY_ZINTO, OUTPUT_BIG_ENDIAN,
+    DTYPE_DIFFERS, GRID_NOT_REGULAR, METADATA_NOT_TAKEN, NOT_WRITTEN_BY_ZINTO, OUTPUT_BIG_ENDIAN,
     OUTPUT_NOT_NUMPY, OUTPUT_OBJECTS, REMOTE_FAILED, RESIZED, SELECTION_KIND,
     STORE_READ_ONLY,
 )
@@ -32,6 +32,8 @@ async def value(arrays, chunks, data, drop_axes):
     """Writes `data` (zarr-python's value) through the batch's `chunks` with zinto."""
     if getattr(arrays.store, "read_only", False):
         return STORE_READ_ONLY  # the default pipeline raises zarr-python's own error
+    if arrays.meta.starts is not None:
+        return GRID_NOT_REGULAR
     data = ndarray_of(data)
     refused = _refuse_value(data)
     if refused is not None:

@@ -1,6 +1,7 @@
 //! `zinto info`: what an array holds, or the tree of a group's hierarchy; as text or one JSON
 //! object.
 
+use crate::core::{Axis, ChunkGrid};
 use crate::{Array, Group, NodeKind, Store, ZarrFormat};
 use serde_json::{Map, Value, json};
 
@@ -114,6 +115,54 @@ fn under_other_separator<S: Store>(array: &Array<S>) -> Result<Option<char>, Str
     Ok(None)
 }
 
+/// A rectilinear grid's edges as the metadata writes them, one entry a dimension: an edge
+/// (regular) or a list of edges and `[edge, count]` runs.
+fn edges_json(grid: &ChunkGrid) -> Value {
+    grid.axes()
+        .iter()
+        .map(|axis| match axis {
+            Axis::Regular(edge) => json!(edge.get()),
+            Axis::Runs(t) => t
+                .runs()
+                .map(|r| match r.count.get() {
+                    1 => json!(r.edge.get()),
+                    n => json!([r.edge.get(), n]),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The edges compactly, a dimension at a time (`[10, 20, [30, 4]] x 25`), each list cut after
+/// [`SHOWN_RUNS`] runs.
+fn edges_text(grid: &ChunkGrid) -> String {
+    let dims: Vec<String> = grid
+        .axes()
+        .iter()
+        .map(|axis| match axis {
+            Axis::Regular(edge) => edge.to_string(),
+            Axis::Runs(t) => {
+                let mut runs: Vec<String> = t
+                    .runs()
+                    .take(SHOWN_RUNS)
+                    .map(|r| match r.count.get() {
+                        1 => r.edge.to_string(),
+                        n => format!("[{}, {n}]", r.edge),
+                    })
+                    .collect();
+                if t.run_count() > SHOWN_RUNS {
+                    runs.push(format!("... {} runs in all", t.run_count()));
+                }
+                format!("[{}]", runs.join(", "))
+            }
+        })
+        .collect();
+    dims.join(" x ")
+}
+
+/// Runs of a dimension `info` shows before it says how many there are.
+const SHOWN_RUNS: usize = 8;
+
 /// The chunk shape and, if sharded, the shard shape.
 fn chunking<S: Store>(array: &Array<S>) -> (Vec<u64>, Option<Vec<u64>>) {
     (
@@ -144,6 +193,7 @@ pub fn array_json<S: Store>(array: &Array<S>, name: &str) -> Value {
         "dtype": array.dtype().to_string(),
         "numpy_dtype": array.dtype().numpy_str(),
         "chunks": chunks,
+        "chunk_edges": (!meta.grid.is_regular()).then(|| edges_json(&meta.grid)),
         "shards": shards,
         "codecs": describe::codecs(meta.dtype, &meta.chain),
         "fill_value": describe::fill_value(meta.dtype, &meta.fill_value),
@@ -264,6 +314,13 @@ pub fn array_text<S: Store>(array: &Array<S>, shown: &str, storage: &Storage) ->
         Some(shards) => {
             lines.push(format!("shard shape:  {shards:?}"));
             lines.push(format!("chunk shape:  {chunks:?} (inside shards)"));
+        }
+        None if !meta.grid.is_regular() => {
+            lines.push(format!(
+                "chunk edges:  {} (rectilinear)",
+                edges_text(&meta.grid)
+            ));
+            lines.push(format!("chunk shape:  {chunks:?} (the longest edges)"));
         }
         None => lines.push(format!("chunk shape:  {chunks:?}")),
     }

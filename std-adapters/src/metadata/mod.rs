@@ -9,6 +9,7 @@ pub use document::MAX_FIELD_LEN;
 mod dtype;
 mod error;
 mod fill;
+mod grid;
 pub(crate) mod group;
 mod v2;
 mod v3;

@@ -7,7 +7,7 @@ use zinto_core::codec::filter::Elem;
 use zinto_core::codec::{Codec, CodecChain, CodecName, Endian, IndexLocation};
 
 use super::codecs::{configured, elem_after, filter_elem};
-use zinto_core::{ChunkGrid, MemoryOrder, dims};
+use zinto_core::{MemoryOrder, dims};
 
 use super::document::{Known, kind_of_raw, top_level};
 use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
@@ -96,11 +96,13 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
             m.shape.len()
         )));
     }
-    if m.chunk_grid.name != "regular" {
-        return Err(unsupported(format!("chunk grid {}", m.chunk_grid.name)));
+    let grid = super::grid::parse(&m.chunk_grid.name, &m.chunk_grid.configuration, &m.shape)?;
+    // The chain's outer chunks: on a rectilinear grid, the longest edges (each chunk's own
+    // shape is the grid's to say).
+    let chunk_shape = grid.chunk_shape().to_vec();
+    if !grid.is_regular() {
+        not_on_rectilinear(&m.codecs, dtype)?;
     }
-    let chunk_shape = shape_of(m.chunk_grid.configuration.get("chunk_shape"), "chunk_shape")?;
-    let grid = ChunkGrid::new(&m.shape, &chunk_shape).map_err(MetadataError::Layout)?;
     let key_encoding = key_encoding(&m.chunk_key_encoding)?;
     // Filters' byte order is set by the chain from the `bytes` codec.
     let chain = match dtype.fixed_size() {
@@ -300,7 +302,21 @@ const KNOWN_FIELDS: [&str; 11] = [
     "storage_transformers",
 ];
 
-fn shape_of(v: Option<&Value>, what: &str) -> Result<Vec<u64>, MetadataError> {
+/// What zinto does not read on a rectilinear grid yet: shards (each shard would have its own
+/// layout) and variable-length elements.
+fn not_on_rectilinear(codecs: &[Named], dtype: DataType) -> Result<(), MetadataError> {
+    if codecs.iter().any(|c| c.name == "sharding_indexed") {
+        return Err(unsupported("shards on a rectilinear chunk grid (not yet)"));
+    }
+    if dtype.fixed_size().is_none() {
+        return Err(unsupported(format!(
+            "{dtype} on a rectilinear chunk grid (not yet)"
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn shape_of(v: Option<&Value>, what: &str) -> Result<Vec<u64>, MetadataError> {
     let bad = || MetadataError::Invalid(format!("{what} must be a list of non-negative integers"));
     v.and_then(Value::as_array)
         .ok_or_else(bad)?

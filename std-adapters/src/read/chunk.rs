@@ -53,18 +53,21 @@ struct Chunk<'l, 'k> {
     filters: Filters<'l>,
 }
 
-/// The part of a chunk a read wants, and where it lands in the output.
+/// The part of a chunk a read wants, where it lands in the output, and the chunk's shape as
+/// stored (its level's, or on a rectilinear grid this chunk's own).
 #[derive(Debug, Clone, Copy)]
 struct Part<'r> {
     in_chunk: &'r Region,
     in_output: &'r Region,
+    chunk_shape: &'r [u64],
 }
 
 impl<'r> Part<'r> {
-    fn of(piece: &'r Piece) -> Self {
+    fn of(piece: &'r Piece, chunk_shape: &'r [u64]) -> Self {
         Self {
             in_chunk: &piece.in_chunk,
             in_output: &piece.in_output,
+            chunk_shape,
         }
     }
 }
@@ -101,6 +104,11 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         piece: &Piece,
         out: &mut PieceOut<'_, '_>,
     ) -> Result<Found, ErrorKind> {
+        let shape = self
+            .meta
+            .grid
+            .chunk_shape_at(&piece.chunk)
+            .map_err(ErrorKind::Layout)?;
         match self.store.size(key).map_err(ErrorKind::Store)? {
             None => self.fill(&piece.in_output, out).map(|()| Found::Absent),
             Some(len) => self
@@ -112,7 +120,7 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
                         offset: 0,
                         len,
                     },
-                    Part::of(piece),
+                    Part::of(piece, &shape),
                     out,
                 )
                 .map(|()| Found::Stored),
@@ -152,6 +160,7 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         let Part {
             in_chunk,
             in_output,
+            ..
         } = part;
         let Some(lv) = self.meta.chain.levels().get(level) else {
             return Err(ErrorKind::Internal {
@@ -209,6 +218,7 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
                     let inner = Part {
                         in_chunk: &ip.in_chunk,
                         in_output: &region,
+                        chunk_shape: layout.grid().chunk_shape(),
                     };
                     self.read_level(ctx, level + 1, at.within(r.offset, r.len), inner, out)?;
                 }
@@ -231,9 +241,10 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         let Part {
             in_chunk,
             in_output,
+            chunk_shape,
         } = part;
         let elem = self.meta.elem_size();
-        let elements = product(&lv.chunk_shape).map_err(ErrorKind::Layout)?;
+        let elements = product(chunk_shape).map_err(ErrorKind::Layout)?;
         let chunk_len = elements
             .checked_mul(elem as u64)
             .and_then(|n| usize::try_from(n).ok())
@@ -244,15 +255,14 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
             .ok_or(OVERFLOW)?;
         let runs = Runs::new(
             elem,
-            &lv.chunk_shape,
+            chunk_shape,
             &lv.order,
             in_chunk,
             self.out_shape,
             in_output,
         )
         .map_err(ErrorKind::Layout)?;
-        let whole = in_chunk.start().iter().all(|&s| s == 0)
-            && in_chunk.shape() == lv.chunk_shape.as_slice();
+        let whole = in_chunk.start().iter().all(|&s| s == 0) && in_chunk.shape() == chunk_shape;
         let filters = Filters {
             level: lv,
             elements: usize::try_from(elements).map_err(|_| OVERFLOW)?,

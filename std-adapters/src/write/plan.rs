@@ -169,6 +169,11 @@ impl WritePlan {
 
     /// The plan for `meta`, its elements `elem` bytes each as the chain sees them.
     fn with_elem(meta: &ArrayMetadata, elem: usize) -> Result<Self, ErrorKind> {
+        if !meta.grid.is_regular() {
+            return Err(unsupported(
+                "an array on a rectilinear chunk grid (zinto reads them)",
+            ));
+        }
         let (level, outer) = meta
             .chain
             .levels()
