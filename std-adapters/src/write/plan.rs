@@ -122,6 +122,18 @@ fn check_compressor(
     Ok(whole_input)
 }
 
+/// How many `crc32c` checksums end a chunk of `level`: the only checksums the write path writes.
+fn trailing_crc32c(level: &zinto_core::codec::ChainLevel) -> Result<usize, ErrorKind> {
+    let mut crc32c = 0;
+    for sum in level.bytes_codecs.checksums.iter() {
+        match (sum.kind, sum.location) {
+            (ChecksumKind::Crc32c, Location::End) => crc32c += 1,
+            (kind, _) => return Err(unsupported(&format!("the {} checksum", kind.name()))),
+        }
+    }
+    Ok(crc32c)
+}
+
 impl WritePlan {
     /// The outermost shards' layout, for a sharded array.
     pub(crate) fn shard(&self) -> Option<&ShardLayout> {
@@ -206,13 +218,7 @@ impl WritePlan {
                 });
             }
         };
-        let mut crc32c = 0;
-        for sum in level.bytes_codecs.checksums.iter() {
-            match (sum.kind, sum.location) {
-                (ChecksumKind::Crc32c, Location::End) => crc32c += 1,
-                (kind, _) => return Err(unsupported(&format!("the {} checksum", kind.name()))),
-            }
-        }
+        let crc32c = trailing_crc32c(level)?;
         let chunk_len = level
             .chunk_shape
             .iter()
