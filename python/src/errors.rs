@@ -54,7 +54,10 @@ fn value_error_class<'py>(
         let dict = PyDict::new(py);
         dict.set_item("__module__", "zinto")?;
         dict.set_item("__doc__", doc)?;
-        let class = py.import("builtins")?.getattr("type")?.call1((name, bases, dict))?;
+        let class = py
+            .import("builtins")?
+            .getattr("type")?
+            .call1((name, bases, dict))?;
         Ok(class.cast_into::<PyType>()?.unbind())
     })
     .map(|c| c.bind(py))
