@@ -3,7 +3,7 @@
 //! have ([`EncodeBackends`]: C zstd, zlib-rs' DEFLATE), and how a codec writes its own
 //! configuration into metadata ([`ConfigSink`]).
 //!
-//! Each compressor's file answers [`CompressorCodec::encoder`](super::compressor) beside its
+//! Each compressor's file answers `CompressorCodec::encoder` beside its
 //! decoder: numcodecs' LZ4 and Blosc encode here, zstd, gzip and zlib through the backends,
 //! and a codec zinto only decodes says so in its file. The statuses are the decoders' own
 //! ([`Status`]).

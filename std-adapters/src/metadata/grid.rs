@@ -29,7 +29,7 @@ pub(super) fn parse(
 ) -> Result<ChunkGrid, MetadataError> {
     match name {
         "regular" => {
-            let chunk_shape = super::v3::shape_of(configuration.get("chunk_shape"), "chunk_shape")?;
+            let chunk_shape = shape_of(configuration.get("chunk_shape"), "chunk_shape")?;
             ChunkGrid::new(shape, &chunk_shape).map_err(MetadataError::Layout)
         }
         "rectilinear" => rectilinear(configuration, shape),
@@ -106,6 +106,16 @@ fn axis(spec: &Value, dim: usize) -> Result<Axis, MetadataError> {
     RunTable::new(&runs, dim)
         .map(Axis::Runs)
         .map_err(MetadataError::Layout)
+}
+
+/// A shape list in metadata (`what` names it in the error): non-negative integers.
+pub(super) fn shape_of(v: Option<&Value>, what: &str) -> Result<Vec<u64>, MetadataError> {
+    let bad = || MetadataError::Invalid(format!("{what} must be a list of non-negative integers"));
+    v.and_then(Value::as_array)
+        .ok_or_else(bad)?
+        .iter()
+        .map(|x| x.as_u64().ok_or_else(bad))
+        .collect()
 }
 
 #[cfg(test)]

@@ -316,15 +316,6 @@ fn not_on_rectilinear(codecs: &[Named], dtype: DataType) -> Result<(), MetadataE
     Ok(())
 }
 
-pub(super) fn shape_of(v: Option<&Value>, what: &str) -> Result<Vec<u64>, MetadataError> {
-    let bad = || MetadataError::Invalid(format!("{what} must be a list of non-negative integers"));
-    v.and_then(Value::as_array)
-        .ok_or_else(bad)?
-        .iter()
-        .map(|x| x.as_u64().ok_or_else(bad))
-        .collect()
-}
-
 /// Builds and validates the codec chain for chunks of `shape` (recursing into sharding), for
 /// elements of `sizes.0` bytes made of `sizes.1`-byte scalars. `elem` is the element type
 /// filters see (the array's, if numeric).
@@ -348,7 +339,7 @@ fn chain(
                 Some(other) => return Err(MetadataError::Invalid(format!("endian {other:?}"))),
             }),
             CodecName::Transpose => {
-                let order = shape_of(cfg.get("order"), "transpose order")?;
+                let order = super::grid::shape_of(cfg.get("order"), "transpose order")?;
                 let order: Vec<usize> = order
                     .iter()
                     .map(|&a| usize::try_from(a).unwrap_or(usize::MAX))
@@ -356,7 +347,8 @@ fn chain(
                 Codec::Transpose(MemoryOrder::permutation(&order).map_err(MetadataError::Layout)?)
             }
             CodecName::ShardingIndexed => {
-                let inner_shape = shape_of(cfg.get("chunk_shape"), "sharding chunk_shape")?;
+                let inner_shape =
+                    super::grid::shape_of(cfg.get("chunk_shape"), "sharding chunk_shape")?;
                 let inner_codecs = required_codecs(cfg, "codecs")?;
                 let index_codecs = required_codecs(cfg, "index_codecs")?;
                 // Optional in the sharding spec, default "end".
