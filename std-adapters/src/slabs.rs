@@ -67,6 +67,11 @@ pub struct Slabs {
     step: u64,
     /// Bytes per element of the axis: the region's extents after it, times the element size.
     row_bytes: u64,
+    /// What the slabs may take, as given.
+    budget: SlabBudget,
+    /// On a rectilinear grid, where the axis's chunks start (and one past the last): slabs
+    /// end on these instead of on multiples of `step` ([`Self::along_edges`]).
+    edges: Option<Vec<u64>>,
 }
 
 impl Slabs {
@@ -94,6 +99,7 @@ impl Slabs {
         // The least a slab takes: one chunk's extent of the axis, or the region's if shorter.
         let extent = extents.get(axis).copied().unwrap_or(1);
         let least = chunk.min(extent).saturating_mul(row_bytes);
+        let given = budget;
         let budget = match budget {
             SlabBudget::Bound(bound) if least > bound => {
                 return Err(SlabError::TooSmall { bound, least });
@@ -106,7 +112,75 @@ impl Slabs {
             axis,
             step: chunk.saturating_mul(chunks),
             row_bytes,
+            budget: given,
+            edges: None,
         })
+    }
+
+    /// These slabs on a rectilinear grid: `starts[d]`, where given, lists where the chunks of
+    /// dimension `d` start and one past the last (increasing); a dimension without is
+    /// regular, of the chunk shape given to [`Self::new`]. Slabs then end on those edges,
+    /// each at least one chunk thick.
+    ///
+    /// # Errors
+    /// [`SlabError::TooSmall`] for a [`SlabBudget::Bound`] under the thickest chunk the region
+    /// meets along the axis.
+    pub fn along_edges(mut self, starts: &[Option<Vec<u64>>]) -> Result<Self, SlabError> {
+        let Some(Some(edges)) = starts.get(self.axis) else {
+            return Ok(self);
+        };
+        self.edges = Some(edges.clone());
+        if let SlabBudget::Bound(bound) = self.budget {
+            let least = self.thickest_chunk().saturating_mul(self.row_bytes);
+            if least > bound {
+                return Err(SlabError::TooSmall { bound, least });
+            }
+        }
+        Ok(self)
+    }
+
+    /// The thickest chunk of the region along the axis (clipped to the region), on edges.
+    fn thickest_chunk(&self) -> u64 {
+        let (Some(&start), Some(end)) = (
+            self.region.start().get(self.axis),
+            self.region.end(self.axis),
+        ) else {
+            return 1;
+        };
+        let mut at = start;
+        let mut thickest = 0;
+        while at < end {
+            let stop = self.stop_after(at, 0).min(end);
+            thickest = thickest.max(stop - at);
+            at = stop;
+        }
+        thickest
+    }
+
+    /// Where the slab that starts at `at` ends (before the region's end is applied): the
+    /// next multiple of the step, or on edges the furthest edge within `rows` of `at` (at
+    /// least the next one).
+    fn stop_after(&self, at: u64, rows: u64) -> u64 {
+        let Some(edges) = &self.edges else {
+            // The next multiple of the step in the array's coordinates, so slabs after the
+            // first start where chunks do.
+            return (at / self.step + 1).saturating_mul(self.step);
+        };
+        let next = edges.partition_point(|&s| s <= at);
+        let mut stop = edges.get(next).copied().unwrap_or(u64::MAX);
+        for &edge in edges.iter().skip(next + 1) {
+            if edge - at > rows {
+                break;
+            }
+            stop = edge;
+        }
+        stop
+    }
+
+    /// Elements of the axis a slab on edges may hold: the budget's, or 0 (one chunk each).
+    fn rows(&self) -> u64 {
+        let (SlabBudget::Bound(b) | SlabBudget::Target(b)) = self.budget;
+        b / self.row_bytes.max(1)
     }
 
     /// `region` in slabs one chunk's extent thick, for elements whose size is known only once
@@ -130,6 +204,9 @@ impl Slabs {
     /// # Errors
     /// [`SlabError::Overflow`] past this machine's address space.
     pub fn max_len(&self) -> Result<usize, SlabError> {
+        if self.edges.is_some() {
+            return self.iter().try_fold(0, |most, slab| Ok(most.max(slab?.1)));
+        }
         let extent = self.region.shape().get(self.axis).copied().unwrap_or(1);
         self.len_of(self.step.min(extent))
     }
@@ -156,9 +233,7 @@ impl Slabs {
                 at = end;
                 return Some(self.len_of(1).map(|len| (self.region.clone(), len)));
             }
-            // The next multiple of the step in the array's coordinates, so slabs after the
-            // first start where chunks do.
-            let stop = (at / self.step + 1).saturating_mul(self.step).min(end);
+            let stop = self.stop_after(at, self.rows()).min(end);
             let slab = self.slab(at, stop);
             at = stop;
             Some(slab)
@@ -287,6 +362,51 @@ mod tests {
         let slabs = Slabs::new(&short, &[1000, 10], 8, SlabBudget::Bound(240)).unwrap();
         assert_eq!(cuts(&slabs), [(vec![5, 0], vec![3, 10], 240)]);
         assert!(Slabs::new(&short, &[1000, 10], 8, SlabBudget::Bound(239)).is_err());
+    }
+
+    #[test]
+    fn on_a_rectilinear_grid_slabs_end_on_its_edges() {
+        // Rows 3..40 of chunks [0, 5, 17, 37, 45), 10 bytes a row, 150 bytes a slab: the
+        // first slab stops at 17 (the edge after 5 is 14 rows on), the 20-row chunk is one
+        // slab over the budget, and the last ends with the region.
+        let region = Region::new(&[3, 0], &[37, 5]).unwrap();
+        let edges = vec![None, Some(vec![0, 5, 17, 37, 45]), None];
+        let rows = vec![Some(vec![0, 5, 17, 37, 45]), None];
+        let slabs = Slabs::new(&region, &[20, 5], 2, SlabBudget::Target(150))
+            .unwrap()
+            .along_edges(&rows)
+            .unwrap();
+        assert_eq!(
+            cuts(&slabs),
+            [
+                (vec![3, 0], vec![14, 5], 140),
+                (vec![17, 0], vec![20, 5], 200),
+                (vec![37, 0], vec![3, 5], 30),
+            ]
+        );
+        assert_eq!(slabs.max_len().unwrap(), 200);
+        // Edges given for another axis leave these slabs as they were.
+        let regular = Slabs::new(&region, &[20, 5], 2, SlabBudget::Target(150)).unwrap();
+        let same = regular.clone().along_edges(&edges).unwrap();
+        assert_eq!(cuts(&regular), cuts(&same));
+        // A bound under the thickest chunk met (20 rows, 200 bytes) is refused.
+        let refused = Slabs::new(&region, &[20, 5], 2, SlabBudget::Bound(199))
+            .and_then(|s| s.along_edges(&rows))
+            .unwrap_err();
+        assert_eq!(
+            refused,
+            SlabError::TooSmall {
+                bound: 199,
+                least: 200
+            }
+        );
+        // One chunk each.
+        let each = Slabs::one_chunk_each(&region, &[20, 5])
+            .unwrap()
+            .along_edges(&rows)
+            .unwrap();
+        let starts: Vec<u64> = cuts(&each).iter().map(|c| c.0[0]).collect();
+        assert_eq!(starts, [3, 5, 17, 37]);
     }
 
     #[test]

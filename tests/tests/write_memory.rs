@@ -526,3 +526,66 @@ fn nested_shard_writes_use_a_window_per_worker_not_a_shard() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The field's array on a rectilinear grid (rows cut [3, 5], raw or zstd), made by writing its
+/// `zarr.json` (the builder makes regular grids).
+fn rectilinear(store: impl Store, zstd: bool) -> Array<impl Store> {
+    let mut codecs =
+        vec![serde_json::json!({"name": "bytes", "configuration": {"endian": "little"}})];
+    if zstd {
+        codecs.push(serde_json::json!({"name": "zstd", "configuration": {"level": 3}}));
+    }
+    let meta = serde_json::json!({
+        "zarr_format": 3, "node_type": "array", "shape": SHAPE, "data_type": "float32",
+        "chunk_grid": {"name": "rectilinear", "configuration": {
+            "kind": "inline", "chunk_shapes": [[3, 5], [512], [512]]}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0.0,
+        "codecs": codecs,
+    });
+    let mut writer = store.writer("zarr.json").unwrap();
+    writer.write(meta.to_string().as_bytes()).unwrap();
+    writer.commit().unwrap();
+    Array::open(store, "").unwrap()
+}
+
+/// On a rectilinear grid a write holds what it holds on a regular one: whole chunks a window
+/// per worker, cut chunks one scratch of the chunk's own size (at most the longest, 5 rows:
+/// 5 MiB) per worker; the same writes through a store that buffers each object go over.
+#[test]
+fn rectilinear_writes_keep_the_regular_bounds_and_catch_a_chunk_sized_buffer() {
+    let _turn = one_at_a_time();
+    let longest = CHUNK_LEN / 4 * 5;
+    for zstd in [false, true] {
+        let name = if zstd { "rect-zstd" } else { "rect-raw" };
+        let dir = temp_dir("write-memory", name);
+        let whole = Region::whole(&SHAPE).unwrap();
+        let extra = write_extra_into(&rectilinear(FileStore::new(&dir), zstd), &whole);
+        let bound = THREADS * WRITE_WINDOW + BOOKKEEPING;
+        assert!(
+            extra <= bound,
+            "{name}: whole chunks added {extra} > {bound}"
+        );
+        let extra = write_extra_into(&rectilinear(FileStore::new(&dir), zstd), &cut_region());
+        let cut_bound = THREADS * (WRITE_WINDOW + longest + BLOCK_LEN) + 4 * BOOKKEEPING;
+        assert!(
+            extra <= cut_bound,
+            "{name}: cut chunks added {extra} > {cut_bound}"
+        );
+        if !zstd {
+            let buffering = temp_dir("write-memory", "rect-raw-buffering");
+            let array = rectilinear(Buffering(FileStore::new(&buffering)), false);
+            let more = write_extra_into(&array, &whole);
+            assert!(
+                more > bound,
+                "a chunk-sized buffer went unnoticed ({more} <= {bound})"
+            );
+            let more = write_extra_into(&array, &cut_region());
+            assert!(
+                more > cut_bound,
+                "a chunk-sized buffer went unnoticed ({more} <= {cut_bound})"
+            );
+            let _ = std::fs::remove_dir_all(buffering);
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

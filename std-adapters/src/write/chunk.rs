@@ -11,6 +11,13 @@ use crate::error::{Error, ErrorKind};
 use crate::store::{ObjectWriter, Store};
 use crate::{ReadOptions, buffer};
 
+/// One chunk's shape as stored and its `(chunk_len, stored_len)` ([`WritePlan::lens_of`]).
+#[derive(Clone, Copy)]
+struct Sized<'s> {
+    shape: &'s [u64],
+    lens: (usize, usize),
+}
+
 /// A worker's state, kept from chunk to chunk: its compressor, its windows, and the chunk of
 /// scratch for chunks the region cuts (made on first use).
 pub(crate) struct Worker {
@@ -60,9 +67,13 @@ pub(super) fn lay_fill(
     len: usize,
     plan: &WritePlan,
 ) -> Result<(), ErrorKind> {
-    if scratch.len() != len {
+    // Chunks of one size reuse the buffer; on a rectilinear grid a smaller chunk keeps the
+    // larger one's room (at most the longest chunk's).
+    if scratch.capacity() < len {
         *scratch =
             buffer::zeroed_buffer(len).ok_or(ErrorKind::OutOfMemory { bytes: len as u64 })?;
+    } else {
+        scratch.resize(len, 0);
     }
     fill_elements(scratch, &plan.fill);
     Ok(())
@@ -135,13 +146,21 @@ impl Worker {
         let runs = piece
             .runs(grid, job.plan.elem, order, job.region.shape())
             .map_err(|e| at(ErrorKind::Layout(e)))?;
+        // This chunk's shape and lengths: the plan's, but on a rectilinear grid.
+        let shape = grid
+            .chunk_shape_at(&piece.chunk)
+            .map_err(|e| at(ErrorKind::Layout(e)))?;
+        let sized = Sized {
+            lens: job.plan.lens_of(&shape).map_err(at)?,
+            shape: &shape,
+        };
         // A transposed chunk's runs do not walk it forwards: it is laid out in the scratch,
         // as is one in many runs for a compressor that needs it in one slice.
         let one_slice = !job.plan.whole_input || runs.clone().nth(1).is_none();
         if piece.is_whole_chunk(grid) && order.is_c() && one_slice {
-            self.whole(job, &key, runs).map_err(at)
+            self.whole(job, (&key, sized), runs).map_err(at)
         } else {
-            self.cut(job, &key, piece, runs).map_err(at)
+            self.cut(job, (&key, sized), piece, runs).map_err(at)
         }
     }
 
@@ -149,7 +168,7 @@ impl Worker {
     fn whole<S: Store>(
         &mut self,
         job: &WriteJob<'_, S>,
-        key: &str,
+        (key, sized): (&str, Sized<'_>),
         runs: Runs,
     ) -> Result<(), ErrorKind> {
         let part = |r: &zinto_core::Run| {
@@ -169,7 +188,7 @@ impl Worker {
                 return job.array.store().delete(key).map_err(ErrorKind::Store);
             }
         }
-        self.store_chunk(job, key, runs.map(|r| part(&r)))
+        self.store_chunk(job, (key, sized.lens.1), runs.map(|r| part(&r)))
     }
 
     /// A chunk the region cuts, or one at the array's edge: the old chunk (or the fill
@@ -177,12 +196,12 @@ impl Worker {
     fn cut<S: Store>(
         &mut self,
         job: &WriteJob<'_, S>,
-        key: &str,
+        at: (&str, Sized<'_>),
         piece: &Piece,
         runs: Runs,
     ) -> Result<(), ErrorKind> {
         let mut scratch = std::mem::take(&mut self.scratch);
-        let result = self.cut_in(job, key, piece, runs, &mut scratch);
+        let result = self.cut_in(job, at, piece, runs, &mut scratch);
         self.scratch = scratch;
         result
     }
@@ -190,22 +209,22 @@ impl Worker {
     fn cut_in<S: Store>(
         &mut self,
         job: &WriteJob<'_, S>,
-        key: &str,
+        (key, sized): (&str, Sized<'_>),
         piece: &Piece,
         runs: Runs,
         scratch: &mut Vec<u8>,
     ) -> Result<(), ErrorKind> {
         let plan = job.plan;
-        lay_fill(scratch, plan.chunk_len, plan)?;
+        lay_fill(scratch, sized.lens.0, plan)?;
         let part = ChunkPart::of(&job.array.metadata().grid, piece)?;
         if part.cut {
-            read_old(job, &part.in_array, scratch)?;
+            read_old(job, (&part.in_array, sized.shape), scratch)?;
         }
         overlay(runs, job.input, scratch)?;
         if !job.options.write_empty_chunks && is_fill(scratch, &plan.fill) {
             return job.array.store().delete(key).map_err(ErrorKind::Store);
         }
-        self.store_chunk(job, key, std::iter::once(Ok(&scratch[..])))
+        self.store_chunk(job, (key, sized.lens.1), std::iter::once(Ok(&scratch[..])))
     }
 
     /// A stream of one chunk's stored bytes into `writer`.
@@ -239,11 +258,11 @@ impl Worker {
     fn store_chunk<'p, S: Store>(
         &mut self,
         job: &WriteJob<'_, S>,
-        key: &str,
+        (key, stored_len): (&str, usize),
         parts: impl Iterator<Item = Result<&'p [u8], ErrorKind>>,
     ) -> Result<(), ErrorKind> {
         let mut writer = job.array.store().writer(key).map_err(ErrorKind::Store)?;
-        let mut stream = self.stream(job.plan, &mut *writer)?;
+        let mut stream = self.stream_of(stored_len as u64, job.plan, &mut *writer)?;
         for part in parts {
             stream.push(part?).map_err(stream_kind)?;
         }
@@ -257,19 +276,18 @@ impl Worker {
 /// the fill value already there.
 fn read_old<S: Store>(
     job: &WriteJob<'_, S>,
-    in_array: &Region,
+    (in_array, chunk): (&Region, &[u64]),
     scratch: &mut [u8],
 ) -> Result<(), ErrorKind> {
     let one = one_worker();
-    let grid = &job.array.metadata().grid;
-    if in_array.shape() == grid.chunk_shape() && job.plan.order.is_c() {
+    if in_array.shape() == chunk && job.plan.order.is_c() {
         return job
             .array
             .read_into_with(in_array, scratch, &one)
             .map_err(Error::into_kind);
     }
     if job.plan.order.is_c() {
-        return read_old_edge(job, in_array, scratch);
+        return read_old_edge(job, (in_array, chunk), scratch);
     }
     // A transposed chunk: its part inside the array in C order, then laid into the chunk in
     // the chunk's order.
@@ -286,7 +304,7 @@ fn read_old<S: Store>(
         Region::new(&vec![0; in_array.ndim()], in_array.shape()).map_err(ErrorKind::Layout)?;
     let runs = Runs::new(
         job.plan.elem,
-        grid.chunk_shape(),
+        chunk,
         &job.plan.order,
         &zero,
         in_array.shape(),
@@ -302,7 +320,7 @@ fn read_old<S: Store>(
 /// value. No second buffer.
 fn read_old_edge<S: Store>(
     job: &WriteJob<'_, S>,
-    in_array: &Region,
+    (in_array, chunk): (&Region, &[u64]),
     scratch: &mut [u8],
 ) -> Result<(), ErrorKind> {
     let one = one_worker();
@@ -318,7 +336,6 @@ fn read_old_edge<S: Store>(
         .map_err(Error::into_kind)?;
     let zero =
         Region::new(&vec![0; in_array.ndim()], in_array.shape()).map_err(ErrorKind::Layout)?;
-    let chunk = job.array.metadata().grid.chunk_shape();
     let runs: Vec<zinto_core::Run> = Runs::new(
         job.plan.elem,
         chunk,

@@ -134,7 +134,31 @@ fn trailing_crc32c(level: &zinto_core::codec::ChainLevel) -> Result<usize, Error
     Ok(crc32c)
 }
 
+/// Bytes of a chunk of `shape` as given (`elem` each) and as stored (`stored_elem` each, after
+/// the filters).
+fn lens(shape: &[u64], elem: usize, stored_elem: usize) -> Result<(usize, usize), ErrorKind> {
+    let overflow = || ErrorKind::Layout(zinto_core::LayoutError::Overflow);
+    let chunk_len = shape
+        .iter()
+        .try_fold(1u64, |n, &d| n.checked_mul(d))
+        .and_then(|n| usize::try_from(n).ok())
+        .and_then(|n| n.checked_mul(elem))
+        .ok_or_else(overflow)?;
+    // Elements of no bytes (none are stored) leave the length as it is.
+    let stored_len = match chunk_len.checked_div(elem) {
+        Some(n) => n.checked_mul(stored_elem).ok_or_else(overflow)?,
+        None => chunk_len,
+    };
+    Ok((chunk_len, stored_len))
+}
+
 impl WritePlan {
+    /// `(chunk_len, stored_len)` of a chunk of `shape`: the plan's own for a regular grid, each
+    /// chunk's on a rectilinear one.
+    pub(crate) fn lens_of(&self, shape: &[u64]) -> Result<(usize, usize), ErrorKind> {
+        lens(shape, self.elem, self.stored_elem)
+    }
+
     /// The outermost shards' layout, for a sharded array.
     pub(crate) fn shard(&self) -> Option<&ShardLayout> {
         self.shards.first()
@@ -163,6 +187,12 @@ impl WritePlan {
                 read_as: "variable-length values (Array::write_from writes it)",
             });
         }
+        if !meta.grid.is_regular() {
+            return Err(unsupported(&format!(
+                "variable-length data ({}) on a rectilinear chunk grid",
+                meta.dtype
+            )));
+        }
         let plan = Self::with_elem(meta, 1)?;
         if plan.shards.len() > 1 {
             return Err(unsupported(&format!(
@@ -181,11 +211,6 @@ impl WritePlan {
 
     /// The plan for `meta`, its elements `elem` bytes each as the chain sees them.
     fn with_elem(meta: &ArrayMetadata, elem: usize) -> Result<Self, ErrorKind> {
-        if !meta.grid.is_regular() {
-            return Err(unsupported(
-                "an array on a rectilinear chunk grid (zinto reads them)",
-            ));
-        }
         let (level, outer) = meta
             .chain
             .levels()
@@ -219,21 +244,8 @@ impl WritePlan {
             }
         };
         let crc32c = trailing_crc32c(level)?;
-        let chunk_len = level
-            .chunk_shape
-            .iter()
-            .try_fold(1u64, |n, &d| n.checked_mul(d))
-            .and_then(|n| usize::try_from(n).ok())
-            .and_then(|n| n.checked_mul(elem))
-            .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         let stored_elem = filters.as_ref().map_or(elem, FilterStage::stored_size);
-        // Elements of no bytes (none are stored) leave the length as it is.
-        let stored_len = match chunk_len.checked_div(elem) {
-            Some(n) => n
-                .checked_mul(stored_elem)
-                .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?,
-            None => chunk_len,
-        };
+        let (chunk_len, stored_len) = lens(&level.chunk_shape, elem, stored_elem)?;
         let streams_in_parts = filters.is_some() || swap > 1 || !shards.is_empty();
         let whole_input = match &level.bytes_codecs.compressor {
             Some(c) => check_compressor(c, (stored_elem, stored_len), streams_in_parts, crc32c)?,
