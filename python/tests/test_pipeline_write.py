@@ -667,3 +667,4 @@ def test_a_write_into_a_store_zinto_does_not_address_holds_one_slab_of_chunks(
         assert _DiscardingStore.given == value.nbytes, name
     assert peaks["streamed"] < 12 << 20, peaks
     assert peaks["held to the end"] >= value.nbytes, peaks
+

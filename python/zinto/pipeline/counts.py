@@ -12,7 +12,6 @@ from collections import Counter
 # Why a call went to the default pipeline.
 NO_METADATA = "inner pipeline of a shard (no array metadata)"
 METADATA_NOT_TAKEN = "metadata zinto does not take"
-GRID_NOT_REGULAR = "chunk grid rectilinear (zinto reads it; writes not yet)"
 FILL_NOT_CANONICAL = "a NaN fill value with a payload (JSON keeps no payload)"
 OUTPUT_NOT_C_ORDER = "output not C-contiguous"
 OUTPUT_READ_ONLY = "output read-only"

@@ -12,7 +12,7 @@ from .. import _slabs, _vlen, _zinto
 from . import batch as geometry
 from . import zarr_api
 from .counts import (
-    DTYPE_DIFFERS, GRID_NOT_REGULAR, METADATA_NOT_TAKEN, NOT_WRITTEN_BY_ZINTO, OUTPUT_BIG_ENDIAN,
+    DTYPE_DIFFERS, METADATA_NOT_TAKEN, NOT_WRITTEN_BY_ZINTO, OUTPUT_BIG_ENDIAN,
     OUTPUT_NOT_NUMPY, OUTPUT_OBJECTS, REMOTE_FAILED, RESIZED, SELECTION_KIND,
     STORE_READ_ONLY,
 )
@@ -32,8 +32,6 @@ async def value(arrays, chunks, data, drop_axes):
     """Writes `data` (zarr-python's value) through the batch's `chunks` with zinto."""
     if getattr(arrays.store, "read_only", False):
         return STORE_READ_ONLY  # the default pipeline raises zarr-python's own error
-    if arrays.meta.starts is not None:
-        return GRID_NOT_REGULAR
     data = ndarray_of(data)
     refused = _refuse_value(data)
     if refused is not None:
@@ -50,7 +48,7 @@ async def value(arrays, chunks, data, drop_axes):
         return target
     if target.keys is not None:
         target.hand_as_written(chunks, asyncio.get_running_loop())
-    write = _Write(target, data, drop_axes, arrays.meta.chunk_shape)
+    write = _Write(target, data, drop_axes, arrays.meta)
     try:
         if target.in_place:
             write.run(region, pieces)  # local files: as the default pipeline, on its loop
@@ -77,24 +75,26 @@ class _Write:
     """One write of `data` into `target`: over a region (`run(region, None)`) or chunk by
     chunk (`run(None, pieces)`), numbers or strings."""
 
-    def __init__(self, target, data, drop_axes, chunk_shape):
+    def __init__(self, target, data, drop_axes, meta):
         self.target, self.data, self.drop_axes = target, data, drop_axes
-        self.chunk_shape = chunk_shape
+        self.meta = meta
 
     def run(self, region, pieces):
-        target, data, chunk_shape = self.target, self.data, self.chunk_shape
+        target, data, meta = self.target, self.data, self.meta
         if pieces is not None:
             write_piece = _write_vlen_piece if target.vlen is not None else _write_piece
             for chunk in pieces:
-                write_piece(target, chunk, data, self.drop_axes, chunk_shape)
+                write_piece(target, chunk, data, self.drop_axes, meta)
             return
         start, extent = region
         if target.vlen is not None:
+            # Variable-length data is not taken on a rectilinear grid (zinto's metadata
+            # refuses it): the grid is regular here.
             text = target.vlen == "string"
-            _vlen.write(target.write_vlen, start, extent, data, chunk_shape, text)
+            _vlen.write(target.write_vlen, start, extent, data, meta.chunk_shape, text)
             return
         slab = ENCODE_SLAB_BYTES if target.keys is not None else None
-        _write_region(target.write, start, extent, data, chunk_shape, slab)
+        _write_region(target.write, (start, extent), data, meta, slab)
 
 
 def _refuse_value(data):
@@ -176,7 +176,7 @@ async def _bytes_target(arrays, chunks, dtype, how, whole_chunks):
     # what it is given).
     coords = {c.key: c.coords for c in partial}
     kept = {k: v for k, v in old.items() if k in edge} if whole_chunks else old
-    encoder = ChunkEncoder((m.zarr_format, document), kept, coords, m.chunk_shape)
+    encoder = ChunkEncoder((m.zarr_format, document), kept, coords, m)
     return WriteTarget(old_rs, encoder, how, in_place=False, keys=[c.key for c in chunks])
 
 
@@ -189,7 +189,8 @@ async def _present_document(arrays, chunks, shape):
     nothing, as zarr-python's own tests count)."""
     m = arrays.meta
     at_edge = any(
-        not c.complete and any((i + 1) * n > d for i, n, d in zip(c.coords, m.chunk_shape, shape))
+        not c.complete and any(m.origin(c.coords, k) + n > d for k, (n, d) in
+                               enumerate(zip(m.chunk_shape_at(c.coords), shape)))
         for c in chunks)
     if not at_edge:
         return m.document
@@ -204,9 +205,9 @@ class ChunkEncoder:
     """Chunks encoded for a zarr-python store (`_zinto.encode_chunks`, `encode_vlen_chunks`),
     gathered by key."""
 
-    def __init__(self, array, old, coords, chunk_shape):
+    def __init__(self, array, old, coords, meta):
         self._array, self._old, self._coords = array, old, coords
-        self._chunk_shape = chunk_shape
+        self._meta = meta
         self.encoded = {}
         # `hand(chunks)`, if set, stores a call's chunks before the call returns (the rest of
         # the write waits); their keys are kept in `handed`.
@@ -223,9 +224,14 @@ class ChunkEncoder:
     def _old_within(self, start, extent):
         """The old chunks the region touches: a write in slabs hands each slab only its own
         (each call copies what it is given)."""
+        m = self._meta
+
         def touches(coords):
-            return coords is None or all(c * n < s + e and (c + 1) * n > s for c, n, s, e in
-                                         zip(coords, self._chunk_shape, start, extent))
+            if coords is None:
+                return True
+            at = [m.origin(coords, d) for d in range(len(coords))]
+            return all(a < s + e and a + n > s for a, n, s, e in
+                       zip(at, m.chunk_shape_at(coords), start, extent))
         return {k: v for k, v in self._old.items() if touches(self._coords.get(k))}
 
     def write_from(self, start, extent, flat, settings):
@@ -289,12 +295,12 @@ class WriteTarget:
             for c in chunks if c.key not in handed))
 
 
-def _write_piece(target, chunk, data, drop_axes, chunk_shape):
+def _write_piece(target, chunk, data, drop_axes, meta):
     """One chunk of a selection that is not one rectangle: the chunk (its part inside the
     array) laid in a scratch, from its old values unless zarr-python says the selection
     covers it, the value's piece put in through zarr-python's own selections (as the default
     pipeline puts it), and the chunk written whole (encoded once)."""
-    start, extent = _piece_box(chunk, target.shape, chunk_shape)
+    start, extent = _piece_box(chunk, target.shape, meta)
     scratch = np.empty(extent, dtype=data.dtype)
     if not chunk.complete:
         target.read(start, extent, scratch.reshape(-1).view(np.uint8))
@@ -302,24 +308,24 @@ def _write_piece(target, chunk, data, drop_axes, chunk_shape):
     target.write(start, extent, scratch.reshape(-1).view(np.uint8))
 
 
-def _write_vlen_piece(target, chunk, data, drop_axes, chunk_shape):
+def _write_vlen_piece(target, chunk, data, drop_axes, meta):
     """`_write_piece` for strings and bytes: the chunk laid in a scratch of objects (its old
     elements read by zinto unless zarr-python says the selection covers it), the value's piece
     put in, and the chunk written whole by `write_vlen`."""
-    start, extent = _piece_box(chunk, target.shape, chunk_shape)
+    start, extent = _piece_box(chunk, target.shape, meta)
     text = target.vlen == "string"
     scratch = np.empty(extent, dtype=object)
     if not chunk.complete:
         offsets, values = target.reader.read_vlen(start, extent)
         _vlen.fill(scratch, offsets, values, text)
     _lay_piece(scratch, chunk, data, drop_axes)
-    _vlen.write(target.write_vlen, start, extent, scratch, chunk_shape, text)
+    _vlen.write(target.write_vlen, start, extent, scratch, meta.chunk_shape, text)
 
 
-def _piece_box(chunk, shape, chunk_shape):
-    """`(start, extent)` of `chunk`: its part inside an array of `shape`."""
-    start = [c * n for c, n in zip(chunk.coords, chunk_shape)]
-    extent = [min(n, d - s) for n, d, s in zip(chunk_shape, shape, start)]
+def _piece_box(chunk, shape, meta):
+    """`(start, extent)` of `chunk`: its part inside an array of `shape` (`meta`'s grid)."""
+    start = [meta.origin(chunk.coords, d) for d in range(len(chunk.coords))]
+    extent = [min(n, d - s) for n, d, s in zip(meta.chunk_shape_at(chunk.coords), shape, start)]
     if min(extent, default=1) <= 0:
         raise ValueError("a chunk outside the array's shape")
     for sel, n in zip(chunk.chunk_sel, extent):
@@ -348,28 +354,32 @@ def _lay_piece(scratch, chunk, data, drop_axes):
         raise geometry.Unhandled from e
 
 
-def _write_region(write, start, extent, data, chunk_shape, slab_bytes=None):
+def _write_region(write, box, data, meta, slab_bytes=None):
     """`write(start, extent, flat_bytes)` of `data` over the region: an array as its bytes (in
     slabs of whole chunks of about `slab_bytes`, if given: each a view of the array's bytes,
-    not a copy), a scalar (over a region with dimensions) in slabs (`_write_scalar`)."""
+    not a copy), a scalar (over a region with dimensions) in slabs (`_write_scalar`). `box`
+    is `(start, extent)`; the slabs follow `meta`'s grid."""
+    start, extent = box
     if data.ndim == 0 and extent:
-        _write_scalar(write, start, extent, data, chunk_shape)
+        _write_scalar(write, box, data, meta)
         return
     data = np.ascontiguousarray(data)
     if slab_bytes is None or not extent or data.nbytes <= slab_bytes:
         write(start, extent, data.reshape(-1).view(np.uint8))
         return
     whole = data.reshape(extent)
-    for at, size, index in _slabs.slabs(start, extent, chunk_shape, data.itemsize, slab_bytes):
+    for at, size, index in _slabs.slabs(start, extent, meta.chunk_shape, data.itemsize,
+                                        slab_bytes, meta.starts):
         write(at, size, whole[index].reshape(-1).view(np.uint8))
 
 
-def _write_scalar(write, start, extent, scalar, chunk_shape):
+def _write_scalar(write, box, scalar, meta):
     """Writes `scalar` over the region in slabs of whole chunks (`write(start, extent,
     flat_bytes)` each), each from one buffer of about `SCALAR_SLAB_BYTES` (or one chunk's
     extent of the axis cut) laid once."""
-    cut = list(_slabs.slabs(start, extent, chunk_shape, scalar.dtype.itemsize,
-                            SCALAR_SLAB_BYTES))
+    start, extent = box
+    cut = list(_slabs.slabs(start, extent, meta.chunk_shape, scalar.dtype.itemsize,
+                            SCALAR_SLAB_BYTES, meta.starts))
     if not cut:
         return
     largest = max(int(np.prod(size, dtype=np.int64)) for _, size, _ in cut)

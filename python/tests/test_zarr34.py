@@ -1,0 +1,102 @@
+"""What zinto's pipeline does with what only zarr-python 3.4 makes: rectilinear chunk grids
+(read and written, in files and in a MemoryStore) and the arrays of
+tests/fixtures/manifest_zarr34.json (scale_offset, cast_value, rectilinear grids, Morton
+shards), each read as the default pipeline reads it and taken by zinto. Skipped under an
+older zarr-python; scripts/test runs this file under Python 3.13 with zarr-python 3.4.2."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+import zarr
+import zarr.storage
+from zarr.codecs import ZstdCodec
+
+import zinto.pipeline as pipeline
+
+from fixtures import DATA, ROOT
+
+warnings.simplefilter("ignore")
+
+ZARR_34 = tuple(int(p) for p in zarr.__version__.split(".")[:2]) >= (3, 4)
+pytestmark = pytest.mark.skipif(not ZARR_34, reason="what zarr-python 3.4 makes")
+
+DEFAULT = "zarr.core.codec_pipeline.BatchedCodecPipeline"
+ZINTO = "zinto.ZintoCodecPipeline"
+RECT = {"array.rectilinear_chunks": True}
+
+
+def zarr34_arrays():
+    manifest = json.loads((ROOT / "tests/fixtures/manifest_zarr34.json").read_text())
+    return [e["name"] for e in manifest if e.get("kind", "array") == "array"]
+
+
+def read(path, key, how):
+    with zarr.config.set({"codec_pipeline.path": how, **RECT}):
+        return np.asarray(zarr.open_array(str(path), mode="r")[key])
+
+
+@pytest.mark.parametrize("name", zarr34_arrays())
+def test_every_zarr34_fixture_reads_as_the_default_pipeline_reads_it_and_zinto_reads_it(name):
+    before = pipeline.reads_by_zinto
+    keys = [Ellipsis, (slice(1, None),), (-1,)]
+    for key in keys:
+        ours, theirs = read(DATA / name, key, ZINTO), read(DATA / name, key, DEFAULT)
+        assert ours.dtype == theirs.dtype and np.array_equal(ours, theirs, equal_nan=True), key
+    assert pipeline.reads_by_zinto - before == len(keys), pipeline.reads_handed_on
+
+
+@pytest.mark.parametrize("where", ["local", "memory"])
+@pytest.mark.parametrize("compressors", [None, "zstd"], ids=["raw", "zstd"])
+def test_writes_on_a_rectilinear_grid_match_a_numpy_model(tmp_path, where, compressors):
+    """Chunks of their own sizes along each axis ([3, 9, 1, 7] x [6, 6, 5]): whole and cut
+    chunks, a scalar, steps and points, the fill value (chunks removed); the default pipeline
+    reads back the model, and every write was zinto's."""
+    store = str(tmp_path / "r.zarr") if where == "local" else zarr.storage.MemoryStore()
+    compressors = None if compressors is None else [ZstdCodec(level=1)]
+    shape = (20, 17)
+    model = np.full(shape, -1, np.int32)
+    rng = np.random.default_rng(7)
+    before = pipeline.writes_by_zinto
+    keys = [np.s_[...], np.s_[2:13, 3:17], np.s_[4], np.s_[:, -1], np.s_[1:19:3, ::5],
+            np.s_[12:13, 0:6], np.s_[0:3, 6:12]]
+    with zarr.config.set({"codec_pipeline.path": ZINTO, **RECT}):
+        z = zarr.create_array(store, shape=shape, chunks=[[3, 9, 1, 7], [6, 6, 5]],
+                              dtype="int32", fill_value=-1, compressors=compressors)
+        for i, key in enumerate(keys):
+            value = np.int32(5) if i == 2 else \
+                rng.integers(-100, 100, size=model[key].shape, dtype=np.int32)
+            z[key] = value
+            model[key] = value
+        z.vindex[[0, 11, 19], [16, 5, 0]] = np.array([1, 2, 3], np.int32)
+        model[[0, 11, 19], [16, 5, 0]] = [1, 2, 3]
+        z[0:6, 0:6] = -1  # the fill value: chunks all fill are removed
+        model[0:6, 0:6] = -1
+    assert pipeline.writes_by_zinto - before == len(keys) + 2, pipeline.writes_handed_on
+    with zarr.config.set({"codec_pipeline.path": DEFAULT, **RECT}):
+        np.testing.assert_array_equal(zarr.open_array(store, mode="r")[...], model)
+    if where == "memory":
+        assert "c/0/0" not in store._store_dict and "c/1/2" in store._store_dict
+
+
+def test_a_scalar_over_many_slabs_of_a_rectilinear_memory_store(monkeypatch):
+    """A scalar into a MemoryStore in slabs far smaller than the write: each slab ends on an
+    edge of the grid, so no chunk is cut by two slabs (a chunk cut by two would be encoded
+    twice from the same old bytes, the second losing the first's values)."""
+    import zinto.pipeline.write as write
+
+    monkeypatch.setattr(write, "SCALAR_SLAB_BYTES", 64)
+    store = zarr.storage.MemoryStore()
+    edges = [[5, 12, 2, 20, 1], [9, 4]]
+    with zarr.config.set({"codec_pipeline.path": DEFAULT, **RECT}):
+        zarr.create_array(store, shape=(40, 13), chunks=edges, dtype="int16",
+                          fill_value=0)[...] = 1
+    before = pipeline.writes_by_zinto
+    with zarr.config.set({"codec_pipeline.path": ZINTO, **RECT}):
+        zarr.open_array(store, mode="r+")[3:38, 2:11] = 7
+    assert pipeline.writes_by_zinto - before == 1, pipeline.writes_handed_on
+    model = np.ones((40, 13), np.int16)
+    model[3:38, 2:11] = 7
+    with zarr.config.set({"codec_pipeline.path": DEFAULT, **RECT}):
+        np.testing.assert_array_equal(zarr.open_array(store, mode="r")[...], model)
