@@ -100,3 +100,25 @@ def test_a_scalar_over_many_slabs_of_a_rectilinear_memory_store(monkeypatch):
     model[3:38, 2:11] = 7
     with zarr.config.set({"codec_pipeline.path": DEFAULT, **RECT}):
         np.testing.assert_array_equal(zarr.open_array(store, mode="r")[...], model)
+
+
+@pytest.mark.parametrize("where", ["local", "memory"])
+def test_appends_to_a_rectilinear_array_are_read_and_written_right(tmp_path, where):
+    """zarr-python keeps the pipeline (and the metadata it was made with) when an array
+    grows: after an append the new rows' chunks are past the grid the pipeline knows, and
+    those calls are handed on (counted as resized), never answered from the old grid."""
+    store = str(tmp_path / "a.zarr") if where == "local" else zarr.storage.MemoryStore()
+    with zarr.config.set({"codec_pipeline.path": ZINTO, **RECT}):
+        z = zarr.create_array(store, shape=(10, 10), chunks=[[3, 7], [4, 6]], dtype="i4")
+        model = np.arange(100, dtype="i4").reshape(10, 10)
+        z[...] = model
+        before = pipeline.writes_handed_on.get(pipeline.RESIZED, 0)
+        for i in range(3):
+            rows = np.full((5, 10), i + 100, dtype="i4")
+            z.append(rows, axis=0)
+            model = np.concatenate([model, rows])
+        np.testing.assert_array_equal(z[...], model)
+        np.testing.assert_array_equal(z[12:17, 3:9], model[12:17, 3:9])
+    assert pipeline.writes_handed_on.get(pipeline.RESIZED, 0) > before
+    with zarr.config.set({"codec_pipeline.path": DEFAULT, **RECT}):
+        np.testing.assert_array_equal(zarr.open_array(store, mode="r")[...], model)

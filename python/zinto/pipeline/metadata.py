@@ -35,6 +35,15 @@ class Meta:
             return coords[d] * self.chunk_shape[d]
         return self.starts[d][coords[d]]
 
+    def knows(self, chunks):
+        """Whether every chunk of the batch is on the grid this metadata states: a
+        rectilinear array appended to since the pipeline was made has chunks past it (a
+        regular grid has every chunk; the shape is checked where the region is)."""
+        if self.starts is None:
+            return True
+        return all(s is None or c + 1 < len(s)
+                   for chunk in chunks for c, s in zip(chunk.coords, self.starts))
+
     def chunk_shape_at(self, coords):
         """The shape of the chunk at `coords`, as stored."""
         if self.starts is None:

@@ -47,6 +47,8 @@ async def whole(arrays, chunks, out, drop_axes, absent):
     if m.sharded and not arrays.addresses_store() and (
             default.array_array_codecs or default.bytes_bytes_codecs):
         return SHARDS_WRAPPED  # the inner chunks are not an array of their own
+    if not m.knows(chunks):
+        return RESIZED
     region = geometry.region(chunks, m, target.shape, drop_axes)
     if region is None:
         return NOT_ONE_RECTANGLE
@@ -120,6 +122,8 @@ async def in_pieces(arrays, chunks, out, drop_axes, absent):
         return OUTPUT_NOT_NUMPY
     if target.dtype.kind == "V":
         return STRUCTURED
+    if not m.knows(chunks):
+        return RESIZED
     chunks = geometry.pieces(chunks, m)
     if isinstance(chunks, str):
         return chunks

@@ -32,6 +32,8 @@ async def value(arrays, chunks, data, drop_axes):
     """Writes `data` (zarr-python's value) through the batch's `chunks` with zinto."""
     if getattr(arrays.store, "read_only", False):
         return STORE_READ_ONLY  # the default pipeline raises zarr-python's own error
+    if not arrays.meta.knows(chunks):
+        return RESIZED
     data = ndarray_of(data)
     refused = _refuse_value(data)
     if refused is not None:
