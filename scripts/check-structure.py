@@ -192,34 +192,10 @@ def long_functions(roots):
     return out
 
 
-# Circles known and left for issue 48's first item (a codec is one file, decode and encode):
-# core's codec registry defines the types its codecs use (`Compressor`, `Filter`,
-# `ChecksumKind`, `TABLE`) and dispatches to them, and `dtype` takes `Endian` from `codec`.
-# Each is a folder and the modules on the circle; a circle not listed fails, and a listed one
-# that is gone is said, so the list only shrinks.
-KNOWN_CIRCLES = {
-    ("core/src", frozenset({"codec", "dtype"})),
-    ("core/src/codec", frozenset({"blosc", "error", "filter", "registry"})),
-    ("core/src/codec", frozenset({"registry", "checksum"})),
-    ("core/src/codec", frozenset({"blosc", "error", "filter", "registry", "compressor"})),
-    ("core/src/codec", frozenset({"registry", "compressor", "decoded_size", "chain", "checksum"})),
-    ("core/src/codec", frozenset({"filter", "registry", "compressor", "decoded_size", "chain"})),
-    ("core/src/codec",
-     frozenset({"blosc", "error", "filter", "registry", "compressor", "decoders"})),
-    ("core/src/codec", frozenset({"compressor", "decoders"})),
-    ("core/src/codec",
-     frozenset({"error", "filter", "registry", "compressor", "decoders", "deflate"})),
-    ("core/src/codec", frozenset({"error", "filter", "registry", "compressor", "decoders", "zstd"})),
-    ("core/src/codec", frozenset({"error", "filter", "registry", "compressor", "deflate"})),
-    ("core/src/codec", frozenset({"error", "filter", "registry", "compressor"})),
-    ("core/src/codec", frozenset({"registry", "compressor"})),
-    ("core/src/codec", frozenset({"filter", "registry"})),
-}
 
 
 def main():
     problems = []
-    seen = set()
     graphs = [(d + "/src", rust_graph(os.path.join(ROOT, d, "src")))
               for d in ("core", "std-adapters", "python")]
     # The package's module paths begin with its name (`zinto`, as absolute imports name it).
@@ -228,14 +204,7 @@ def main():
         for folder, edges in sorted(graph.items()):
             for cycle in cycles(edges):
                 where = "/".join((name,) + folder)
-                key = (where, frozenset(cycle))
-                seen.add(key)
-                if key not in KNOWN_CIRCLES:
-                    problems.append(f"import circle in {where}: " + " -> ".join(cycle))
-    for where, modules in sorted(KNOWN_CIRCLES - seen, key=str):
-        print(f"a known circle is gone (remove it from KNOWN_CIRCLES): {where}: "
-              + ", ".join(sorted(modules)))
-    print(f"{len(KNOWN_CIRCLES & seen)} known import circles left, in core (issue 48)")
+                problems.append(f"import circle in {where}: " + " -> ".join(cycle))
     roots = [os.path.join(ROOT, d, "src") for d in ("core", "std-adapters", "python")]
     for f in long_functions(roots):
         problems.append(f"function over {MAX_LINES} lines: {f}")

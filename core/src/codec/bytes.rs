@@ -1,22 +1,6 @@
 //! The `bytes` codec: byte order of stored elements, converted in place in the destination.
 
-/// The byte order of stored elements.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Endian {
-    /// Least significant byte first.
-    Little,
-    /// Most significant byte first.
-    Big,
-}
-
-impl Endian {
-    /// The byte order of the machine this code runs on.
-    pub const NATIVE: Endian = if cfg!(target_endian = "big") {
-        Endian::Big
-    } else {
-        Endian::Little
-    };
-}
+pub use crate::dtype::Endian;
 
 /// Converts stored elements in `buf` from `stored` byte order to the machine's, in place.
 ///

@@ -1,8 +1,8 @@
 //! The codec chain of a chunk, built from metadata and validated.
 
 use super::bytes::Endian;
-use super::checksum::{ChecksumKind, Location};
-use super::filter::Filter;
+use super::checksum::Location;
+use super::registry::{ChecksumKind, Filter};
 use super::shard::{IndexLocation, ShardLayout};
 use super::{ChainError, CodecName, Compressor};
 use crate::MemoryOrder;

@@ -8,19 +8,8 @@
 //! chunk into its own part of it.
 
 use super::chain::BytesCodecs;
+pub use super::compressor::SizeProbe;
 use super::{CodecName, DecodeError};
-
-/// The bytes of a stored chunk that [`decoded_len`] needs: `head_len` bytes from the start and
-/// `tail_len` bytes from `tail_offset`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SizeProbe {
-    /// How many bytes from the start of the stored chunk.
-    pub head_len: usize,
-    /// Where the tail starts in the stored chunk.
-    pub tail_offset: u64,
-    /// How many bytes from `tail_offset`.
-    pub tail_len: usize,
-}
 
 fn payload_range(codecs: &BytesCodecs, encoded_len: u64) -> Result<(u64, u64), DecodeError> {
     let start = codecs.checksums.before();

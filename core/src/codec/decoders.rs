@@ -8,13 +8,17 @@ use alloc::{boxed::Box, vec::Vec};
 #[cfg(feature = "alloc")]
 use super::blosc::BloscDecoder;
 use super::blosc::InnerDecompress;
-use super::compressor::NOT_STARTED;
 #[cfg(feature = "alloc")]
 use super::deflate::RawInflate;
 use super::deflate::{DeflateDecoder, DeflateFormat};
 #[cfg(feature = "alloc")]
 use super::zstd::ZstdDecoder;
 use super::{CodecName, Compressor, DecodeError, Progress, Status, blosclz, lz4};
+
+/// A decoder fed before it was started.
+pub(crate) const NOT_STARTED: DecodeError = DecodeError::Internal {
+    what: "a decoder fed before it was started",
+};
 
 /// A stateful decoder of one codec: zinto-core's own zstd decoder is one, and the std crate
 /// (or any user) supplies others the same way, in place of zinto-core's (the C zstd library)

@@ -54,7 +54,7 @@ pub use chain::{
     ArrayToBytes, BytesCodecs, ChainLevel, ChecksumSpec, Checksums, Codec, CodecChain, FilterLens,
     MAX_CHECKSUMS, MAX_FILTERS, MAX_LEVELS,
 };
-pub use checksum::{ChecksumKind, Location};
+pub use checksum::Location;
 pub use compressor::{
     Base64, Bz2, Gzip, LZMA_MAX_DICT_SIZE, Lz4, Lz4ChunkEncoder, Lzma, LzmaFormat, LzmaRawFilter,
     Pcodec, Zfpy, Zlib, Zstd,
@@ -70,10 +70,9 @@ pub use deflate::{DeflateDecoder, DeflateFormat, MinizInflate, RING_MIN, RawInfl
 pub use encode::EncodeBackends;
 pub use encode::{ConfigFor, ConfigSink, EncodeError, Encoder, ZarrVersion};
 pub use error::{ChainError, DecodeError};
-pub use filter::Filter;
 pub use filter::FilterAux;
 pub use progress::{Progress, Status, WindowProgress};
-pub use registry::{CodecName, Compressor};
+pub use registry::{Checksum, ChecksumKind, CodecName, Compressor, Filter};
 pub use shard::{ByteRange, IndexLocation, ShardError, ShardIndex, ShardLayout};
 pub use stream::{ChunkDecoder, crc32c};
 pub use vlen::VlenItems;

@@ -1,12 +1,13 @@
 //! Decoding one stored chunk's bytes-to-bytes codecs, streamed, into the caller's destination.
 
 use super::chain::{BytesCodecs, Checksums, MAX_CHECKSUMS};
-use super::checksum::{Checksum, ChecksumKind, Location};
+use super::checksum::Location;
 use super::crc::CRC32C;
 #[cfg(feature = "alloc")]
 use super::decoders::Backend;
 use super::decoders::Decoders;
 use super::error::{CHECKSUM_SLOT, INPUT_OVERRUN, OUTPUT_OVERRUN, SIZE_NOT_USIZE};
+use super::registry::{Checksum, ChecksumKind};
 use super::{CodecName, Compressor, DecodeError, Progress, Status, WindowProgress};
 #[cfg(feature = "alloc")]
 use alloc::boxed::Box;

@@ -23,10 +23,12 @@
 //! assert_eq!(format!("{dates}"), "<M8[10s]");
 //! ```
 
+mod endian;
 mod float16;
 mod number;
 mod type_str;
 
+pub use endian::Endian;
 pub use float16::{f16_from_f64, f16_to_f64};
 pub use number::Number;
 pub use type_str::{ByteOrder, TypeStr};

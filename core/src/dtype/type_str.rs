@@ -4,8 +4,8 @@
 
 use core::fmt;
 
+use super::Endian;
 use super::Number;
-use crate::codec::Endian;
 
 /// The byte-order character of a type string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use super::codecs::{configured, elem_after, filter_elem, filter_table};
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use zinto_core::codec::filter::Filter;
+use zinto_core::codec::Filter;
 use zinto_core::codec::{Codec, CodecChain, CodecName, Endian};
 use zinto_core::{ChunkGrid, MemoryOrder};
 

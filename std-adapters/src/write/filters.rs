@@ -4,8 +4,9 @@
 //! window. Each filter's run (`delta`'s element before) carries from one window to the next;
 //! an intermediate filter's output takes a window of its own. No chunk-sized buffer.
 
+use zinto_core::codec::Filter;
 use zinto_core::codec::filter::{Elem, Value};
-use zinto_core::codec::filter::{EncodeRun, Filter, FilterError};
+use zinto_core::codec::filter::{EncodeRun, FilterError};
 
 use super::WRITE_WINDOW;
 

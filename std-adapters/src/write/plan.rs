@@ -7,7 +7,7 @@ use zinto_core::codec::{
     ArrayToBytes, ChecksumKind, Compressor, EncodeError, Endian, Location, ShardLayout,
 };
 
-use zinto_core::codec::filter::Filter;
+use zinto_core::codec::Filter;
 
 use super::filters::FilterStage;
 use crate::backend::Encoders;

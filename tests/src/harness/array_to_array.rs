@@ -7,7 +7,8 @@
 //! Input: `[codec, from type, to type, rounding, out_of_range, offset (8), scale (8), n,
 //! payload...]`; the payload is both the stored bytes decoded and the elements encoded.
 
-use zinto::core::codec::filter::{CastValue, Elem, EncodeRun, Filter, FilterAux, NumType, Value};
+use zinto::core::codec::Filter;
+use zinto::core::codec::filter::{CastValue, Elem, EncodeRun, FilterAux, NumType, Value};
 use zinto::core::codec::{ChainError, CodecName, ConfigValue, Endian};
 
 use super::input::Input;

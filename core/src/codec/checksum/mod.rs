@@ -19,15 +19,12 @@
 //!
 //! numcodecs refuses to decode a stored buffer shorter than four bytes. Its `fletcher32` fails
 //! (Cython `IndexError`) on an empty payload both ways, so no stored `fletcher32` chunk has an
-//! empty payload; [`Checksum`] still defines its value there (0, what the algorithm gives).
+//! empty payload; [`Checksum`](crate::codec::Checksum) still defines its value there (0, what the algorithm gives).
 
 pub mod adler32;
 pub mod crc32;
 pub mod crc32c;
 pub mod fletcher32;
-
-pub use crate::codec::registry::ChecksumKind;
-use crate::codec::registry::SumState;
 
 /// How many bytes a stored checksum takes.
 pub const CHECKSUM_LEN: usize = 4;
@@ -48,69 +45,6 @@ impl Location {
             "start" => Some(Location::Start),
             "end" => Some(Location::End),
             _ => None,
-        }
-    }
-}
-
-impl ChecksumKind {
-    /// The numcodecs codec id (`"crc32"`, `"crc32c"`, `"adler32"`, `"fletcher32"`). In Zarr v3
-    /// metadata the codec name is this id prefixed with `numcodecs.`.
-    pub fn codec_id(self) -> &'static str {
-        self.facts().codec_id
-    }
-
-    /// The kind named by a numcodecs codec id, with or without the v3 `numcodecs.` prefix.
-    pub fn from_codec_id(id: &str) -> Option<ChecksumKind> {
-        let id = id.strip_prefix("numcodecs.").unwrap_or(id);
-        ChecksumKind::ALL.into_iter().find(|k| k.codec_id() == id)
-    }
-
-    /// Where numcodecs puts the checksum when the configuration has no `location` key:
-    /// the start for `crc32` and `adler32`, the end for `crc32c` and `fletcher32`.
-    pub fn default_location(self) -> Location {
-        self.facts().default_location
-    }
-
-    /// Whether the configuration may carry a `location` key (every kind but `fletcher32`).
-    pub fn has_location_key(self) -> bool {
-        self.facts().has_location_key
-    }
-
-    /// The checksum of `data` in one call.
-    pub fn compute(self, data: &[u8]) -> u32 {
-        let mut c = Checksum::new(self);
-        c.update(data);
-        c.value()
-    }
-
-    /// Splits a stored buffer into its payload and its stored checksum (read little-endian).
-    ///
-    /// # Errors
-    /// [`ChecksumError::TooShort`] if `stored` has fewer than [`CHECKSUM_LEN`] bytes.
-    pub fn split(stored: &[u8], location: Location) -> Result<(&[u8], u32), ChecksumError> {
-        let short = ChecksumError::TooShort { len: stored.len() };
-        let (payload, sum) = match location {
-            Location::Start => {
-                let (sum, payload) = stored.split_first_chunk::<CHECKSUM_LEN>().ok_or(short)?;
-                (payload, sum)
-            }
-            Location::End => stored.split_last_chunk::<CHECKSUM_LEN>().ok_or(short)?,
-        };
-        Ok((payload, u32::from_le_bytes(*sum)))
-    }
-
-    /// Checks a stored buffer and returns its payload, as numcodecs' `decode` does.
-    ///
-    /// # Errors
-    /// [`ChecksumError::TooShort`] if `stored` cannot hold a checksum,
-    /// [`ChecksumError::Mismatch`] if the stored and computed checksums differ.
-    pub fn verify(self, stored: &[u8], location: Location) -> Result<&[u8], ChecksumError> {
-        let (payload, expected) = Self::split(stored, location)?;
-        let computed = self.compute(payload);
-        if computed == expected {
-            Ok(payload)
-        } else {
-            Err(ChecksumError::Mismatch { expected, computed })
         }
     }
 }
@@ -165,45 +99,11 @@ pub(crate) struct Facts {
     pub(crate) has_location_key: bool,
 }
 
-/// A running checksum of one [`ChecksumKind`]. Feed bytes in pieces of any size, split
-/// anywhere (also inside a Fletcher-32 word); the value does not depend on the split. Each
-/// algorithm is its file's: [`crc32`], [`crc32c`], [`adler32`], [`fletcher32`] (HDF5's exact
-/// variant, see its file).
-#[derive(Debug, Clone, Copy)]
-pub struct Checksum {
-    kind: ChecksumKind,
-    state: SumState,
-}
-
-impl Checksum {
-    /// A checksum of nothing yet.
-    pub fn new(kind: ChecksumKind) -> Self {
-        Self {
-            kind,
-            state: SumState::new(kind),
-        }
-    }
-
-    /// Which checksum this is.
-    pub fn kind(&self) -> ChecksumKind {
-        self.kind
-    }
-
-    /// Adds `data` to the checksum.
-    pub fn update(&mut self, data: &[u8]) {
-        self.state.update(data);
-    }
-
-    /// The checksum of everything added so far (the stream may go on afterwards).
-    pub fn value(&self) -> u32 {
-        self.state.value()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
     use super::*;
+    use crate::codec::{Checksum, ChecksumKind};
     use std::string::ToString;
 
     /// The test data numcodecs was fed: byte `i` is `(i * 167 + 89) & 0xff`.

@@ -7,9 +7,9 @@
 //! byte, padding anywhere but at the end, or a length that is not a whole number of groups is
 //! an error. Like Python, bits past the last whole byte are ignored (`"YWJ="` is `ab`).
 
+use super::SizeProbe;
 use super::{CompressorCodec, FromConfig, no_window};
 use crate::codec::config::{Config, Reader};
-use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
 use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
 #[cfg(feature = "alloc")]

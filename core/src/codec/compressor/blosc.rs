@@ -3,13 +3,13 @@
 //! [`BloscEncoder`](crate::codec::blosc::BloscEncoder) (`codec/blosc/`); its configuration is
 //! [`BloscConfig`].
 
+use super::SizeProbe;
 use super::{CompressorCodec, FromConfig, NOT_STARTED, four_bytes, head_probe};
 #[cfg(feature = "alloc")]
 use crate::codec::blosc::BloscEncoder;
 use crate::codec::blosc::{BloscCname, BloscShuffle};
 use crate::codec::blosc::{BloscConfig, BloscHeader, HEADER_LEN};
 use crate::codec::config::{Config, Reader};
-use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
 use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError, ZarrVersion};
 #[cfg(feature = "alloc")]

@@ -5,8 +5,8 @@
 //! the answers they share, that their streams state no decoded size and that without a
 //! backend they are refused by name, are written once here.
 
+use super::SizeProbe;
 use super::{CompressorCodec, NOT_STARTED, no_window};
-use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
 use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};
 #[cfg(feature = "alloc")]

@@ -2,9 +2,9 @@
 //!
 //! [`DeflateDecoder`]: crate::codec::DeflateDecoder
 
+use super::SizeProbe;
 use super::{CompressorCodec, FromConfig, deflate_level, head_probe};
 use crate::codec::config::{Config, Reader};
-use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
 use crate::codec::deflate::{self, DeflateFormat, RING_MIN};
 #[cfg(feature = "alloc")]

@@ -4,9 +4,9 @@
 
 #[cfg(not(feature = "alloc"))]
 use super::NOT_STARTED;
+use super::SizeProbe;
 use super::{CompressorCodec, FromConfig, four_bytes, head_probe, int32, no_window};
 use crate::codec::config::{Config, Reader};
-use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
 #[cfg(feature = "alloc")]
 use crate::codec::encode::EncodeBackends;

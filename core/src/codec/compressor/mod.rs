@@ -33,12 +33,11 @@ pub use zlib::Zlib;
 pub use zstd::Zstd;
 
 use super::config::{Config, Reader};
-use super::decoded_size::SizeProbe;
 use super::decoders::Decoders;
+pub(crate) use super::decoders::NOT_STARTED;
 use super::encode::{ConfigFor, ConfigSink, EncodeError, ZarrVersion};
 #[cfg(feature = "alloc")]
 use super::encode::{EncodeBackends, Encoder};
-pub use super::registry::Compressor;
 use super::{ChainError, CodecName, DecodeError, Progress};
 
 /// Reads a compressor's configuration (the keys it knows; absent keys are `None`).
@@ -137,77 +136,16 @@ pub(crate) trait CompressorCodec: core::fmt::Debug {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result;
 }
 
-impl Compressor {
-    /// gzip without a stated level.
-    pub const GZIP: Self = Self::Gzip(Gzip { level: None });
-    /// zlib without a stated level.
-    pub const ZLIB: Self = Self::Zlib(Zlib { level: None });
-    /// zstd without a stated level or checksum.
-    pub const ZSTD: Self = Self::Zstd(Zstd {
-        level: None,
-        checksum: false,
-    });
-
-    /// Whether its own decoder, used on its own ([`BloscDecoder`](super::BloscDecoder)), can
-    /// go on in a new destination window after reporting
-    /// [`Status::NeedsOutput`](super::Status::NeedsOutput): Blosc's blocks are independent, so a
-    /// window must hold just one. The stream compressors refer back into what they wrote; they
-    /// decode through a window only by way of
-    /// [`ChunkDecoder::start_windowed`](super::ChunkDecoder::start_windowed), which keeps
-    /// their window (DEFLATE's in a ring the caller passes, zstd's in the decoder).
-    pub fn moves_window(&self) -> bool {
-        self.codec().moves_window()
-    }
-
-    /// The most one stored byte of this compressor decodes to (DEFLATE about 1032, zstd and
-    /// Blosc 32 768, LZ4 256, bzip2 45 899 236): a chunk stored in `n` bytes that metadata
-    /// says decodes to more than `n * max_ratio()` (plus a little for headers) is refused
-    /// before anything is allocated for it.
-    pub fn max_ratio(&self) -> u64 {
-        self.codec().max_ratio()
-    }
-
-    /// Whether it turns the array's numbers into bytes itself (pcodec), and so may stand as a
-    /// v3 chain's array-to-bytes codec.
-    pub fn serializes_numbers(&self) -> bool {
-        self.codec().serializes_numbers()
-    }
-}
-
-impl Compressor {
-    /// Its encoder for elements of `elem` bytes (Blosc's typesize unless it states one), its
-    /// own or one of `backends`'.
-    ///
-    /// # Errors
-    /// [`EncodeError::Unsupported`] for a codec zinto only decodes, a configuration it does
-    /// not write (Blosc with Snappy inside), or a backend this build lacks.
-    #[cfg(feature = "alloc")]
-    pub fn encoder(
-        &self,
-        elem: usize,
-        backends: &dyn EncodeBackends,
-    ) -> Result<alloc::boxed::Box<dyn Encoder>, EncodeError> {
-        self.codec().encoder(elem, backends)
-    }
-
-    /// Writes its configuration's keys for the metadata `to` names into `sink` (its name or
-    /// id is [`CodecName::name`] or [`CodecName::v2_id`]).
-    ///
-    /// # Errors
-    /// [`EncodeError::Unsupported`] where zinto does not write it in that metadata.
-    pub fn write_config(
-        &self,
-        to: ConfigFor,
-        sink: &mut dyn ConfigSink,
-    ) -> Result<(), EncodeError> {
-        self.codec().write_config(to, sink)
-    }
-}
-
-impl core::fmt::Display for Compressor {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        CompressorCodec::fmt(self.codec(), f)
-    }
+/// The bytes of a stored chunk that [`decoded_len`](crate::codec::decoded_len) needs: `head_len` bytes from the start and
+/// `tail_len` bytes from `tail_offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SizeProbe {
+    /// How many bytes from the start of the stored chunk.
+    pub head_len: usize,
+    /// Where the tail starts in the stored chunk.
+    pub tail_offset: u64,
+    /// How many bytes from `tail_offset`.
+    pub tail_len: usize,
 }
 
 /// A level in `0..=max`, if stated.
@@ -310,14 +248,10 @@ pub(crate) fn v2_only(codec: CodecName, to: ConfigFor) -> Result<(), EncodeError
     }
 }
 
-/// A decoder fed before it was started.
-pub(crate) const NOT_STARTED: DecodeError = DecodeError::Internal {
-    what: "a decoder fed before it was started",
-};
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::Compressor;
     use crate::codec::NoConfig;
     use crate::codec::registry::TABLE;
 

@@ -2,9 +2,9 @@
 //! [`ZstdDecoder`](crate::codec::ZstdDecoder) (ruzstd's decoding, behind the `alloc` feature),
 //! or by one plugged in the same way (the std crate's C zstd).
 
+use super::SizeProbe;
 use super::{CompressorCodec, FromConfig, int32};
 use crate::codec::config::{Config, Reader};
-use crate::codec::decoded_size::SizeProbe;
 use crate::codec::decoders::Decoders;
 use crate::codec::encode::ZarrVersion;
 use crate::codec::encode::{ConfigFor, ConfigSink, EncodeError};

@@ -513,7 +513,7 @@ impl FilterCodec for CastValue {
 mod tests {
     extern crate std;
     use super::*;
-    use crate::codec::filter::Filter;
+    use crate::codec::Filter;
     use ConfigValue::{Int, Nested, Str};
 
     fn configured(

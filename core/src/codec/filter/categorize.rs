@@ -9,7 +9,7 @@
 //! it to the decode ([`FilterAux::table`](super::spec::FilterAux)). Object arrays (`|O`), which
 //! numcodecs also categorizes, are refused: zinto has no objects to decode into.
 //!
-//! [`Filter`]: super::Filter
+//! [`Filter`]: crate::codec::Filter
 
 use super::numeric::Elem;
 use super::spec::{EncodeRun, FilterAux, FilterCodec, FromFilterConfig, decode_error, read_elem};

@@ -1,5 +1,5 @@
 //! The decode direction of numcodecs' array-to-array filters, in place and without allocation:
-//! one file per filter, each a type the registry's [`Filter`] holds (see `spec.rs` for the
+//! one file per filter, each a type the registry's [`Filter`](crate::codec::Filter) holds (see `spec.rs` for the
 //! trait each implements).
 //!
 //! - [`delta`]: numcodecs `delta` (`Delta(dtype, astype)`).
@@ -485,5 +485,5 @@ mod tests {
 }
 
 mod spec;
-pub use spec::{EncodeRun, Filter, FilterAux};
+pub use spec::{EncodeRun, FilterAux};
 pub(crate) use spec::{FilterCodec, FromFilterConfig};

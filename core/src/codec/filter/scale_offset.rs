@@ -309,7 +309,7 @@ impl FilterCodec for ScaleOffset {
 mod tests {
     extern crate std;
     use super::*;
-    use crate::codec::filter::Filter;
+    use crate::codec::Filter;
     use crate::codec::{ConfigValue, Endian};
     use proptest::prelude::*;
 

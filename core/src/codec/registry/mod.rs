@@ -17,6 +17,12 @@
 //! The other codecs (array-to-bytes, vlen) are named here with their metadata names; their
 //! configuration is read by `chain.rs`.
 
+mod checksum;
+mod compressor;
+mod filter;
+
+pub use checksum::Checksum;
+
 use super::ChainError;
 use super::blosc::BloscConfig;
 use super::checksum::adler32::Adler32;
