@@ -208,7 +208,9 @@ impl RsArray {
             let options = ReadOptions {
                 threads,
                 cancel: Some(cancel),
-                absent: wanted.then_some(&note as &(dyn Fn(&[u64]) + Sync)),
+                extra: zinto::ReadExtra {
+                    absent: wanted.then_some(&note as &(dyn Fn(&[u64]) + Sync)),
+                },
                 ..ReadOptions::default()
             };
             array
@@ -238,7 +240,9 @@ impl RsArray {
         let data = interruptible::run(py, |cancel| {
             let options = ReadOptions {
                 cancel: Some(cancel),
-                absent: wanted.then_some(&note as &(dyn Fn(&[u64]) + Sync)),
+                extra: zinto::ReadExtra {
+                    absent: wanted.then_some(&note as &(dyn Fn(&[u64]) + Sync)),
+                },
                 decoded_chunk_limit: limit,
                 ..ReadOptions::default()
             };

@@ -84,8 +84,10 @@ impl<'a> Write<'a> {
         WriteOptions {
             threads: self.threads,
             cancel: Some(cancel),
-            write_empty_chunks: self.write_empty_chunks,
-            inner_chunk_order: self.inner_chunk_order,
+            extra: zinto::WriteExtra {
+                write_empty_chunks: self.write_empty_chunks,
+                inner_chunk_order: self.inner_chunk_order,
+            },
             ..WriteOptions::default()
         }
     }

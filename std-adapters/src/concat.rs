@@ -16,7 +16,7 @@ use zinto_core::{Dims, LayoutError};
 
 use crate::buffer::zeroed_buffer;
 use crate::error::{Error, ErrorKind};
-use crate::read::ReadOptions;
+use crate::options::ReadOptions;
 use crate::read::context::ReadContext;
 use crate::read::decode::{Stored, check_plausible, decode_stored};
 use crate::store::{Store, StoreError};

@@ -41,6 +41,7 @@ mod error;
 mod group;
 pub mod metadata;
 mod node;
+mod options;
 mod read;
 mod records;
 pub mod redact;
@@ -62,15 +63,16 @@ pub use error::{Error, ErrorKind, MetadataError};
 pub use group::{Group, Member};
 pub use metadata::{ArrayMetadata, DataType, FillValue, NodeKind, TimeUnit, Unit, ZarrFormat};
 pub use node::Node;
+pub use options::{OnAbsent, Options, ReadExtra, ReadOptions, WriteExtra, WriteOptions};
 pub use read::element::Element;
 pub use read::vlen::{DECODED_CHUNK_LIMIT, VlenData};
-pub use read::{BLOCK_LEN, COALESCE_GAP, OnAbsent, ReadOptions, WINDOW_LEN};
+pub use read::{BLOCK_LEN, COALESCE_GAP, WINDOW_LEN};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
 pub use store::{
     FileStore, MemoryStore, ObjectWriter, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE, Store,
     StoreError, read_from_bytes,
 };
-pub use write::{WRITE_WINDOW, WriteOptions};
+pub use write::WRITE_WINDOW;
 pub use zinto_core as core;
 pub use zinto_core::{ChunkOrder, LayoutError, Region};
 

@@ -1,17 +1,21 @@
 //! Records sorted in place on several threads.
 //!
 //! Keys are rewritten as sort-order integers ([`prepare_keys`]) by all threads, each on its own
-//! stretch of the buffer; one partition pass around a sampled median splits the buffer in two
-//! (smaller keys first); each half is sorted (or split again) on its own thread
-//! ([`sort_prepared`]); then the keys are restored, again by all threads. In place: no
-//! allocation, no copy of the records.
+//! stretch of the buffer; partition passes around sampled medians split the buffer into a
+//! segment per thread (smaller keys first), and each segment is sorted on its own
+//! ([`sort_prepared`]); then the keys are restored, again by all threads. All of it on the
+//! workers of the one pool (`workers.rs`). In place: no copy of the records (a few pointers
+//! per thread are all that is allocated).
 
 use std::num::NonZeroUsize;
+use std::sync::Mutex;
 
 use zinto_core::records::{
     RecordError, RecordLayout, partition_prepared, prepare_keys, prepared_key, restore_keys,
     sort_prepared, sort_records_by_key,
 };
+
+use crate::workers::run_workers;
 
 /// Below this many records a buffer is sorted on one thread.
 const PARALLEL_MIN_RECORDS: usize = 1 << 15;
@@ -93,42 +97,93 @@ fn on_stretches(
 ) -> Result<(), RecordError> {
     let size = layout.record_size();
     let per = (bytes.len() / size).div_ceil(threads).max(1) * size;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = bytes
-            .chunks_mut(per)
-            .map(|stretch| s.spawn(move || step(stretch, layout)))
-            .collect();
-        handles
-            .into_iter()
-            .try_for_each(|h| h.join().unwrap_or_else(rethrow))
+    on_each(bytes.chunks_mut(per).collect(), threads, |stretch| {
+        step(stretch, layout)
     })
 }
 
-/// Sorts prepared records on `threads` threads.
+/// Runs `work` on each of `segments` (disjoint parts of one buffer) on up to `threads`
+/// workers of the pool (`workers.rs`): each takes the next segment until none is left or one
+/// fails; the first error is the call's.
+fn on_each<'b>(
+    segments: Vec<&'b mut [u8]>,
+    threads: usize,
+    work: impl Fn(&'b mut [u8]) -> Result<(), RecordError> + Sync,
+) -> Result<(), RecordError> {
+    let workers = threads.min(segments.len()).max(1);
+    let queue = Mutex::new(segments);
+    let first_error = Mutex::new(None);
+    let failed = || first_error.lock().map_or(true, |e| e.is_some());
+    run_workers(workers, &|| {
+        while !failed() {
+            let Some(segment) = queue.lock().ok().and_then(|mut q| q.pop()) else {
+                break;
+            };
+            if let Err(e) = work(segment) {
+                if let Ok(mut first) = first_error.lock() {
+                    first.get_or_insert(e);
+                }
+                break;
+            }
+        }
+    });
+    match first_error.into_inner() {
+        Ok(Some(e)) => Err(e),
+        Ok(None) => Ok(()),
+        Err(_) => Err(RecordError::Internal {
+            what: "a sort worker's error slot was poisoned",
+        }),
+    }
+}
+
+/// Sorts prepared records on `threads` threads: split around sampled medians, level by level
+/// (each level's segments partitioned in parallel), until there is a segment per thread,
+/// then each segment sorted on its own. Segments need no merge: every key of one is below
+/// every key of the next.
 fn sort_on(bytes: &mut [u8], layout: &RecordLayout, threads: usize) -> Result<(), RecordError> {
     let size = layout.record_size();
-    let n = bytes.len() / size;
-    if threads <= 1 || n < PARALLEL_MIN_RECORDS {
+    if threads <= 1 || bytes.len() / size < PARALLEL_MIN_RECORDS {
         return sort_prepared(bytes, layout);
     }
-    let Some(split) = split(bytes, layout)? else {
-        return sort_prepared(bytes, layout);
-    };
-    let (low, high) = bytes.split_at_mut(split * size);
-    let low_threads = threads / 2;
-    std::thread::scope(|s| {
-        let low = s.spawn(|| sort_on(low, layout, low_threads));
-        let high = sort_on(high, layout, threads - low_threads);
-        low.join().unwrap_or_else(rethrow).and(high)
-    })
+    let mut whole = Vec::new(); // segments not split further
+    let mut splitting = vec![bytes];
+    while !splitting.is_empty() && whole.len() + splitting.len() < threads {
+        let parts = Mutex::new(Vec::new());
+        let done = Mutex::new(Vec::new());
+        on_each(std::mem::take(&mut splitting), threads, |segment| {
+            if segment.len() / size < PARALLEL_MIN_RECORDS {
+                keep(segment, &done);
+                return Ok(());
+            }
+            match split(segment, layout)? {
+                Some(at) => {
+                    let (low, high) = segment.split_at_mut(at * size);
+                    keep(low, &parts);
+                    keep(high, &parts);
+                }
+                None => keep(segment, &done),
+            }
+            Ok(())
+        })?;
+        whole.extend(into_vec(done)?);
+        splitting = into_vec(parts)?;
+    }
+    whole.extend(splitting);
+    on_each(whole, threads, |segment| sort_prepared(segment, layout))
 }
 
-/// Carries a sort thread's panic on to the caller, as if the sort had run on the caller's
-/// thread. The steps never panic on any input, so a panic is a bug in zinto; it used to be
-/// turned into `RecordError::ZeroRecordSize`, an error that says something false about the
-/// caller's layout and hides the bug. No error variant would be honest here: the panic is.
-fn rethrow(payload: Box<dyn std::any::Any + Send>) -> Result<(), RecordError> {
-    std::panic::resume_unwind(payload)
+/// Keeps `part` in a level's list (a poisoned list is refused when it is read).
+fn keep<'b>(part: &'b mut [u8], into: &Mutex<Vec<&'b mut [u8]>>) {
+    if let Ok(mut v) = into.lock() {
+        v.push(part);
+    }
+}
+
+/// The segments a level's workers kept.
+fn into_vec<T>(kept: Mutex<Vec<T>>) -> Result<Vec<T>, RecordError> {
+    kept.into_inner().map_err(|_| RecordError::Internal {
+        what: "a sort worker's segment list was poisoned",
+    })
 }
 
 /// Partitions around the median of sampled keys; `None` if that leaves one side empty (many
@@ -185,5 +240,52 @@ mod tests {
             Some(&"a bug in a sort step"),
             "the original panic payload, not a new one"
         );
+    }
+
+    /// The records of `bytes` (16 bytes: a u64 id, then a u64 key), sorted by id: the same
+    /// multiset whatever the sort did.
+    fn ids(bytes: &[u8]) -> Vec<u64> {
+        let mut ids: Vec<u64> = bytes
+            .chunks_exact(16)
+            .map(|r| u64::from_le_bytes(r[..8].try_into().unwrap()))
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    #[test]
+    fn sorts_on_any_number_of_threads_with_distinct_equal_and_few_keys() {
+        let layout = RecordLayout::new(16, 8, KeyType::U64, Endian::Little).unwrap();
+        let n = 5 * PARALLEL_MIN_RECORDS as u64 + 7;
+        type KeyOf = fn(u64) -> u64;
+        let keys: [(&str, KeyOf); 3] = [
+            ("distinct", |i| (i * 7919) % 1_000_003),
+            ("all equal", |_| 42),
+            ("three values", |i| i % 3),
+        ];
+        for (name, key) in keys {
+            let records: Vec<u8> = (0..n)
+                .flat_map(|i| [i.to_le_bytes(), key(i).to_le_bytes()])
+                .flatten()
+                .collect();
+            for threads in [2, 3, 4, 8] {
+                let mut bytes = records.clone();
+                sort_records_parallel(&mut bytes, &layout, NonZeroUsize::new(threads).unwrap())
+                    .unwrap();
+                let sorted: Vec<u64> = bytes
+                    .chunks_exact(16)
+                    .map(|r| u64::from_le_bytes(r[8..].try_into().unwrap()))
+                    .collect();
+                assert!(
+                    sorted.windows(2).all(|w| w[0] <= w[1]),
+                    "{name}, {threads} threads: out of order"
+                );
+                assert_eq!(
+                    ids(&bytes),
+                    (0..n).collect::<Vec<_>>(),
+                    "{name}, {threads} threads"
+                );
+            }
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! caller cancels; the first error kept (a real failure over the cancellations it causes);
 //! progress after each item. Reads (`pool.rs` hands out a selection's pieces and their parts of
 //! the output), writes (`write/`) and concatenation (`concat.rs`) run on it; the merge's sort
-//! (`records.rs`) splits its buffer in halves on scoped threads of its own.
+//! (`records.rs`) runs its stretches and segments on [`run_workers`], the same threads.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -122,16 +122,21 @@ impl FirstError {
     }
 }
 
-/// Runs `worker` on `n` threads (on the calling thread alone when `n` is 1).
+/// Runs `worker` on `n` threads (on the calling thread alone when `n` is 1). A worker's panic
+/// reaches the caller as it was raised (its payload, not `std::thread::scope`'s own message):
+/// the workers never panic on any input, so a panic is a bug in zinto and says so.
 pub(crate) fn run_workers(n: usize, worker: &(dyn Fn() + Sync)) {
     if n <= 1 {
         worker();
         return;
     }
     std::thread::scope(|s| {
-        for _ in 1..n {
-            s.spawn(worker);
-        }
+        let others: Vec<_> = (1..n).map(|_| s.spawn(worker)).collect();
         worker();
+        for other in others {
+            if let Err(payload) = other.join() {
+                std::panic::resume_unwind(payload);
+            }
+        }
     });
 }

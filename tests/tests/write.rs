@@ -305,7 +305,10 @@ fn writes_follow_the_model(name: &str, case: usize, array: &zinto::Array<FileSto
         "{name}: fill-value chunks were written or kept"
     );
     let opts = WriteOptions {
-        write_empty_chunks: true,
+        extra: zinto::WriteExtra {
+            write_empty_chunks: true,
+            ..zinto::WriteExtra::default()
+        },
         ..WriteOptions::default()
     };
     array
@@ -727,7 +730,10 @@ fn inner_chunks_are_laid_in_the_order_the_write_asks() {
         let values: Vec<u8> = (1..=24).collect();
         let whole = Region::whole(&[6, 4]).unwrap();
         let options = WriteOptions {
-            inner_chunk_order: order,
+            extra: zinto::WriteExtra {
+                inner_chunk_order: order,
+                ..zinto::WriteExtra::default()
+            },
             ..WriteOptions::default()
         };
         array.write_from_with(&whole, &values, &options).unwrap();
@@ -750,7 +756,9 @@ fn absent_of<S: Store>(array: &zinto::Array<S>, region: &Region, vlen: bool) -> 
     let found = std::sync::Mutex::new(Vec::new());
     let note = |c: &[u64]| found.lock().unwrap().push(c.to_vec());
     let options = zinto::ReadOptions {
-        absent: Some(&note),
+        extra: zinto::ReadExtra {
+            absent: Some(&note),
+        },
         ..zinto::ReadOptions::default()
     };
     if vlen {
@@ -829,7 +837,10 @@ fn a_rewritten_edge_shard_stores_no_fill_past_the_edge() {
     let whole = Region::whole(&[11]).unwrap();
     let values: Vec<u8> = (1..=11i32).flat_map(|v| v.to_ne_bytes()).collect();
     let options = WriteOptions {
-        write_empty_chunks: true,
+        extra: zinto::WriteExtra {
+            write_empty_chunks: true,
+            ..zinto::WriteExtra::default()
+        },
         ..WriteOptions::default()
     };
     let stored_inner = |store: &zinto::MemoryStore| {

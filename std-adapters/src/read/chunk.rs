@@ -83,10 +83,6 @@ pub(crate) enum Found {
     Absent,
 }
 
-/// Told of each chunk a read finds absent, with its grid coordinates
-/// ([`ReadOptions::absent`](crate::ReadOptions::absent)).
-pub type OnAbsent<'a> = &'a (dyn Fn(&[u64]) + Sync);
-
 /// Reads pieces of chunks of one array into one output of shape `out_shape`.
 pub(crate) struct ChunkReader<'a, S: ?Sized> {
     pub(crate) store: &'a S,

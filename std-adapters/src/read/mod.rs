@@ -19,7 +19,7 @@ mod handout;
 mod out;
 pub(crate) mod vlen;
 
-pub use chunk::{COALESCE_GAP, OnAbsent};
+pub use chunk::COALESCE_GAP;
 pub use decode::{BLOCK_LEN, WINDOW_LEN};
 pub(crate) use handout::ContextPool;
 
@@ -32,6 +32,7 @@ use zinto_core::{Piece, Pieces, Region};
 use crate::Array;
 use crate::buffer::zeroed_buffer;
 use crate::error::{Error, ErrorKind};
+use crate::options::ReadOptions;
 use crate::store::{FetchOrder, FirstBytes, PieceSource, Store};
 
 use chunk::{ChunkReader, Found};
@@ -223,7 +224,7 @@ impl<S: Store> Array<S> {
         let key = |coords: &[u64]| self.chunk_key(coords);
         let hooks = crate::read::vlen::Hooks {
             cancel: options.cancel,
-            absent: options.absent,
+            absent: options.extra.absent,
             limit: options.decoded_chunk_limit(),
         };
         crate::read::vlen::read(&self.store, &self.meta, &key, selection, hooks)
@@ -257,59 +258,6 @@ impl<S: Store> Array<S> {
         })?;
         self.read_into(selection, &mut out)?;
         Ok(out)
-    }
-}
-
-/// How to run a read.
-#[derive(Default, Clone, Copy)]
-pub struct ReadOptions<'a> {
-    /// Worker threads; `None` means one per available core ([`REMOTE_WORKERS_PER_CORE`](crate::REMOTE_WORKERS_PER_CORE) per
-    /// core, at least [`REMOTE_WORKERS_MIN`](crate::REMOTE_WORKERS_MIN), for an array in a remote store). Never more than the chunks read.
-    pub threads: Option<NonZeroUsize>,
-    /// Called after each chunk with (chunks done, chunks in all), from the worker that did it.
-    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
-    /// Called with a chunk's grid coordinates (a shard's, for a sharded array) when the
-    /// chunk is absent from the store, from the worker that found it so; its part of the
-    /// output is then the fill value. Once per chunk of the selection (a variable-length read
-    /// too). zarr-python 3.4 reports absent chunks per chunk: this is how zinto knows them.
-    pub absent: Option<OnAbsent<'a>>,
-    /// Checked by a read's workers before each chunk (a concatenation's before each file):
-    /// once it is `true`, no further chunk is read and the read returns
-    /// [`ErrorKind::Cancelled`] (the output is then partly written). For Ctrl-C in the
-    /// Python package, or a caller's timeout.
-    pub cancel: Option<&'a AtomicBool>,
-    /// The most one chunk of variable-length values (strings, bytes) may decode to, in bytes;
-    /// `None` means [`DECODED_CHUNK_LIMIT`](crate::DECODED_CHUNK_LIMIT) (1 GiB). Such a chunk's
-    /// decoded size is stated by no metadata, and a compressed one can claim or decode to
-    /// millions of times its stored size: past the limit the read fails with
-    /// [`ErrorKind::DecodedTooLarge`] having held no more than it. Fixed-size types need no
-    /// limit (their chunks decode to the size the metadata gives).
-    pub decoded_chunk_limit: Option<u64>,
-}
-
-impl ReadOptions<'_> {
-    /// The limit on a variable-length chunk's decoded size this read applies.
-    pub fn decoded_chunk_limit(&self) -> u64 {
-        self.decoded_chunk_limit
-            .unwrap_or(crate::DECODED_CHUNK_LIMIT)
-    }
-
-    /// The worker count this read asks for: `threads`, or one per available core.
-    pub fn workers(&self) -> NonZeroUsize {
-        self.threads
-            .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
-    }
-}
-
-impl std::fmt::Debug for ReadOptions<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadOptions")
-            .field("threads", &self.threads)
-            .field("progress", &self.progress.is_some())
-            .field("absent", &self.absent.is_some())
-            .field("cancel", &self.cancel)
-            .field("decoded_chunk_limit", &self.decoded_chunk_limit)
-            .finish()
     }
 }
 
@@ -375,7 +323,7 @@ impl<S: Store> PieceJob for PieceReads<'_, S> {
         match read {
             Ok(Found::Stored) => {}
             Ok(Found::Absent) => {
-                if let Some(absent) = self.options.absent {
+                if let Some(absent) = self.options.extra.absent {
                     absent(&piece.chunk);
                 }
             }

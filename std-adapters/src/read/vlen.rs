@@ -22,7 +22,7 @@ use zinto_core::codec::{
 };
 use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
 
-use super::chunk::{Found, OnAbsent};
+use super::chunk::Found;
 use super::context::ReadContext;
 use super::decode::{
     DecodedSize, OVERFLOW, Stored, check_plausible, decode_stored, decode_windowed, grow,
@@ -30,6 +30,7 @@ use super::decode::{
 };
 use crate::error::ErrorKind;
 use crate::metadata::{ArrayMetadata, DataType};
+use crate::options::OnAbsent;
 use crate::store::{Store, StoreError};
 
 /// Called with (output element index, the element's bytes) for every selected element.

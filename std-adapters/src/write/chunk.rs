@@ -176,7 +176,7 @@ impl Worker {
                 .get(r.dst..r.dst + r.len)
                 .ok_or_else(|| internal("a run outside the input"))
         };
-        if !job.options.write_empty_chunks {
+        if !job.options.extra.write_empty_chunks {
             let mut all_fill = true;
             for r in runs.clone() {
                 all_fill &= is_fill(part(&r)?, &job.plan.fill);
@@ -221,7 +221,7 @@ impl Worker {
             read_old(job, (&part.in_array, sized.shape), scratch)?;
         }
         overlay(runs, job.input, scratch)?;
-        if !job.options.write_empty_chunks && is_fill(scratch, &plan.fill) {
+        if !job.options.extra.write_empty_chunks && is_fill(scratch, &plan.fill) {
             return job.array.store().delete(key).map_err(ErrorKind::Store);
         }
         self.store_chunk(job, (key, sized.lens.1), std::iter::once(Ok(&scratch[..])))

@@ -24,12 +24,13 @@ mod vlen;
 mod vlen_shard;
 
 use std::num::NonZeroUsize;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use zinto_core::{ChunkOrder, Piece, Pieces, Region};
+use zinto_core::{Piece, Pieces, Region};
 
 use crate::Array;
 use crate::error::{Error, ErrorKind};
+use crate::options::WriteOptions;
 use crate::store::Store;
 use crate::workers::{Crew, Work};
 
@@ -38,52 +39,6 @@ pub(crate) use plan::WritePlan;
 /// Bytes of a worker's output window (and of its byte-swap window, for arrays stored in the
 /// other byte order).
 pub const WRITE_WINDOW: usize = 512 << 10;
-
-/// How to run a write.
-#[derive(Default, Clone, Copy)]
-pub struct WriteOptions<'a> {
-    /// Worker threads; `None` means one per available core. Never more than the chunks
-    /// written.
-    pub threads: Option<NonZeroUsize>,
-    /// Called after each chunk with (chunks done, chunks in all), from the worker that did it.
-    pub progress: Option<&'a (dyn Fn(u64, u64) + Sync)>,
-    /// Checked before each chunk: once it is `true`, no further chunk is written and the
-    /// write returns [`ErrorKind::Cancelled`]. Chunks already written stay written (each
-    /// whole: none is left torn).
-    pub cancel: Option<&'a AtomicBool>,
-    /// Write chunks that are all fill value too (zarr-python's `write_empty_chunks=True`).
-    /// By default they are not written, and an old chunk there is removed.
-    pub write_empty_chunks: bool,
-    /// The order of a shard's inner chunks in its bytes (the index says where each is, so
-    /// any order reads the same): C order by default, as zarr-python 3.1 and the zarrs crate
-    /// write; [`ChunkOrder::Morton`] as zarr-python 3.4 writes.
-    pub inner_chunk_order: ChunkOrder,
-    /// The most an old chunk of variable-length values, read to keep the values a partial
-    /// write does not replace, may decode to: as
-    /// [`ReadOptions::decoded_chunk_limit`](crate::ReadOptions::decoded_chunk_limit).
-    pub decoded_chunk_limit: Option<u64>,
-}
-
-impl WriteOptions<'_> {
-    /// The limit on an old variable-length chunk's decoded size this write applies.
-    pub fn decoded_chunk_limit(&self) -> u64 {
-        self.decoded_chunk_limit
-            .unwrap_or(crate::DECODED_CHUNK_LIMIT)
-    }
-}
-
-impl std::fmt::Debug for WriteOptions<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("WriteOptions")
-            .field("threads", &self.threads)
-            .field("progress", &self.progress.is_some())
-            .field("cancel", &self.cancel)
-            .field("write_empty_chunks", &self.write_empty_chunks)
-            .field("inner_chunk_order", &self.inner_chunk_order)
-            .field("decoded_chunk_limit", &self.decoded_chunk_limit)
-            .finish()
-    }
-}
 
 /// One write: what every worker shares.
 pub(crate) struct WriteJob<'a, S> {

@@ -396,7 +396,7 @@ impl Worker {
             .get(depth)
             .ok_or_else(|| internal("a shard level past the plan's"))?;
         let grid = layout.grid();
-        let walk = (job.options.inner_chunk_order)
+        let walk = (job.options.extra.inner_chunk_order)
             .walk(grid.grid_shape())
             .map_err(ErrorKind::Layout)?;
         for i in walk {
@@ -446,7 +446,7 @@ impl Worker {
         // An inner chunk wholly past the array's edge (of a shard read whole to keep the cells
         // there) is stored only if it holds more than fill, whatever `write_empty_chunks` says:
         // zarr-python writes no inner chunk the selection does not touch.
-        let mut empty = !job.options.write_empty_chunks || source.past_edge(part);
+        let mut empty = !job.options.extra.write_empty_chunks || source.past_edge(part);
         if direct {
             for r in runs.clone() {
                 empty = empty && is_fill(run_bytes(&r)?, &plan.fill);

@@ -13,9 +13,10 @@ use zinto_core::{MemoryOrder, Piece, Region, Runs, product};
 
 use super::chunk::{Worker, stream_kind};
 use super::stream::{ChunkStream, StreamError};
-use super::{ChunkPart, Pool, WRITE_WINDOW, WriteOptions, WritePlan};
+use super::{ChunkPart, Pool, WRITE_WINDOW, WritePlan};
 use crate::Array;
 use crate::error::{Error, ErrorKind};
+use crate::options::WriteOptions;
 use crate::read::context::ReadContext;
 use crate::read::decode::Stored;
 use crate::read::vlen::{ChunkIn, ChunkItems, vlen_codec};
@@ -237,7 +238,7 @@ impl VlenWorker {
     /// Whether the chunk laid out is all fill value and not to be written (zarr-python's
     /// `write_empty_chunks=False`, the default).
     pub(super) fn all_fill<S: Store>(&self, job: &VlenJob<'_, S>) -> Result<bool, ErrorKind> {
-        if job.options.write_empty_chunks {
+        if job.options.extra.write_empty_chunks {
             return Ok(false);
         }
         let fill = job.array.metadata().fill_value.as_bytes();

@@ -275,7 +275,10 @@ pub fn blosc_written(data: &[u8], reference: Option<Reference>) {
     let whole = Region::whole(&[n as u64]).expect("a region");
     // A chunk all zeros (the fill value) is written too.
     let options = WriteOptions {
-        write_empty_chunks: true,
+        extra: zinto::WriteExtra {
+            write_empty_chunks: true,
+            ..zinto::WriteExtra::default()
+        },
         ..WriteOptions::default()
     };
     array
