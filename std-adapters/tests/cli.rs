@@ -1335,6 +1335,38 @@ fn convert_reencodes_v2_into_v3_equal_to_the_source() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A rectilinear source (zarr-python 3.4.2's `z34_rect_2d`) converts with the chunk shape
+/// given, read back equal; without `--chunks` the command says why it stops and writes
+/// nothing (it writes regular grids, and does not pick one silently).
+#[test]
+fn convert_of_a_rectilinear_array_asks_for_the_chunk_shape() {
+    let dir = std::env::temp_dir().join(format!("zinto-convert-rect-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = fixture("z34_rect_2d");
+    let src = src.to_str().unwrap();
+    let refused = dir.join("refused.zarr");
+    let out = zinto(&["convert", src, refused.to_str().unwrap()]);
+    assert_ne!(out.status.code(), Some(0));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("rectilinear") && err.contains("--chunks"),
+        "{err}"
+    );
+    assert!(
+        !refused.exists(),
+        "a refused convert left {}",
+        refused.display()
+    );
+    let dst = dir.join("regular.zarr");
+    let dst = dst.to_str().unwrap();
+    let out = zinto(&["convert", src, dst, "--chunks", "30,25"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let read = |p: &str| zinto(&["read", p, "--format", "raw", "--out", "-"]).stdout;
+    assert!(read(src) == read(dst), "the converted array differs");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A group converts whole: its attributes, its arrays (each read back equal) and the group
 /// below it, v3 into v2.
 #[test]

@@ -71,6 +71,16 @@ fn new_array(
     let shape = src.shape();
     let chunks = match args.chunks.as_deref() {
         Some(text) => create::chunk_shape(text, shape)?,
+        // The command writes regular grids: a rectilinear source's grid is not kept
+        // silently as something else.
+        None if !meta.grid.is_regular() => {
+            return Err(Failure::Other(format!(
+                "{} (array {:?}): its chunk grid is rectilinear, and convert writes regular \
+                 grids: give the new chunk shape with --chunks",
+                args.src.display(),
+                src.path()
+            )));
+        }
         None => src.chunk_shape().to_vec(),
     };
     let fill = meta.fill_value.to_json(meta.dtype).ok_or_else(|| {

@@ -122,7 +122,7 @@ pub enum FilterError {
         /// The type that is not floating-point.
         ty: NumType,
     },
-    /// zinto has no encoder for this filter ([`Filter::encodes`] says why).
+    /// zinto has no encoder for this filter ([`Filter::encodes`](crate::codec::Filter::encodes) says why).
     NoEncoder,
     /// An encoder was given elements of another type than the filter decodes to.
     TypeMismatch {

@@ -4,7 +4,7 @@
 //! is one bit, and decodes to 0 or 1.
 //!
 //! It is the only filter whose stored bytes are not whole elements
-//! ([`Filter::keeps_elements`](super::Filter::keeps_elements)): it stores `1 + ceil(bytes / 8)` bytes for a chunk of
+//! ([`Filter::keeps_elements`](crate::codec::Filter::keeps_elements)): it stores `1 + ceil(bytes / 8)` bytes for a chunk of
 //! `bytes`, and may be followed (in encoding order) only by compressors and checksums.
 
 use super::spec::{EncodeRun, FilterAux, FilterCodec, FromFilterConfig, decode_error};
