@@ -19,6 +19,8 @@ pub struct NewArray {
     dtype: String,
     big_endian: bool,
     chunks: Vec<u64>,
+    /// A rectilinear grid's chunk sizes per dimension (`None` for a regular one), or `None`.
+    chunk_edges: Option<Vec<Option<Vec<u64>>>>,
     shards: Option<Vec<u64>>,
     /// Specs as `zinto create --codec` takes them (`"zstd:3"`, `"crc32c"`).
     codecs: Vec<String>,
@@ -103,6 +105,9 @@ impl NewArray {
         };
         if let Some(shards) = &self.shards {
             b = b.shards(shards);
+        }
+        if let Some(edges) = &self.chunk_edges {
+            b = b.chunk_edges(edges.clone());
         }
         b = b
             .codec_specs(&self.codecs)

@@ -122,3 +122,29 @@ def test_appends_to_a_rectilinear_array_are_read_and_written_right(tmp_path, whe
     assert pipeline.writes_handed_on.get(pipeline.RESIZED, 0) > before
     with zarr.config.set({"codec_pipeline.path": DEFAULT, **RECT}):
         np.testing.assert_array_equal(zarr.open_array(store, mode="r")[...], model)
+
+
+def test_zinto_create_takes_zarr_python_s_rectilinear_spelling_and_zarr_python_reads_it(tmp_path):
+    """`zinto.create(..., chunks=[[10, 20, 30, 40], 25])` as zarr-python 3.4 spells it: the
+    grid zarr-python 3.4.2 would state (repeats as runs), written by zinto (in slabs along
+    the grid's edges), read back equal by zarr-python's default pipeline; bad edges refused
+    before anything is written."""
+    import zinto
+
+    path = tmp_path / "r.zarr"
+    data = np.arange(100 * 60, dtype="float32").reshape(100, 60) / 7
+    a = zinto.create(path, (100, 60), "float32", chunks=[[10, 20, 20, 20, 30], 25])
+    a[...] = data
+    a[15:45, 20:30] = -1
+    data[15:45, 20:30] = -1
+    grid = json.loads((path / "zarr.json").read_text())["chunk_grid"]
+    assert grid == {"name": "rectilinear", "configuration": {
+        "kind": "inline", "chunk_shapes": [[10, [20, 3], 30], 25]}}
+    with zarr.config.set({"codec_pipeline.path": DEFAULT, **RECT}):
+        z = zarr.open_array(str(path), mode="r")
+        np.testing.assert_array_equal(z[...], data)
+    np.testing.assert_array_equal(zinto.open(path)[...], data)
+    for bad in ([[10, 20], 25], [[0, 100], 25], [[100], [30, "x"]]):
+        with pytest.raises((zinto.ZintoError, TypeError)):
+            zinto.create(tmp_path / "bad.zarr", (100, 60), "float32", chunks=bad)
+        assert not (tmp_path / "bad.zarr" / "zarr.json").exists(), bad

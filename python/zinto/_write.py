@@ -113,8 +113,9 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
       big-endian. Or fixed-length strings (``"U5"``, UTF-32) or bytes (``"S4"``), as NumPy
       holds them; or variable-length strings (`str`, ``"string"``, NumPy's StringDType) or
       bytes (`bytes`, ``"bytes"``), written from `str` and `bytes` elements.
-    - `chunks`: the chunk shape; `shards`: store the chunks in shards of this shape (v3), each
-      dimension a multiple of the chunk's.
+    - `chunks`: the chunk shape; or a rectilinear grid (v3) as zarr-python 3.4 spells it, per
+      dimension a list of its chunk sizes or one size (``[[10, 20, 30, 40], 25]``); `shards`:
+      store the chunks in shards of this shape (v3), each dimension a multiple of the chunk's.
     - `codecs`: the chain, as ``zinto create --codec`` takes it: ``"raw"``, ``"zstd[:LEVEL]"``
       (level 3 by default), ``"gzip[:LEVEL]"``, ``"zlib[:LEVEL]"`` (v2), ``"crc32c"`` (v3); a
       string or a sequence, at most one compressor. Default: zstd at level 3.
@@ -131,11 +132,13 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     vlen = _vlen_kind(dtype)
     dtype = np.dtype(object) if vlen else np.dtype(dtype)
     shape = _dims(shape, "shape")
+    chunks, edges = _chunk_grid(chunks)
     spec = {
         "shape": shape,
         "dtype": vlen or _dtype_name(dtype),
         "big_endian": False if vlen else _big_endian(dtype),
-        "chunks": _dims(chunks, "chunks"),
+        "chunks": chunks,
+        "chunk_edges": edges,
         "shards": None if shards is None else _dims(shards, "shards"),
         "codecs": [codecs] if isinstance(codecs, str) else list(codecs or ()),
         "fill_value": _vlen_fill_json(fill_value, vlen) if vlen else _fill_json(fill_value, dtype),
@@ -148,6 +151,19 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     if not (isinstance(path, str) and "://" in path):
         path = os.fspath(path)
     return Array(_zinto.create(path, spec, anonymous))
+
+
+def _chunk_grid(chunks):
+    """`(chunk shape, edges)` of `create`'s `chunks`: a regular shape and None, or for a
+    rectilinear grid (a list per dimension, or one size) the longest edges and the edges."""
+    if isinstance(chunks, numbers.Integral) or not any(
+            isinstance(c, (list, tuple)) for c in chunks):
+        return _dims(chunks, "chunks"), None
+    edges = [None if isinstance(c, numbers.Integral) else _dims(c, "chunk sizes")
+             for c in chunks]
+    longest = [operator.index(c) if e is None else max(e, default=0)
+               for c, e in zip(chunks, edges)]
+    return longest, edges
 
 
 def auto_chunks(shape, itemsize, target=AUTO_CHUNK_BYTES):

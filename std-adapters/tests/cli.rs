@@ -1335,6 +1335,94 @@ fn convert_reencodes_v2_into_v3_equal_to_the_source() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `--chunks '[[...], n]'` makes a rectilinear grid (zarr-python 3.4's spelling): the
+/// example's (360, 720) temperatures in rows of 100, 200 and 60 (the 200 given as two
+/// runs' worth, `[100, 100]`, stored as a run) and columns of 250, in slabs of a
+/// `--memory` under the whole (slabs end on the grid's edges); it reads back equal, states
+/// the edges compactly, and converts into another grid; bad edges are usage errors.
+#[test]
+fn create_and_convert_take_rectilinear_edges() {
+    let dir = temp("rect-create");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let npy = dir.join("t.npy");
+    let src = example("temperature.zarr");
+    let out = zinto(&[
+        "read",
+        src.to_str().unwrap(),
+        "--out",
+        npy.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let dst = dir.join("rect.zarr");
+    let dst_s = dst.to_str().unwrap();
+    let out = zinto(&[
+        "create",
+        dst_s,
+        "--from",
+        npy.to_str().unwrap(),
+        "--chunks",
+        "[[100,100,100,60],250]",
+        "--memory",
+        "300000",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dst.join("zarr.json")).unwrap()).unwrap();
+    assert_eq!(
+        meta["chunk_grid"],
+        serde_json::json!({"name": "rectilinear", "configuration": {
+            "kind": "inline", "chunk_shapes": [[[100, 3], 60], 250]}})
+    );
+    assert!(dst.join("c/3/2").exists(), "the last chunk is stored");
+    let read = |p: &str| zinto(&["read", p, "--format", "raw", "--out", "-"]).stdout;
+    assert!(
+        read(src.to_str().unwrap()) == read(dst_s),
+        "the rectilinear copy differs"
+    );
+    let info = text(&zinto(&["info", dst_s]).stdout);
+    assert!(info.contains("rectilinear"), "{info}");
+    let again = dir.join("again.zarr");
+    let out = zinto(&[
+        "convert",
+        dst_s,
+        again.to_str().unwrap(),
+        "--chunks",
+        "[[7,353],[360,360]]",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        read(dst_s) == read(again.to_str().unwrap()),
+        "the converted copy differs"
+    );
+    for bad in [
+        "[[100,100],250]",
+        "[[0,360],250]",
+        "[[360]]",
+        "[[360],[250,\"x\"]]",
+    ] {
+        let out = zinto(&[
+            "create",
+            dir.join("bad.zarr").to_str().unwrap(),
+            "--from",
+            npy.to_str().unwrap(),
+            "--chunks",
+            bad,
+        ]);
+        assert_ne!(out.status.code(), Some(0), "{bad} was taken");
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("--chunks") || err.contains("chunk edges"),
+            "{bad}: {err}"
+        );
+        assert!(
+            !dir.join("bad.zarr").join("zarr.json").exists(),
+            "{bad} left metadata"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A rectilinear source (zarr-python 3.4.2's `z34_rect_2d`) converts with the chunk shape
 /// given, read back equal; without `--chunks` the command says why it stops and writes
 /// nothing (it writes regular grids, and does not pick one silently).

@@ -75,8 +75,8 @@ fn new_array(
         // silently as something else.
         None if !meta.grid.is_regular() => {
             return Err(Failure::Other(format!(
-                "{} (array {:?}): its chunk grid is rectilinear, and convert writes regular \
-                 grids: give the new chunk shape with --chunks",
+                "{} (array {:?}): its chunk grid is rectilinear, which convert does not copy: \
+                 give the new chunk shape, or edges as '[[10,20,30,40],25]', with --chunks",
                 args.src.display(),
                 src.path()
             )));
@@ -107,6 +107,11 @@ fn new_array(
     };
     if let Some(text) = &args.shards {
         builder = builder.shards(&create::chunk_shape(text, shape)?);
+    }
+    if let Some(text) = &args.chunks
+        && let Some((_, edges)) = create::rectilinear(text, shape)?
+    {
+        builder = builder.chunk_edges(edges);
     }
     builder = builder.shard_index(create::shard_index(&args.shard_index)?);
     let default = ["zstd:3".to_owned()];

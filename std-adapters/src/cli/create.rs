@@ -32,6 +32,8 @@ pub struct CreateArgs {
     #[arg(long, value_name = "N,...", requires = "dtype")]
     pub shape: Option<String>,
     /// The chunk shape, one size per dimension separated by commas. Example: `--chunks 10,1000,1000`.
+    /// Or a rectilinear grid (Zarr v3), as zarr-python 3.4 spells it: per dimension a list
+    /// of its chunk sizes or one size, `--chunks '[[10,20,30,40],25]'`.
     #[arg(long, value_name = "C")]
     pub chunks: String,
     /// Store the chunks in shards of this shape (v3 `sharding_indexed`); each
@@ -86,8 +88,12 @@ pub fn codecs(specs: &[String], b: ArrayBuilder) -> Result<ArrayBuilder, Failure
         .map_err(|e| Failure::Usage(format!("--codec {}: {}", e.spec, e.why)))
 }
 
-/// `--chunks 10,1000,1000` for an array of `shape`.
+/// `--chunks 10,1000,1000` for an array of `shape`; for a rectilinear grid
+/// (`--chunks '[[10,20,30,40],25]'`) its longest edges.
 pub fn chunk_shape(text: &str, shape: &[u64]) -> Result<Vec<u64>, Failure> {
+    if let Some((longest, _)) = rectilinear(text, shape)? {
+        return Ok(longest);
+    }
     // A 0-d array's chunk shape has no dimensions: `--chunks ""`.
     if shape.is_empty() && text.trim().is_empty() {
         return Ok(Vec::new());
@@ -98,17 +104,85 @@ pub fn chunk_shape(text: &str, shape: &[u64]) -> Result<Vec<u64>, Failure> {
         .collect::<Option<_>>()
         .ok_or_else(|| {
             Failure::Usage(format!(
-                "--chunks {text}: positive integers separated by commas"
+                "--chunks {text}: positive integers separated by commas, or a rectilinear \
+                 grid as zarr-python 3.4 writes it ('[[10,20,30,40],25]')"
             ))
         })?;
-    if chunks.len() != shape.len() {
-        return Err(Failure::Usage(format!(
-            "--chunks {text}: {} dimensions, the array has {} ({shape:?})",
-            chunks.len(),
-            shape.len()
-        )));
-    }
+    dims_match(text, chunks.len(), shape)?;
     Ok(chunks)
+}
+
+/// A rectilinear grid's chunk sizes, per dimension (`None` for a regular dimension).
+pub type GridEdges = Vec<Option<Vec<u64>>>;
+
+/// A rectilinear grid given to `--chunks` as zarr-python 3.4 spells it, a JSON list with one
+/// entry per dimension: the chunk sizes along it in order (`[10,20,30,40]`), or one size for
+/// a regular dimension (`25`). `(longest edges, edges per dimension)`, or `None` for a text
+/// that is not a list (a regular chunk shape).
+pub fn rectilinear(
+    text: &str,
+    shape: &[u64],
+) -> Result<Option<(Vec<u64>, GridEdges)>, Failure> {
+    if !text.trim_start().starts_with('[') {
+        return Ok(None);
+    }
+    let bad = || {
+        Failure::Usage(format!(
+            "--chunks {text}: a rectilinear grid is a list with one entry per dimension, a \
+             list of its chunk sizes or one size (as '[[10,20,30,40],25]'), sizes positive"
+        ))
+    };
+    let dims: Vec<serde_json::Value> = serde_json::from_str(text).map_err(|_| bad())?;
+    dims_match(text, dims.len(), shape)?;
+    let positive = |v: &serde_json::Value| v.as_u64().filter(|&n| n > 0);
+    let mut longest = Vec::with_capacity(dims.len());
+    let mut edges = Vec::with_capacity(dims.len());
+    for dim in &dims {
+        if let Some(n) = positive(dim) {
+            longest.push(n);
+            edges.push(None);
+            continue;
+        }
+        let list: Vec<u64> = dim
+            .as_array()
+            .ok_or_else(bad)?
+            .iter()
+            .map(positive)
+            .collect::<Option<_>>()
+            .ok_or_else(bad)?;
+        longest.push(list.iter().copied().max().ok_or_else(bad)?);
+        edges.push(Some(list));
+    }
+    Ok(Some((longest, edges)))
+}
+
+/// `--chunks` names as many dimensions as the array has.
+fn dims_match(text: &str, n: usize, shape: &[u64]) -> Result<(), Failure> {
+    if n == shape.len() {
+        return Ok(());
+    }
+    Err(Failure::Usage(format!(
+        "--chunks {text}: {n} dimensions, the array has {} ({shape:?})",
+        shape.len()
+    )))
+}
+
+/// Where each dimension's chunks start (and one past the last) on a rectilinear grid, for
+/// slabs that end on its edges; `None` for a regular dimension.
+pub fn starts_of(edges: &[Option<Vec<u64>>]) -> Vec<Option<Vec<u64>>> {
+    edges
+        .iter()
+        .map(|dim| {
+            dim.as_ref().map(|dim| {
+                std::iter::once(0)
+                    .chain(dim.iter().scan(0u64, |at, &e| {
+                        *at = at.saturating_add(e);
+                        Some(*at)
+                    }))
+                    .collect()
+            })
+        })
+        .collect()
 }
 
 pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
@@ -123,7 +197,13 @@ pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
     // Cut before the array is made, so that a --memory too small leaves nothing behind.
     let outer = chunk_shape(args.shards.as_deref().unwrap_or(&args.chunks), &shape)?;
     let elem = number.size() as u64;
-    let slabs = slabs::cut(&whole, &outer, elem, args.memory)?;
+    let mut slabs = slabs::cut(&whole, &outer, elem, args.memory)?;
+    if let Some((_, edges)) = rectilinear(&args.chunks, &shape)? {
+        // On a rectilinear grid, slabs end on its edges (none cuts a chunk in two).
+        slabs = slabs
+            .along_edges(&starts_of(&edges))
+            .map_err(slabs::failure)?;
+    }
     let array = new_array(args, (&shape, dtype), remote)?;
     let options = WriteOptions {
         threads: args.threads,
@@ -229,6 +309,9 @@ fn new_array(
 ) -> Result<Array<AnyStore>, Failure> {
     let mut builder = ArrayBuilder::new(shape, dtype, &chunk_shape(&args.chunks, shape)?)
         .overwrite(args.overwrite);
+    if let Some((_, edges)) = rectilinear(&args.chunks, shape)? {
+        builder = builder.chunk_edges(edges);
+    }
     builder = match args.zarr_format {
         2 => builder.zarr_format(ZarrFormat::V2),
         3 => builder,
