@@ -105,6 +105,56 @@ fn unsupported_data_type_and_grid_are_named() {
     );
 }
 
+/// An array of uint8 on the rectilinear grid `chunk_shapes`, of `shape`, as metadata alone.
+fn rect_store(chunk_shapes: serde_json::Value, shape: serde_json::Value) -> MemoryStore {
+    let meta = json!({
+        "zarr_format": 3, "node_type": "array", "shape": shape, "data_type": "uint8",
+        "chunk_grid": {"name": "rectilinear", "configuration": {
+            "kind": "inline", "chunk_shapes": chunk_shapes}},
+        "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+        "codecs": [{"name": "bytes"}],
+    });
+    let mut store = MemoryStore::new();
+    store.insert("zarr.json", meta.to_string().into_bytes());
+    store
+}
+
+/// Hostile rectilinear grids (issue 49): edges that stop short, a zero edge, a negative or
+/// overflowing count, and ten million explicit edges are refused by name, the last before
+/// any tree of them is built (the field is past the 1 MiB a metadata field may take); 2^40
+/// edges written as one run open as a few bytes, and a read at its far end is the fill
+/// value.
+#[test]
+fn hostile_rectilinear_grids_are_refused_or_cost_their_document() {
+    let refused = |grid: serde_json::Value, shape: serde_json::Value, says: &str| {
+        let e = Array::open(rect_store(grid.clone(), shape), "").unwrap_err();
+        assert!(e.to_string().contains(says), "{grid}: {e}");
+    };
+    refused(
+        json!([[1, 2]]),
+        json!([10]),
+        "end before the array's extent 10",
+    );
+    refused(
+        json!([[0, 5]]),
+        json!([5]),
+        "must be an integer of 1 or more, not 0",
+    );
+    refused(
+        json!([[[1, -3]]]),
+        json!([3]),
+        "run count along dimension 0",
+    );
+    refused(json!([[[1u64 << 63, 4]]]), json!([1u64 << 63]), "overflow");
+    let many: Vec<u64> = vec![1; 10_000_000];
+    refused(json!([many]), json!([10_000_000]), "more than the 1048576");
+    let run = 1u64 << 40;
+    let array = Array::open(rect_store(json!([[[1, run]]]), json!([run])), "").unwrap();
+    assert_eq!(array.metadata().grid.num_chunks(), run);
+    let far = Region::new(&[run - 3], &[3]).unwrap();
+    assert_eq!(array.read_to_vec(&far).unwrap(), [0, 0, 0]);
+}
+
 #[test]
 fn hostile_shapes_are_errors_not_allocations() {
     let mut store = load("v3_float32");

@@ -119,10 +119,7 @@ pub type GridEdges = Vec<Option<Vec<u64>>>;
 /// entry per dimension: the chunk sizes along it in order (`[10,20,30,40]`), or one size for
 /// a regular dimension (`25`). `(longest edges, edges per dimension)`, or `None` for a text
 /// that is not a list (a regular chunk shape).
-pub fn rectilinear(
-    text: &str,
-    shape: &[u64],
-) -> Result<Option<(Vec<u64>, GridEdges)>, Failure> {
+pub fn rectilinear(text: &str, shape: &[u64]) -> Result<Option<(Vec<u64>, GridEdges)>, Failure> {
     if !text.trim_start().starts_with('[') {
         return Ok(None);
     }
