@@ -179,3 +179,22 @@ def test_the_zarrs_crate_reads_the_other_types_zinto_writes(tmp_path, dtype, zar
     assert kind == "fixed"
     back = np.frombuffer(got, dtype=a.dtype.newbyteorder("=")).reshape(a.shape)
     np.testing.assert_array_equal(back, a)
+
+
+@pytest.mark.parametrize("codecs", ["raw", "zstd:1"])
+def test_the_zarrs_crate_reads_the_rectilinear_grids_zinto_writes(tmp_path, codecs):
+    """A rectilinear grid (zarr-python 3.4's variable chunk sizes, which the zarrs crate reads
+    since 0.23.8) written by `zinto.create(chunks=[[...], n])`: edges repeated (stored as a
+    run), a regular dimension whose last chunk passes the extent, chunks left all fill value.
+    zarr-python 3.1.6 has no such grid; test_zarr34.py has zarr-python 3.4.2 reading them."""
+    path = tmp_path / "r.zarr"
+    rng = np.random.default_rng(9)
+    a = rng.integers(-1000, 1000, (37, 50)).astype("int16")
+    a[5:17, :] = 0  # the second row of chunks all fill value
+    z = zinto.create(path, a.shape, a.dtype, [[5, 12, 10, 10], 8], codecs=codecs)
+    z[...] = a
+    assert json.loads((path / "zarr.json").read_text())["chunk_grid"]["name"] == "rectilinear"
+    assert not (path / "c" / "1" / "0").exists()
+    kind, got = zarrs_reads(path, tmp_path)
+    assert kind == "fixed"
+    np.testing.assert_array_equal(np.frombuffer(got, dtype="<i2").reshape(a.shape), a)
