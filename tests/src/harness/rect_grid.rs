@@ -131,7 +131,10 @@ fn check_pieces(
             );
         }
         if let Some(prev) = &last {
-            assert!(prev.as_slice() < &piece.chunk[..], "pieces not in C order of their chunks");
+            assert!(
+                prev.as_slice() < &piece.chunk[..],
+                "pieces not in C order of their chunks"
+            );
         }
         last = Some(piece.chunk.to_vec());
         covered += piece.in_output.shape().iter().product::<u64>();
