@@ -60,10 +60,12 @@ def flatten(value, shape, text):
 SLAB_ELEMENTS = 1 << 20
 
 
-def write(write_vlen, start, extent, value, chunk_shape, text):
+def write(write_vlen, start, extent, value, chunk_shape, text, starts=None):
     """`write_vlen(start, extent, offsets, values)` of `value` over the region, in slabs of
-    whole chunks of `chunk_shape` (`zinto._slabs`): the offsets and values of one slab at a time,
-    never of the whole region (a slab's chunks are written whole, so none is rewritten).
+    whole chunks of `chunk_shape` (`zinto._slabs`; on a rectilinear grid `starts` gives each
+    dimension's chunk starts and the slabs end on them): the offsets and values of one slab at
+    a time, never of the whole region (a slab's chunks are written whole, so none is
+    rewritten).
 
     Reading a slab's elements needs the GIL; writing it does not. So while one slab is
     written here, the next is read on a thread: at most two slabs' parts are held at once.
@@ -72,7 +74,7 @@ def write(write_vlen, start, extent, value, chunk_shape, text):
     if not extent:
         write_vlen(start, extent, *flatten(value, extent, text))
         return
-    slabs = _slab_parts(start, extent, shaped(value, extent), chunk_shape)
+    slabs = _slab_parts(start, extent, shaped(value, extent), (chunk_shape, starts))
     current = next(slabs, None)
     if current is None:
         return
@@ -92,8 +94,10 @@ def write(write_vlen, start, extent, value, chunk_shape, text):
         write_vlen(current[0], current[1], *parts)
 
 
-def _slab_parts(start, extent, a, chunk_shape):
-    """The region's slabs of whole chunks (`zinto._slabs`), each about `SLAB_ELEMENTS`
-    elements (or one chunk's extent of the axis cut): `(start, extent, part of a)`."""
-    for at, size, index in _slabs.slabs(start, extent, chunk_shape, 1, SLAB_ELEMENTS):
+def _slab_parts(start, extent, a, grid):
+    """The region's slabs of whole chunks (`zinto._slabs`) of `grid` (`(chunk_shape,
+    starts)`), each about `SLAB_ELEMENTS` elements (or one chunk's extent of the axis cut):
+    `(start, extent, part of a)`."""
+    chunk_shape, starts = grid
+    for at, size, index in _slabs.slabs(start, extent, chunk_shape, 1, SLAB_ELEMENTS, starts):
         yield at, size, a[index]

@@ -82,8 +82,8 @@ impl ArrayBuilder {
     /// dimension given `Some(edges)`, chunks of those sizes in order (each at least 1, their
     /// sum at least the array's extent); a dimension given `None` stays regular, in chunks of
     /// the shape [`ArrayBuilder::new`] took. zarr-python 3.4 spells it
-    /// `chunks=[[10, 20, 30, 40], 25]`. Not with shards, Zarr v2 or variable-length types
-    /// (refused by [`ArrayBuilder::create`]).
+    /// `chunks=[[10, 20, 30, 40], 25]`. Not with shards or in Zarr v2 (refused by
+    /// [`ArrayBuilder::create`]).
     ///
     /// ```
     /// use zinto::{ArrayBuilder, DataType, MemoryStore, Region};
@@ -135,15 +135,10 @@ impl ArrayBuilder {
                 "a rectilinear chunk grid in a Zarr v2 array".into(),
             ));
         }
-        if self.shards.is_some() || self.dtype.fixed_size().is_none() {
-            return Err(refused(format!(
-                "{} on a rectilinear chunk grid (not yet)",
-                if self.shards.is_some() {
-                    "shards".to_owned()
-                } else {
-                    self.dtype.to_string()
-                }
-            )));
+        if self.shards.is_some() {
+            return Err(refused(
+                "shards on a rectilinear chunk grid (not yet)".into(),
+            ));
         }
         Ok(())
     }

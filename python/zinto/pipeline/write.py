@@ -90,10 +90,9 @@ class _Write:
             return
         start, extent = region
         if target.vlen is not None:
-            # Variable-length data is not taken on a rectilinear grid (zinto's metadata
-            # refuses it): the grid is regular here.
             text = target.vlen == "string"
-            _vlen.write(target.write_vlen, start, extent, data, meta.chunk_shape, text)
+            _vlen.write(target.write_vlen, start, extent, data, meta.chunk_shape, text,
+                        meta.starts)
             return
         slab = ENCODE_SLAB_BYTES if target.keys is not None else None
         _write_region(target.write, (start, extent), data, meta, slab)
@@ -321,7 +320,7 @@ def _write_vlen_piece(target, chunk, data, drop_axes, meta):
         offsets, values = target.reader.read_vlen(start, extent)
         _vlen.fill(scratch, offsets, values, text)
     _lay_piece(scratch, chunk, data, drop_axes)
-    _vlen.write(target.write_vlen, start, extent, scratch, meta.chunk_shape, text)
+    _vlen.write(target.write_vlen, start, extent, scratch, meta.chunk_shape, text, meta.starts)
 
 
 def _piece_box(chunk, shape, meta):

@@ -101,7 +101,7 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
     // shape is the grid's to say).
     let chunk_shape = grid.chunk_shape().to_vec();
     if !grid.is_regular() {
-        not_on_rectilinear(&m.codecs, dtype)?;
+        not_on_rectilinear(&m.codecs)?;
     }
     let key_encoding = key_encoding(&m.chunk_key_encoding)?;
     // Filters' byte order is set by the chain from the `bytes` codec.
@@ -303,15 +303,10 @@ const KNOWN_FIELDS: [&str; 11] = [
 ];
 
 /// What zinto does not read on a rectilinear grid yet: shards (each shard would have its own
-/// layout) and variable-length elements.
-fn not_on_rectilinear(codecs: &[Named], dtype: DataType) -> Result<(), MetadataError> {
+/// layout).
+fn not_on_rectilinear(codecs: &[Named]) -> Result<(), MetadataError> {
     if codecs.iter().any(|c| c.name == "sharding_indexed") {
         return Err(unsupported("shards on a rectilinear chunk grid (not yet)"));
-    }
-    if dtype.fixed_size().is_none() {
-        return Err(unsupported(format!(
-            "{dtype} on a rectilinear chunk grid (not yet)"
-        )));
     }
     Ok(())
 }

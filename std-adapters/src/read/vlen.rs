@@ -351,13 +351,21 @@ impl<S: Store> Walk<'_, S> {
             len,
         };
         match &outer.array_to_bytes {
-            ArrayToBytes::Bytes(_) => self.visit_chunk(
-                (ctx, chunk),
-                outer,
-                at,
-                (&piece.in_chunk, &piece.in_output),
-                visit,
-            ),
+            ArrayToBytes::Bytes(_) => {
+                // The chunk's own shape: on a rectilinear grid, not the longest edges.
+                let shape = self
+                    .meta
+                    .grid
+                    .chunk_shape_at(&piece.chunk)
+                    .map_err(ErrorKind::Layout)?;
+                self.visit_chunk(
+                    (ctx, chunk),
+                    (outer, &shape),
+                    at,
+                    (&piece.in_chunk, &piece.in_output),
+                    visit,
+                )
+            }
             ArrayToBytes::Sharding(layout) => {
                 self.visit_shard((ctx, chunk), layout, at, piece, visit)
             }
@@ -387,29 +395,23 @@ impl<S: Store> Walk<'_, S> {
         Ok(())
     }
 
-    /// Calls `visit` for the elements `in_chunk` of the chunk of `level` stored `at`, which
-    /// land at `in_output`.
+    /// Calls `visit` for the elements `in_chunk` of the chunk of `level` and `shape` stored
+    /// `at`, which land at `in_output`.
     fn visit_chunk(
         &self,
         (ctx, chunk): (&mut ReadContext, &mut ChunkItems),
-        level: &ChainLevel,
+        (level, shape): (&ChainLevel, &[u64]),
         at: Stored<'_>,
         (in_chunk, in_output): (&Region, &Region),
         visit: &mut Visit<'_>,
     ) -> Result<(), ErrorKind> {
-        let runs = Runs::new(
-            1,
-            &level.chunk_shape,
-            &level.order,
-            in_chunk,
-            self.out_shape,
-            in_output,
-        )
-        .map_err(ErrorKind::Layout)?;
+        let runs = Runs::new(1, shape, &level.order, in_chunk, self.out_shape, in_output)
+            .map_err(ErrorKind::Layout)?;
         let chunk_in = ChunkIn {
             at,
             codec: self.codec,
             level,
+            shape,
         };
         chunk.load(self.store, ctx, &chunk_in)?;
         for run in runs {
@@ -454,7 +456,8 @@ impl<S: Store> Walk<'_, S> {
                 Some(r) => {
                     let stored = at.within(r.offset, r.len);
                     let part = (&ip.in_chunk, &in_output);
-                    self.visit_chunk((ctx, chunk), inner, stored, part, visit)?;
+                    let level = (inner, inner.chunk_shape.as_slice());
+                    self.visit_chunk((ctx, chunk), level, stored, part, visit)?;
                 }
             }
         }
@@ -481,6 +484,8 @@ pub(crate) struct ChunkIn<'a> {
     pub(crate) codec: CodecName,
     /// The chain level it is encoded by.
     pub(crate) level: &'a ChainLevel,
+    /// Its shape as stored: the level's chunk shape, or on a rectilinear grid its own.
+    pub(crate) shape: &'a [u64],
 }
 
 /// One decoded chunk and where each of its items starts (reused from chunk to chunk).
@@ -510,7 +515,7 @@ impl ChunkItems {
         chunk: &ChunkIn<'_>,
     ) -> Result<(), ErrorKind> {
         let level = chunk.level;
-        let elements = product(&level.chunk_shape).map_err(ErrorKind::Layout)?;
+        let elements = product(chunk.shape).map_err(ErrorKind::Layout)?;
         let codecs = &level.bytes_codecs;
         decode_whole(store, ctx, (chunk.at, codecs), self.limit, &mut self.bytes)?;
         self.spans.clear();

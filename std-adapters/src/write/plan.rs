@@ -187,12 +187,6 @@ impl WritePlan {
                 read_as: "variable-length values (Array::write_from writes it)",
             });
         }
-        if !meta.grid.is_regular() {
-            return Err(unsupported(&format!(
-                "variable-length data ({}) on a rectilinear chunk grid",
-                meta.dtype
-            )));
-        }
         let plan = Self::with_elem(meta, 1)?;
         if plan.shards.len() > 1 {
             return Err(unsupported(&format!(

@@ -212,6 +212,11 @@ impl VlenWorker {
         }
         let meta = job.array.metadata();
         let cut = ChunkPart::of(&meta.grid, piece)?.cut;
+        // The chunk's own shape: on a rectilinear grid, not the longest edges.
+        let shape = meta
+            .grid
+            .chunk_shape_at(&piece.chunk)
+            .map_err(ErrorKind::Layout)?;
         // The old chunk, where the region cuts the chunk and one is stored.
         let old = match cut {
             false => None,
@@ -225,8 +230,10 @@ impl VlenWorker {
             },
             codec: job.codec,
             level: meta.chain.outer(),
+            shape: &shape,
         });
-        self.lay_sources(job, (&piece.in_chunk, &piece.in_output), old.as_ref())?;
+        let part = (&piece.in_chunk, &piece.in_output);
+        self.lay_sources(job, (&shape, part), old.as_ref())?;
         if self.all_fill(job)? {
             return job.array.store().delete(key).map_err(ErrorKind::Store);
         }
@@ -256,10 +263,9 @@ impl VlenWorker {
     pub(super) fn lay_sources<S: Store>(
         &mut self,
         job: &VlenJob<'_, S>,
-        (in_chunk, in_output): (&Region, &Region),
+        (shape, (in_chunk, in_output)): (&[u64], (&Region, &Region)),
         old: Option<&ChunkIn<'_>>,
     ) -> Result<(), ErrorKind> {
-        let shape = job.plan.chunk_shape.as_slice();
         let elements = product(shape)
             .ok()
             .and_then(|n| usize::try_from(n).ok())

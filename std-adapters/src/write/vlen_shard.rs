@@ -143,6 +143,7 @@ impl VlenWorker {
             at,
             codec: job.codec,
             level,
+            shape: &level.chunk_shape,
         });
         // The inner piece lands in the region where the shard's piece does, moved by where the
         // inner piece starts in the shard's piece.
@@ -155,7 +156,8 @@ impl VlenWorker {
             .collect::<Option<Vec<u64>>>()
             .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         let in_output = Region::new(&start, inner.in_output.shape()).map_err(ErrorKind::Layout)?;
-        self.lay_sources(job, (&inner.in_chunk, &in_output), old.as_ref())?;
+        let part = (&inner.in_chunk, &in_output);
+        self.lay_sources(job, (&job.plan.chunk_shape, part), old.as_ref())?;
         if self.all_fill(job)? {
             return Ok(None);
         }
