@@ -158,6 +158,10 @@ fn rectilinear_chunks_zinto_writes_hold_what_zarr_python_stored() {
         "z34_rect_runs",
         "z34_rect_3d_codecs",
     ] {
+        let compressed = name != "z34_rect_bare_dim";
+        if compressed && !zinto_tests::build_writes("zstd") {
+            continue; // a build without the zstd encoder writes none of them
+        }
         let dir = metadata_only(name);
         let ours = Array::open(FileStore::new(&dir), "").unwrap();
         let mut input = std::fs::read(inputs().join(format!("{name}.bin"))).unwrap();
@@ -172,7 +176,6 @@ fn rectilinear_chunks_zinto_writes_hold_what_zarr_python_stored() {
             b.iter().map(|c| &c.0).collect::<Vec<_>>(),
             "{name}: other chunk files"
         );
-        let compressed = name != "z34_rect_bare_dim";
         for ((path, theirs), (_, ours)) in a.iter().zip(&b) {
             let (theirs, ours) = if compressed {
                 (unzstd(theirs), unzstd(ours))
@@ -286,6 +289,9 @@ fn strings_on_a_rectilinear_grid_read_and_write_as_zarr_python_s() {
         .collect();
     let theirs = Array::open(FileStore::new(fixture("z34_rect_strings")), "").unwrap();
     assert_eq!(strings(&theirs.read_vlen(&whole(&theirs)).unwrap()), want);
+    if !zinto_tests::build_writes("zstd") {
+        return; // zarr-python's strings are zstd compressed: this build reads them only
+    }
     let dir = metadata_only("z34_rect_strings");
     let ours = Array::open(FileStore::new(&dir), "").unwrap();
     let (offsets, values) = vlen_input(&want);

@@ -53,6 +53,7 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("array_read", array_read),
     ("concat", concat),
     ("records_sort", records_sort),
+    ("rect_grid", rect_grid),
     ("decode_blosc", decode_blosc),
     ("decode_lz4", decode_lz4),
     ("decode_blosclz", decode_blosclz),
