@@ -47,23 +47,32 @@ def test_every_zarr34_fixture_reads_as_the_default_pipeline_reads_it_and_zinto_r
     assert pipeline.reads_by_zinto - before == len(keys), pipeline.reads_handed_on
 
 
+GRIDS = {
+    "chunks": {"shape": (20, 17), "chunks": [[3, 9, 1, 7], [6, 6, 5]]},
+    # Shards on a rectilinear grid, each its own grid of (3, 6) inner chunks and index.
+    "shards": {"shape": (21, 18), "chunks": (3, 6), "shards": [[6, 9, 6], [12, 6]]},
+}
+
+
 @pytest.mark.parametrize("where", ["local", "memory"])
 @pytest.mark.parametrize("compressors", [None, "zstd"], ids=["raw", "zstd"])
-def test_writes_on_a_rectilinear_grid_match_a_numpy_model(tmp_path, where, compressors):
-    """Chunks of their own sizes along each axis ([3, 9, 1, 7] x [6, 6, 5]): whole and cut
-    chunks, a scalar, steps and points, the fill value (chunks removed); the default pipeline
-    reads back the model, and every write was zinto's."""
+@pytest.mark.parametrize("grid", GRIDS)
+def test_writes_on_a_rectilinear_grid_match_a_numpy_model(tmp_path, where, compressors, grid):
+    """Chunks (or shards) of their own sizes along each axis ([3, 9, 1, 7] x [6, 6, 5], or
+    shards [6, 9, 6] x [12, 6]): whole and cut chunks, a scalar, steps and points, the fill
+    value (chunks removed); the default pipeline reads back the model, and every write was
+    zinto's."""
     store = str(tmp_path / "r.zarr") if where == "local" else zarr.storage.MemoryStore()
     compressors = None if compressors is None else [ZstdCodec(level=1)]
-    shape = (20, 17)
+    shape = GRIDS[grid]["shape"]
     model = np.full(shape, -1, np.int32)
     rng = np.random.default_rng(7)
     before = pipeline.writes_by_zinto
     keys = [np.s_[...], np.s_[2:13, 3:17], np.s_[4], np.s_[:, -1], np.s_[1:19:3, ::5],
             np.s_[12:13, 0:6], np.s_[0:3, 6:12]]
     with zarr.config.set({"codec_pipeline.path": ZINTO, **RECT}):
-        z = zarr.create_array(store, shape=shape, chunks=[[3, 9, 1, 7], [6, 6, 5]],
-                              dtype="int32", fill_value=-1, compressors=compressors)
+        z = zarr.create_array(store, dtype="int32", fill_value=-1, compressors=compressors,
+                              **GRIDS[grid])
         for i, key in enumerate(keys):
             value = np.int32(5) if i == 2 else \
                 rng.integers(-100, 100, size=model[key].shape, dtype=np.int32)
@@ -73,10 +82,14 @@ def test_writes_on_a_rectilinear_grid_match_a_numpy_model(tmp_path, where, compr
         model[[0, 11, 19], [16, 5, 0]] = [1, 2, 3]
         z[0:6, 0:6] = -1  # the fill value: chunks all fill are removed
         model[0:6, 0:6] = -1
+        reads = pipeline.reads_by_zinto
+        np.testing.assert_array_equal(z[...], model)
+        np.testing.assert_array_equal(z[4:17, 5:13], model[4:17, 5:13])
+        assert pipeline.reads_by_zinto - reads == 2, pipeline.reads_handed_on
     assert pipeline.writes_by_zinto - before == len(keys) + 2, pipeline.writes_handed_on
     with zarr.config.set({"codec_pipeline.path": DEFAULT, **RECT}):
         np.testing.assert_array_equal(zarr.open_array(store, mode="r")[...], model)
-    if where == "memory":
+    if where == "memory" and grid == "chunks":
         assert "c/0/0" not in store._store_dict and "c/1/2" in store._store_dict
 
 
@@ -144,6 +157,19 @@ def test_zinto_create_takes_zarr_python_s_rectilinear_spelling_and_zarr_python_r
         z = zarr.open_array(str(path), mode="r")
         np.testing.assert_array_equal(z[...], data)
     np.testing.assert_array_equal(zinto.open(path)[...], data)
+    # Shards on a rectilinear grid, as zarr-python spells them: shards=[[40, 60], 60].
+    sharded = zinto.create(tmp_path / "s.zarr", (100, 60), "float32", chunks=(20, 20),
+                           shards=[[40, 60], 60])
+    sharded[...] = data
+    with zarr.config.set({"codec_pipeline.path": DEFAULT, **RECT}):
+        z = zarr.open_array(str(tmp_path / "s.zarr"), mode="r")
+        np.testing.assert_array_equal(z[...], data)
+    assert sorted(p.name for p in (tmp_path / "s.zarr" / "c").iterdir()) == ["0", "1"]
+    for chunks, shards in (([[20, 80], 20], (40, 60)), ((20, 20), [[30, 70], 60])):
+        with pytest.raises((zinto.ZintoError, ValueError)):
+            zinto.create(tmp_path / "bad.zarr", (100, 60), "float32", chunks=chunks,
+                         shards=shards)
+        assert not (tmp_path / "bad.zarr" / "zarr.json").exists(), (chunks, shards)
     for bad in ([[10, 20], 25], [[0, 100], 25], [[100], [30, "x"]]):
         with pytest.raises((zinto.ZintoError, TypeError)):
             zinto.create(tmp_path / "bad.zarr", (100, 60), "float32", chunks=bad)
@@ -151,7 +177,10 @@ def test_zinto_create_takes_zarr_python_s_rectilinear_spelling_and_zarr_python_r
 
 
 @pytest.mark.parametrize("where", ["local", "memory"])
-def test_strings_on_a_rectilinear_grid_through_the_pipeline(tmp_path, where, monkeypatch):
+@pytest.mark.parametrize("grid", [{"chunks": [[3, 1, 9], [2, 5]]},
+                                  {"chunks": (1, 1), "shards": [[4, 2, 7], [7]]}],
+                         ids=["chunks", "shards"])
+def test_strings_on_a_rectilinear_grid_through_the_pipeline(tmp_path, where, grid, monkeypatch):
     """Variable-length strings on a rectilinear grid, written and read by zinto through the
     pipeline in slabs far smaller than the write (each ending on an edge of the grid, so no
     chunk is encoded twice from the same old bytes), then cut by a partial write; the default
@@ -163,8 +192,7 @@ def test_strings_on_a_rectilinear_grid_through_the_pipeline(tmp_path, where, mon
     model = np.array([f"w{i}" * (i % 4) for i in range(13 * 7)], dtype=object).reshape(13, 7)
     before = pipeline.writes_by_zinto
     with zarr.config.set({"codec_pipeline.path": ZINTO, **RECT}):
-        z = zarr.create_array(store, shape=(13, 7), dtype=str, chunks=[[3, 1, 9], [2, 5]],
-                              fill_value="-")
+        z = zarr.create_array(store, shape=(13, 7), dtype=str, fill_value="-", **grid)
         z[...] = model
         z[2:5, 1:4] = "new"
         model[2:5, 1:4] = "new"

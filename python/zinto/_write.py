@@ -115,7 +115,9 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
       bytes (`bytes`, ``"bytes"``), written from `str` and `bytes` elements.
     - `chunks`: the chunk shape; or a rectilinear grid (v3) as zarr-python 3.4 spells it, per
       dimension a list of its chunk sizes or one size (``[[10, 20, 30, 40], 25]``); `shards`:
-      store the chunks in shards of this shape (v3), each dimension a multiple of the chunk's.
+      store the chunks in shards of this shape (v3), each dimension a multiple of the chunk's,
+      or shards on a rectilinear grid spelt as for `chunks` (``shards=[[40, 60], 60]`` with
+      regular ``chunks=(20, 20)``, each edge a multiple of the chunk's), as zarr-python 3.4.
     - `codecs`: the chain, as ``zinto create --codec`` takes it: ``"raw"``, ``"zstd[:LEVEL]"``
       (level 3 by default), ``"gzip[:LEVEL]"``, ``"zlib[:LEVEL]"`` (v2), ``"crc32c"`` (v3); a
       string or a sequence, at most one compressor. Default: zstd at level 3.
@@ -133,13 +135,19 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     dtype = np.dtype(object) if vlen else np.dtype(dtype)
     shape = _dims(shape, "shape")
     chunks, edges = _chunk_grid(chunks)
+    if shards is not None:
+        if edges is not None:
+            raise ValueError(
+                f"chunks={chunks!r}: with shards the inner chunks are regular; give the "
+                "rectilinear grid as shards (shards=[[40, 60], 60])")
+        shards, edges = _chunk_grid(shards)
     spec = {
         "shape": shape,
         "dtype": vlen or _dtype_name(dtype),
         "big_endian": False if vlen else _big_endian(dtype),
         "chunks": chunks,
         "chunk_edges": edges,
-        "shards": None if shards is None else _dims(shards, "shards"),
+        "shards": shards,
         "codecs": [codecs] if isinstance(codecs, str) else list(codecs or ()),
         "fill_value": _vlen_fill_json(fill_value, vlen) if vlen else _fill_json(fill_value, dtype),
         "zarr_format": int(zarr_format),

@@ -81,9 +81,11 @@ impl ArrayBuilder {
     /// A rectilinear chunk grid (zarr-python 3.4's variable chunk sizes, Zarr v3): along each
     /// dimension given `Some(edges)`, chunks of those sizes in order (each at least 1, their
     /// sum at least the array's extent); a dimension given `None` stays regular, in chunks of
-    /// the shape [`ArrayBuilder::new`] took. zarr-python 3.4 spells it
-    /// `chunks=[[10, 20, 30, 40], 25]`. Not with shards or in Zarr v2 (refused by
-    /// [`ArrayBuilder::create`]).
+    /// the shape [`ArrayBuilder::new`] took (its entry for a dimension given edges is not
+    /// used). zarr-python 3.4 spells it `chunks=[[10, 20, 30, 40], 25]`. With
+    /// [`Self::shards`] the edges are the shards' (zarr-python's `shards=[[40, 60], 60]`), each
+    /// a multiple of the inner chunk's; regular dimensions are then the shards' shape. Not in
+    /// Zarr v2 (refused by [`ArrayBuilder::create`]).
     ///
     /// ```
     /// use zinto::{ArrayBuilder, DataType, MemoryStore, Region};
@@ -93,17 +95,31 @@ impl ArrayBuilder {
     ///     .create(MemoryStore::new(), "")?;
     /// // The second of 20 rows, the third column chunk (stored whole: 25, past the extent).
     /// assert_eq!(array.metadata().grid.chunk_shape_at(&[1, 2])?, [20, 25]);
+    ///
+    /// // Shards of 40 and 60 rows by 60 columns, of (20, 20) chunks.
+    /// let sharded = ArrayBuilder::new(&[100, 60], DataType::Float32, &[20, 20])
+    ///     .shards(&[0, 60])
+    ///     .chunk_edges(vec![Some(vec![40, 60]), None])
+    ///     .create(MemoryStore::new(), "")?;
+    /// assert_eq!(sharded.metadata().grid.chunk_shape_at(&[1, 0])?, [60, 60]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
     pub fn chunk_edges(mut self, edges: Vec<Option<Vec<u64>>>) -> Self {
-        for (chunk, dim) in self.chunks.iter_mut().zip(&edges) {
-            if let Some(longest) = dim.as_ref().and_then(|e| e.iter().max()) {
-                *chunk = *longest;
-            }
-        }
         self.edges = Some(edges);
         self
+    }
+
+    /// The outer chunks' shape (the shards' where there are shards): on a rectilinear grid,
+    /// the longest edge along each dimension given edges.
+    fn outer_shape(&self) -> Vec<u64> {
+        let mut outer = self.shards.clone().unwrap_or_else(|| self.chunks.clone());
+        for (o, dim) in outer.iter_mut().zip(self.edges.iter().flatten()) {
+            if let Some(longest) = dim.as_ref().and_then(|e| e.iter().max()) {
+                *o = *longest;
+            }
+        }
+        outer
     }
 
     /// What a rectilinear grid is refused for, if it is: its edges against the shape, and
@@ -135,10 +151,26 @@ impl ArrayBuilder {
                 "a rectilinear chunk grid in a Zarr v2 array".into(),
             ));
         }
-        if self.shards.is_some() {
-            return Err(refused(
-                "shards on a rectilinear chunk grid (not yet)".into(),
-            ));
+        if let Some(shards) = &self.shards {
+            for (d, (dim, &inner)) in edges.iter().zip(&self.chunks).enumerate() {
+                let edge = dim
+                    .iter()
+                    .flatten()
+                    .find(|&&e| inner == 0 || e % inner != 0);
+                if let Some(edge) = edge {
+                    return Err(invalid(format!(
+                        "shard edge {edge} along dimension {d} is not a multiple of the inner \
+                         chunk's {inner}"
+                    )));
+                }
+            }
+            if shards.len() != self.shape.len() {
+                return Err(invalid(format!(
+                    "shards of {} dimensions, the array has {}",
+                    shards.len(),
+                    self.shape.len()
+                )));
+            }
         }
         Ok(())
     }
@@ -172,45 +204,27 @@ impl ArrayBuilder {
             return None;
         }
         let elem = u64::try_from(self.dtype.fixed_size()?).ok()?;
-        if let Some(edges) = &self.edges {
-            return Some(self.rectilinear_len(edges, elem).unwrap_or(u64::MAX));
-        }
-        let outer = self.shards.as_deref().unwrap_or(&self.chunks);
-        let bound = || -> Option<u64> {
-            let mut outer_chunks = 1u64;
-            let mut inner_per_outer = 1u64;
-            for ((&n, &o), &c) in self.shape.iter().zip(outer).zip(&self.chunks) {
-                outer_chunks = outer_chunks.checked_mul(n.div_ceil(o.max(1)))?;
-                inner_per_outer = inner_per_outer.checked_mul(o.checked_div(c)?)?;
-            }
-            let crc = if self.crc32c { 4 } else { 0 };
-            let chunk = self
-                .chunks
-                .iter()
-                .try_fold(elem, |a, &c| a.checked_mul(c))?;
-            let inner = chunk.checked_add(crc)?.checked_mul(inner_per_outer)?;
-            // A shard's index: offset and length per inner chunk, then its CRC-32C.
-            let index = match self.shards {
-                Some(_) => inner_per_outer.checked_mul(16)?.checked_add(4)?,
-                None => 0,
-            };
-            outer_chunks.checked_mul(inner.checked_add(index)?)
-        };
-        Some(bound().unwrap_or(u64::MAX))
+        Some(self.whole_len(elem).unwrap_or(u64::MAX))
     }
 
-    /// [`Self::stored_len_bound`] on a rectilinear grid: each chunk the array reaches stored
-    /// whole at its own shape (no shards there), with its checksum.
-    fn rectilinear_len(&self, edges: &[Option<Vec<u64>>], elem: u64) -> Option<u64> {
-        let (mut elements, mut chunks) = (1u64, 1u64);
-        for ((dim, &extent), &chunk) in edges.iter().zip(&self.shape).zip(&self.chunks) {
+    /// [`Self::stored_len_bound`] of `elem`-byte elements, `None` on overflow: along each
+    /// dimension the outer chunks (shards) that start inside the extent, stored whole, hold
+    /// `stored / inner` inner chunks; each inner chunk has its checksum, each shard an index
+    /// entry per inner chunk and the index's CRC-32C.
+    fn whole_len(&self, elem: u64) -> Option<u64> {
+        let outer = self.outer_shape();
+        let no_edges = vec![None; self.shape.len()];
+        let edges = self.edges.as_deref().unwrap_or(&no_edges);
+        let (mut elements, mut inner, mut outers) = (1u64, 1u64, 1u64);
+        for (((dim, &extent), &o), &c) in
+            edges.iter().zip(&self.shape).zip(&outer).zip(&self.chunks)
+        {
             let (stored, count) = match dim {
                 None => {
-                    let n = extent.div_ceil(chunk.max(1));
-                    (n.checked_mul(chunk)?, n)
+                    let n = extent.div_ceil(o.max(1));
+                    (n.checked_mul(o)?, n)
                 }
                 Some(dim) => {
-                    // The chunks that start inside the extent.
                     let (mut at, mut n) = (0u64, 0u64);
                     for &e in dim {
                         if at >= extent {
@@ -222,12 +236,21 @@ impl ArrayBuilder {
                 }
             };
             elements = elements.checked_mul(stored)?;
-            chunks = chunks.checked_mul(count)?;
+            outers = outers.checked_mul(count)?;
+            inner = inner.checked_mul(match self.shards {
+                Some(_) => stored.checked_div(c)?,
+                None => count,
+            })?;
         }
         let crc = if self.crc32c { 4 } else { 0 };
+        let index = match self.shards {
+            Some(_) => inner.checked_mul(16)?.checked_add(outers.checked_mul(4)?)?,
+            None => 0,
+        };
         elements
             .checked_mul(elem)?
-            .checked_add(chunks.checked_mul(crc)?)
+            .checked_add(inner.checked_mul(crc)?)?
+            .checked_add(index)
     }
 
     /// Zarr v2 (`.zarray`) or v3 (`zarr.json`, the default).
@@ -551,8 +574,8 @@ impl ArrayBuilder {
             codecs.push(json!({"name": "crc32c"}));
         }
         let (grid, codecs) = match &self.shards {
-            None => (&self.chunks, codecs),
-            Some(shards) => {
+            None => (&self.outer_shape(), codecs),
+            Some(_) => {
                 let index = [
                     json!({"name": "bytes", "configuration": {"endian": "little"}}),
                     json!({"name": "crc32c"}),
@@ -563,7 +586,7 @@ impl ArrayBuilder {
                     IndexLocation::Start => "start",
                     IndexLocation::End => "end",
                 }}});
-                (shards, vec![sharding])
+                (&self.outer_shape(), vec![sharding])
             }
         };
         let mut doc = json!({

@@ -1395,6 +1395,43 @@ fn create_and_convert_take_rectilinear_edges() {
         read(dst_s) == read(again.to_str().unwrap()),
         "the converted copy differs"
     );
+    // Shards on a rectilinear grid: the edges go to --shards, --chunks is the inner chunk.
+    let sharded = dir.join("sharded.zarr");
+    let convert = |to: &std::path::Path, chunks: &str, shards: &str| {
+        let to = to.to_str().unwrap();
+        zinto(&["convert", dst_s, to, "--chunks", chunks, "--shards", shards])
+    };
+    let out = convert(&sharded, "20,50", "[[40,120,200],500]");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sharded.join("zarr.json")).unwrap()).unwrap();
+    assert_eq!(
+        meta["chunk_grid"]["configuration"]["chunk_shapes"],
+        serde_json::json!([[40, 120, 200], 500])
+    );
+    assert!(
+        read(dst_s) == read(sharded.to_str().unwrap()),
+        "the sharded copy differs"
+    );
+    let info = text(&zinto(&["info", sharded.to_str().unwrap()]).stdout);
+    assert!(info.contains("shard edges:  [40, 120, 200] x "), "{info}");
+    for (chunks, shards, says) in [
+        (
+            "[[20,340],50]",
+            "40,500",
+            "give the rectilinear grid to --shards",
+        ),
+        (
+            "20,50",
+            "[[30,330],500]",
+            "not a multiple of the inner chunk's 20",
+        ),
+    ] {
+        let out = convert(&dir.join("bad.zarr"), chunks, shards);
+        let err = text(&out.stderr);
+        assert!(err.contains(says), "{chunks} {shards}: {err}");
+        assert!(!dir.join("bad.zarr").join("zarr.json").exists());
+    }
     for bad in [
         "[[100,100],250]",
         "[[0,360],250]",

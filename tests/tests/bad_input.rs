@@ -155,6 +155,36 @@ fn hostile_rectilinear_grids_are_refused_or_cost_their_document() {
     assert_eq!(array.read_to_vec(&far).unwrap(), [0, 0, 0]);
 }
 
+/// Shards on a rectilinear grid hold whole inner chunks: an edge that is not a multiple of the
+/// inner chunk's is refused by name, one past the array's end too (zarr-python checks every
+/// edge); multiples open, each shard its own grid of inner chunks.
+#[test]
+fn rectilinear_shards_of_partial_inner_chunks_are_refused_by_name() {
+    let sharded = |chunk_shapes: serde_json::Value| {
+        let meta = json!({
+            "zarr_format": 3, "node_type": "array", "shape": [60], "data_type": "uint8",
+            "chunk_grid": {"name": "rectilinear", "configuration": {
+                "kind": "inline", "chunk_shapes": chunk_shapes}},
+            "chunk_key_encoding": {"name": "default"}, "fill_value": 0,
+            "codecs": [{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [10], "codecs": [{"name": "bytes"}],
+                "index_codecs": [{"name": "bytes"}, {"name": "crc32c"}]}}],
+        });
+        let mut store = MemoryStore::new();
+        store.insert("zarr.json", meta.to_string().into_bytes());
+        Array::open(store, "")
+    };
+    for (edges, dim_edge) in [(json!([[20, 35, 5]]), 35), (json!([[20, 40, 15]]), 15)] {
+        let e = sharded(edges.clone()).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("shard extent {dim_edge} along dimension 0")),
+            "{edges}: {e}"
+        );
+    }
+    let array = sharded(json!([[20, [40, 2]]])).unwrap();
+    assert_eq!(array.metadata().grid.chunk_shape_at(&[1]).unwrap(), [40]);
+}
+
 #[test]
 fn hostile_shapes_are_errors_not_allocations() {
     let mut store = load("v3_float32");

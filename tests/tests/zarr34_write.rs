@@ -188,6 +188,89 @@ fn rectilinear_chunks_zinto_writes_hold_what_zarr_python_stored() {
     }
 }
 
+/// The inner chunks of a shard of `count` inner chunks whose index (with its crc32c) is at
+/// its end or `at_start`: each one's bytes, `None` where the index says it is not stored.
+fn inner_chunks(shard: &[u8], count: usize, at_start: bool) -> Vec<Option<&[u8]>> {
+    let len = count * 16 + 4;
+    let index = match at_start {
+        true => &shard[..len],
+        false => &shard[shard.len() - len..],
+    };
+    let word = |at: usize| u64::from_le_bytes(index[at..at + 8].try_into().unwrap());
+    (0..count)
+        .map(|i| match (word(i * 16), word(i * 16 + 8)) {
+            (u64::MAX, u64::MAX) => None,
+            (offset, n) => Some(&shard[offset as usize..(offset + n) as usize]),
+        })
+        .collect()
+}
+
+/// Shards on a rectilinear grid, each its own grid of inner chunks and its own index:
+/// zarr-python 3.4.2's `z34_rect_shards` (shards of 40 and 60 rows, zstd inner chunks) written
+/// again by zinto from its input holds the same inner chunks (after zstd) at the same index
+/// entries; `z34_rect_shards_partial` (uncompressed, index at the start, two regions written)
+/// written again region by region is the same bytes.
+#[test]
+fn shards_on_a_rectilinear_grid_are_what_zarr_python_stored() {
+    if zinto_tests::build_writes("zstd") {
+        let name = "z34_rect_shards";
+        let dir = metadata_only(name);
+        let ours = Array::open(FileStore::new(&dir), "").unwrap();
+        let input = std::fs::read(inputs().join(format!("{name}.bin"))).unwrap();
+        let input: Vec<u8> = input
+            .chunks_exact(4)
+            .flat_map(|b| f32::from_le_bytes(b.try_into().unwrap()).to_ne_bytes())
+            .collect();
+        ours.write_from(&whole(&ours), &input).unwrap();
+        let (a, b) = (chunks(&fixture(name)), chunks(&dir));
+        assert_eq!(a.len(), 2, "{name}: a shard of 40 rows and one of 60");
+        for ((path, theirs), (p, ours)) in a.iter().zip(&b) {
+            assert_eq!(path, p);
+            // Inner chunks of 20 x 20: 2 x 3 in the first shard, 3 x 3 in the second.
+            let count = if path.ends_with("0/0") { 6 } else { 9 };
+            let (theirs, ours) = (
+                inner_chunks(theirs, count, false),
+                inner_chunks(ours, count, false),
+            );
+            for (i, (t, o)) in theirs.iter().zip(&ours).enumerate() {
+                assert!(
+                    t.map(unzstd) == o.map(unzstd),
+                    "{name}: shard {path:?} inner chunk {i} differs"
+                );
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    let name = "z34_rect_shards_partial";
+    let theirs = Array::open(FileStore::new(fixture(name)), "").unwrap();
+    let dir = metadata_only(name);
+    let ours = Array::open(FileStore::new(&dir), "").unwrap();
+    // generate_zarr34.py's write_mask, in its order; inner chunks in Morton order, as 3.4 has
+    // them.
+    let morton = zinto::WriteOptions {
+        extra: zinto::WriteExtra {
+            inner_chunk_order: zinto::ChunkOrder::Morton,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    for (start, shape) in [([3, 4], [14, 27]), ([40, 0], [10, 5])] {
+        let region = Region::new(&start, &shape).unwrap();
+        let values = theirs.read_to_vec(&region).unwrap();
+        ours.write_from_with(&region, &values, &morton).unwrap();
+    }
+    let (a, b) = (chunks(&fixture(name)), chunks(&dir));
+    assert_eq!(
+        a.iter().map(|c| &c.0).collect::<Vec<_>>(),
+        b.iter().map(|c| &c.0).collect::<Vec<_>>(),
+        "{name}: other shard files"
+    );
+    for ((path, theirs), (_, ours)) in a.iter().zip(&b) {
+        assert!(theirs == ours, "{name}: shard {path:?} differs");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Writes that cut rectilinear chunks (across row edges of 5, 12 and 20 and columns of 8,
 /// the last column chunk past the array's end) keep what each chunk held beside the region:
 /// the whole array read back after every write and compared with a plain copy.
@@ -249,6 +332,27 @@ fn the_stored_size_bound_of_a_rectilinear_array_is_what_its_chunks_take() {
     assert_eq!(bound, 37 * 56 * 2 + 21 * 4);
     assert_eq!(stored, bound);
     std::fs::remove_dir_all(&dir).unwrap();
+    // Shards of 10, 20 and 20 rows (the last past the extent 46) by 30 columns (two, the
+    // second past 51), of (5, 10) inner chunks, each of which the array reaches: each shard
+    // its own index.
+    let builder = ArrayBuilder::new(&[46, 51], DataType::Int16, &[5, 10])
+        .shards(&[0, 30])
+        .chunk_edges(vec![Some(vec![10, 20, 20]), None])
+        .crc32c();
+    let bound = builder.stored_len_bound().unwrap();
+    let array = builder.create(FileStore::new(&dir), "").unwrap();
+    let values: Vec<u8> = (1..=46 * 51i16).flat_map(i16::to_ne_bytes).collect();
+    array.write_from(&whole(&array), &values).unwrap();
+    let stored: u64 = chunks(&dir).iter().map(|(_, b)| b.len() as u64).sum();
+    // 50 x 60 elements in 10 x 6 inner chunks, each with its crc32c and index entry, and
+    // 3 x 2 shards' index checksums.
+    assert_eq!(bound, 50 * 60 * 2 + 60 * (4 + 16) + 6 * 4);
+    assert_eq!(stored, bound);
+    assert_eq!(
+        std::fs::read(dir.join("c/0/0")).unwrap().len(),
+        10 * 30 * 2 + 6 * (4 + 16) + 4
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The strings of `data`, element by element.
@@ -270,9 +374,10 @@ fn vlen_input(words: &[String]) -> (Vec<u64>, Vec<u8>) {
 }
 
 /// Strings on a rectilinear grid: zarr-python 3.4.2's `z34_rect_strings` (chunks of 3 and 10
-/// rows, 2 and 5 columns, one never written) reads as zarr-python read it back; written again
-/// by zinto from those values into its metadata alone, then cut by a write across the edges,
-/// it reads as a plain copy says.
+/// rows, 2 and 5 columns, one never written) and `z34_rect_shard_strings` (shards of 4 and 8
+/// rows of (2, 3) inner chunks, rows 5.. never written) read as zarr-python read them back;
+/// written again by zinto from those values into their metadata alone, then cut by a write
+/// across the edges, they read as a plain copy says.
 #[test]
 fn strings_on_a_rectilinear_grid_read_and_write_as_zarr_python_s() {
     let manifest: serde_json::Value = serde_json::from_slice(
@@ -280,32 +385,39 @@ fn strings_on_a_rectilinear_grid_read_and_write_as_zarr_python_s() {
             .unwrap(),
     )
     .unwrap();
-    let want: Vec<String> = manifest["z34_rect_strings"]["values"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|row| row.as_array().unwrap().iter())
-        .map(|v| v.as_str().unwrap().to_owned())
-        .collect();
-    let theirs = Array::open(FileStore::new(fixture("z34_rect_strings")), "").unwrap();
-    assert_eq!(strings(&theirs.read_vlen(&whole(&theirs)).unwrap()), want);
-    if !zinto_tests::build_writes("zstd") {
-        return; // zarr-python's strings are zstd compressed: this build reads them only
+    for name in ["z34_rect_strings", "z34_rect_shard_strings"] {
+        let want: Vec<String> = manifest[name]["values"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|row| row.as_array().unwrap().iter())
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect();
+        let theirs = Array::open(FileStore::new(fixture(name)), "").unwrap();
+        assert_eq!(strings(&theirs.read_vlen(&whole(&theirs)).unwrap()), want);
+        if !zinto_tests::build_writes("zstd") {
+            continue; // zarr-python's strings are zstd compressed: this build reads them only
+        }
+        let dir = metadata_only(name);
+        let ours = Array::open(FileStore::new(&dir), "").unwrap();
+        let (offsets, values) = vlen_input(&want);
+        ours.write_vlen(&whole(&ours), &offsets, &values).unwrap();
+        assert_eq!(strings(&ours.read_vlen(&whole(&ours)).unwrap()), want);
+        // Rows 2..5 and columns 1..4 cross both row chunks (shards) and both column chunks.
+        let cols = ours.shape()[1] as usize;
+        let mut model = want.clone();
+        let region = Region::new(&[2, 1], &[3, 3]).unwrap();
+        let new: Vec<String> = (0..9).map(|i| format!("new{i}")).collect();
+        for (i, w) in new.iter().enumerate() {
+            model[(2 + i / 3) * cols + 1 + i % 3] = w.clone();
+        }
+        let (offsets, values) = vlen_input(&new);
+        ours.write_vlen(&region, &offsets, &values).unwrap();
+        assert_eq!(
+            strings(&ours.read_vlen(&whole(&ours)).unwrap()),
+            model,
+            "{name}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
-    let dir = metadata_only("z34_rect_strings");
-    let ours = Array::open(FileStore::new(&dir), "").unwrap();
-    let (offsets, values) = vlen_input(&want);
-    ours.write_vlen(&whole(&ours), &offsets, &values).unwrap();
-    assert_eq!(strings(&ours.read_vlen(&whole(&ours)).unwrap()), want);
-    // Rows 2..5 and columns 1..4 cross both row chunks and both column chunks.
-    let mut model = want.clone();
-    let region = Region::new(&[2, 1], &[3, 3]).unwrap();
-    let new: Vec<String> = (0..9).map(|i| format!("new{i}")).collect();
-    for (i, w) in new.iter().enumerate() {
-        model[(2 + i / 3) * 7 + 1 + i % 3] = w.clone();
-    }
-    let (offsets, values) = vlen_input(&new);
-    ours.write_vlen(&region, &offsets, &values).unwrap();
-    assert_eq!(strings(&ours.read_vlen(&whole(&ours)).unwrap()), model);
-    std::fs::remove_dir_all(&dir).unwrap();
 }

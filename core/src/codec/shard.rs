@@ -162,6 +162,24 @@ impl ShardLayout {
         })
     }
 
+    /// The same layout for a shard of `shard_shape` (on a rectilinear grid each shard has its
+    /// own shape, its inner chunks and index the metadata's): `self` again when the shapes
+    /// agree.
+    ///
+    /// # Errors
+    /// [`LayoutError`] as for [`Self::new`].
+    pub fn for_shard(&self, shard_shape: &[u64]) -> Result<Self, LayoutError> {
+        if shard_shape == self.grid.array_shape() {
+            return Ok(self.clone());
+        }
+        Self::new(
+            shard_shape,
+            self.grid.chunk_shape(),
+            self.location,
+            self.index_crc32c,
+        )
+    }
+
     /// Whether the index ends in a CRC-32C of its entries (its codecs end in `crc32c`).
     pub fn index_crc32c(&self) -> bool {
         self.index_crc32c

@@ -84,8 +84,6 @@ def meta_of(metadata):
             grid = doc["chunk_grid"]["name"] if isinstance(doc["chunk_grid"], dict) else None
             sharded = any(isinstance(c, ShardingCodec) for c in metadata.codecs)
             starts = None
-            if grid == "rectilinear" and sharded:
-                return METADATA_NOT_TAKEN  # shards on a rectilinear grid: not yet
             if grid == "rectilinear":
                 chunk_shape, starts = _rectilinear(metadata.chunk_grid.chunk_shapes)
             elif grid == "regular":

@@ -184,16 +184,18 @@ class Arrays:
         m = self.meta
         sharding = self.default.array_bytes_codec
         inner = tuple(sharding.chunk_shape)
-        per_shard = tuple(s // i for s, i in zip(m.chunk_shape, inner))
         loads = []
         for chunk in chunks:
-            spans = boxes(chunk, m.chunk_shape)
+            # On a rectilinear grid each shard has its own shape, so its own inner grid.
+            shape = m.chunk_shape_at(chunk.coords)
+            spans = boxes(chunk, shape)
             if None in spans:
                 continue  # the piece selects nothing
             wanted = [range(lo // size, -(-hi // size)) for (lo, hi, _), size in zip(spans, inner)]
-            loads.append((chunk, set(itertools.product(*wanted))))
+            per_shard = tuple(s // i for s, i in zip(shape, inner))
+            loads.append((chunk, set(itertools.product(*wanted)), per_shard))
 
-        async def load(chunk, wanted):
+        async def load(chunk, wanted, per_shard):
             if len(wanted) == math.prod(per_shard):
                 # The whole shard: one get of it all, as zarr-python reads a whole shard.
                 shard = await sharding._load_full_shard_maybe(
@@ -207,12 +209,15 @@ class Arrays:
 
         stored = {}
         found = await asyncio.gather(*(load(*one) for one in loads))
-        for (chunk, _wanted), shard in zip(loads, found):
+        for (chunk, _wanted, _per_shard), shard in zip(loads, found):
             if shard is None:
                 absent.add(chunk.coords)
                 continue
+            # Shards start on multiples of the inner chunk (their edges are multiples of it):
+            # the inner chunks are one regular grid over the array.
+            first = [m.origin(chunk.coords, d) // size for d, size in enumerate(inner)]
             for local, buf in shard.items():
-                grid = (c * n + i for c, n, i in zip(chunk.coords, per_shard, local))
+                grid = (f + i for f, i in zip(first, local))
                 stored["/".join(["c", *map(str, grid)])] = held_bytes(buf)
         doc = json.loads(m.document)
         doc["codecs"] = [c.to_dict() for c in sharding.codecs]

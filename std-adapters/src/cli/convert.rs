@@ -60,6 +60,15 @@ pub struct ConvertArgs {
     pub json: bool,
 }
 
+/// The text of the new array's outer grid (`--shards`, else `--chunks`), if given: where a
+/// rectilinear grid goes.
+fn outer_grid(args: &ConvertArgs) -> Result<Option<&str>, Failure> {
+    match (args.chunks.as_deref(), args.shards.as_deref()) {
+        (chunks, Some(shards)) => create::outer_grid(chunks.unwrap_or(""), Some(shards)).map(Some),
+        (chunks, None) => Ok(chunks),
+    }
+}
+
 /// The new array, stated as `args` asks, over `src`'s shape, type, fill value, attributes and
 /// dimension names.
 fn new_array(
@@ -108,8 +117,8 @@ fn new_array(
     if let Some(text) = &args.shards {
         builder = builder.shards(&create::chunk_shape(text, shape)?);
     }
-    if let Some(text) = &args.chunks
-        && let Some((_, edges)) = create::rectilinear(text, shape)?
+    if let Some(grid) = outer_grid(args)?
+        && let Some((_, edges)) = create::rectilinear(grid, shape)?
     {
         builder = builder.chunk_edges(edges);
     }
@@ -195,10 +204,13 @@ fn convert_array(
         return convert_vlen(args, (src, &dst));
     }
     let whole = Region::whole(src.shape()).map_err(|e| Failure::Other(e.to_string()))?;
-    // Slabs of whole shards, where there are: a slab that cut shards would rewrite them.
-    let outer = dst.shard_shape().unwrap_or(dst.chunk_shape());
+    // Slabs of whole shards, where there are: a slab that cut shards would rewrite them; on a
+    // rectilinear grid they end on its edges.
     let elem = src.metadata().elem_size() as u64;
-    let slabs = slabs::cut(&whole, outer, elem, args.memory)?;
+    let slabs = match outer_grid(args)? {
+        Some(grid) => create::outer_slabs(&whole, grid, elem, args.memory)?,
+        None => slabs::cut(&whole, dst.chunk_shape(), elem, args.memory)?,
+    };
     let baseline = rss::current_rss_bytes();
     let started = Instant::now();
     let (len, held) = slabs::run(&slabs, |region, part| {

@@ -13,6 +13,7 @@ use crate::{Array, ArrayBuilder, DataType, Region, WriteOptions, ZarrFormat};
 
 use super::slabs;
 use super::{AnyStore, Failure, ReadSummary, StoreArgs, rss, store_to_write};
+use crate::slabs::Slabs;
 
 /// What `zinto create` was asked.
 #[derive(clap::Args)]
@@ -37,7 +38,9 @@ pub struct CreateArgs {
     #[arg(long, value_name = "C")]
     pub chunks: String,
     /// Store the chunks in shards of this shape (v3 `sharding_indexed`); each
-    /// dimension a multiple of the chunk's. Example: `--shards 50,1000,1000`.
+    /// dimension a multiple of the chunk's. Example: `--shards 50,1000,1000`. Or shards on a
+    /// rectilinear grid, spelt as for `--chunks` (`--shards '[[40,60],60]'`, each edge a
+    /// multiple of the chunk's); `--chunks` is then the regular inner chunk shape.
     #[arg(long, value_name = "S")]
     pub shards: Option<String>,
     /// Where each shard's index goes: `end` (default, as zarr-python writes it) or `start`.
@@ -164,6 +167,39 @@ fn dims_match(text: &str, n: usize, shape: &[u64]) -> Result<(), Failure> {
     )))
 }
 
+/// The text of the outer grid, the one a rectilinear grid is given for: `--shards` where there
+/// are shards (as zarr-python's `shards=[[40, 60], 60]`), else `--chunks`. Inner chunks are
+/// regular: a rectilinear `--chunks` beside `--shards` is refused.
+pub fn outer_grid<'a>(chunks: &'a str, shards: Option<&'a str>) -> Result<&'a str, Failure> {
+    match shards {
+        None => Ok(chunks),
+        Some(_) if chunks.trim_start().starts_with('[') => Err(Failure::Usage(format!(
+            "--chunks {chunks}: with --shards the inner chunks are regular; give the \
+             rectilinear grid to --shards (as '[[40,60],60]')"
+        ))),
+        Some(shards) => Ok(shards),
+    }
+}
+
+/// Slabs of `whole` for writing an array whose outer grid (chunks or shards) `grid` spells:
+/// whole outer chunks within `memory`, ending on a rectilinear grid's edges (none cuts a chunk
+/// in two, which would rewrite it).
+pub fn outer_slabs(
+    whole: &Region,
+    grid: &str,
+    elem: u64,
+    memory: Option<u64>,
+) -> Result<Slabs, Failure> {
+    let shape = whole.shape();
+    let slabs = slabs::cut(whole, &chunk_shape(grid, shape)?, elem, memory)?;
+    match rectilinear(grid, shape)? {
+        Some((_, edges)) => slabs
+            .along_edges(&starts_of(&edges))
+            .map_err(slabs::failure),
+        None => Ok(slabs),
+    }
+}
+
 /// Where each dimension's chunks start (and one past the last) on a rectilinear grid, for
 /// slabs that end on its edges; `None` for a regular dimension.
 pub fn starts_of(edges: &[Option<Vec<u64>>]) -> Vec<Option<Vec<u64>>> {
@@ -192,15 +228,8 @@ pub fn create(args: &CreateArgs, remote: StoreArgs) -> Result<(), Failure> {
     let whole = Region::whole(&shape).map_err(|e| Failure::Other(e.to_string()))?;
     // Slabs of whole shards, where there are: a slab that cut shards would rewrite them.
     // Cut before the array is made, so that a --memory too small leaves nothing behind.
-    let outer = chunk_shape(args.shards.as_deref().unwrap_or(&args.chunks), &shape)?;
-    let elem = number.size() as u64;
-    let mut slabs = slabs::cut(&whole, &outer, elem, args.memory)?;
-    if let Some((_, edges)) = rectilinear(&args.chunks, &shape)? {
-        // On a rectilinear grid, slabs end on its edges (none cuts a chunk in two).
-        slabs = slabs
-            .along_edges(&starts_of(&edges))
-            .map_err(slabs::failure)?;
-    }
+    let grid = outer_grid(&args.chunks, args.shards.as_deref())?;
+    let slabs = outer_slabs(&whole, grid, number.size() as u64, args.memory)?;
     let array = new_array(args, (&shape, dtype), remote)?;
     let options = WriteOptions {
         threads: args.threads,
@@ -306,7 +335,8 @@ fn new_array(
 ) -> Result<Array<AnyStore>, Failure> {
     let mut builder = ArrayBuilder::new(shape, dtype, &chunk_shape(&args.chunks, shape)?)
         .overwrite(args.overwrite);
-    if let Some((_, edges)) = rectilinear(&args.chunks, shape)? {
+    let grid = outer_grid(&args.chunks, args.shards.as_deref())?;
+    if let Some((_, edges)) = rectilinear(grid, shape)? {
         builder = builder.chunk_edges(edges);
     }
     builder = match args.zarr_format {

@@ -311,6 +311,13 @@ pub fn array_text<S: Store>(array: &Array<S>, shown: &str, storage: &Storage) ->
         lines.push(format!("dimensions:   {}", dim_names(dims)));
     }
     match shards {
+        Some(_) if !meta.grid.is_regular() => {
+            lines.push(format!(
+                "shard edges:  {} (rectilinear)",
+                edges_text(&meta.grid)
+            ));
+            lines.push(format!("chunk shape:  {chunks:?} (inside shards)"));
+        }
         Some(shards) => {
             lines.push(format!("shard shape:  {shards:?}"));
             lines.push(format!("chunk shape:  {chunks:?} (inside shards)"));

@@ -4,10 +4,12 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use zinto_core::codec::filter::Elem;
-use zinto_core::codec::{Codec, CodecChain, CodecName, Endian, IndexLocation};
+use zinto_core::codec::{
+    ArrayToBytes, ChainError, Codec, CodecChain, CodecName, Endian, IndexLocation,
+};
 
 use super::codecs::{configured, elem_after, filter_elem};
-use zinto_core::{MemoryOrder, dims};
+use zinto_core::{Axis, ChunkGrid, MemoryOrder, dims};
 
 use super::document::{Known, kind_of_raw, top_level};
 use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
@@ -100,9 +102,6 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
     // The chain's outer chunks: on a rectilinear grid, the longest edges (each chunk's own
     // shape is the grid's to say).
     let chunk_shape = grid.chunk_shape().to_vec();
-    if !grid.is_regular() {
-        not_on_rectilinear(&m.codecs)?;
-    }
     let key_encoding = key_encoding(&m.chunk_key_encoding)?;
     // Filters' byte order is set by the chain from the `bytes` codec.
     let chain = match dtype.fixed_size() {
@@ -114,6 +113,7 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
         )?,
         None => vlen_chain(dtype, &m.codecs, &chunk_shape)?,
     };
+    shards_fit_edges(&grid, &chain)?;
     // After the chain: a type used without its codec is named for that first.
     let fill_value = FillValue::parse(dtype, &m.fill_value).map_err(MetadataError::FillValue)?;
     Ok(ArrayMetadata {
@@ -302,11 +302,29 @@ const KNOWN_FIELDS: [&str; 11] = [
     "storage_transformers",
 ];
 
-/// What zinto does not read on a rectilinear grid yet: shards (each shard would have its own
-/// layout).
-fn not_on_rectilinear(codecs: &[Named]) -> Result<(), MetadataError> {
-    if codecs.iter().any(|c| c.name == "sharding_indexed") {
-        return Err(unsupported("shards on a rectilinear chunk grid (not yet)"));
+/// On a rectilinear grid of shards, every edge (those past the array's end too, as zarr-python
+/// checks them) must hold whole inner chunks: each shard is its own grid of the metadata's inner
+/// chunks. A regular grid's one shard shape was checked by the chain.
+fn shards_fit_edges(grid: &ChunkGrid, chain: &CodecChain) -> Result<(), MetadataError> {
+    let ArrayToBytes::Sharding(layout) = &chain.outer().array_to_bytes else {
+        return Ok(());
+    };
+    for (dim, (axis, &inner)) in grid
+        .axes()
+        .iter()
+        .zip(layout.grid().chunk_shape())
+        .enumerate()
+    {
+        let Axis::Runs(table) = axis else {
+            continue;
+        };
+        if let Some(run) = table.runs().find(|r| r.edge.get() % inner != 0) {
+            return Err(MetadataError::Chain(ChainError::ShardNotDivisible {
+                dim,
+                shard: run.edge.get(),
+                inner,
+            }));
+        }
     }
     Ok(())
 }

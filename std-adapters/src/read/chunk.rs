@@ -156,7 +156,7 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         let Part {
             in_chunk,
             in_output,
-            ..
+            chunk_shape,
         } = part;
         let Some(lv) = self.meta.chain.levels().get(level) else {
             return Err(ErrorKind::Internal {
@@ -166,6 +166,8 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         match &lv.array_to_bytes {
             ArrayToBytes::Bytes(endian) => self.read_elements(ctx, lv, *endian, at, part, out),
             ArrayToBytes::Sharding(layout) => {
+                // On a rectilinear grid, this shard's own inner grid and index.
+                let layout = &layout.for_shard(chunk_shape).map_err(ErrorKind::Layout)?;
                 let range = layout.index_range(len).map_err(ErrorKind::Shard)?;
                 // Bounded by `len`, the shard's actual stored size.
                 let mut index = vec![0u8; usize::try_from(range.len).map_err(|_| OVERFLOW)?];

@@ -350,24 +350,23 @@ impl<S: Store> Walk<'_, S> {
             offset: 0,
             len,
         };
+        // The chunk's own shape: on a rectilinear grid, not the longest edges.
+        let shape = self
+            .meta
+            .grid
+            .chunk_shape_at(&piece.chunk)
+            .map_err(ErrorKind::Layout)?;
         match &outer.array_to_bytes {
-            ArrayToBytes::Bytes(_) => {
-                // The chunk's own shape: on a rectilinear grid, not the longest edges.
-                let shape = self
-                    .meta
-                    .grid
-                    .chunk_shape_at(&piece.chunk)
-                    .map_err(ErrorKind::Layout)?;
-                self.visit_chunk(
-                    (ctx, chunk),
-                    (outer, &shape),
-                    at,
-                    (&piece.in_chunk, &piece.in_output),
-                    visit,
-                )
-            }
+            ArrayToBytes::Bytes(_) => self.visit_chunk(
+                (ctx, chunk),
+                (outer, &shape),
+                at,
+                (&piece.in_chunk, &piece.in_output),
+                visit,
+            ),
             ArrayToBytes::Sharding(layout) => {
-                self.visit_shard((ctx, chunk), layout, at, piece, visit)
+                let layout = layout.for_shard(&shape).map_err(ErrorKind::Layout)?;
+                self.visit_shard((ctx, chunk), &layout, at, piece, visit)
             }
         }
         .map(|()| Found::Stored)

@@ -276,8 +276,13 @@ impl Worker {
         key: &str,
     ) -> Result<(), ErrorKind> {
         let grid = &job.array.metadata().grid;
+        // On a rectilinear grid, this shard's own shape, inner grid and index.
+        let shape = grid
+            .chunk_shape_at(&piece.chunk)
+            .map_err(ErrorKind::Layout)?;
+        let layout = &layout.for_shard(&shape).map_err(ErrorKind::Layout)?;
         let ChunkPart { in_array, cut } = ChunkPart::of(grid, piece)?;
-        let at_edge = in_array.shape() != grid.chunk_shape();
+        let at_edge = in_array.shape() != shape.as_slice();
         if at_edge
             && job
                 .array
@@ -375,26 +380,23 @@ impl Worker {
             key,
         };
         let origin = vec![0; extent.len()];
-        self.encode_children(job, 0, (&origin, extent), source, &mut top)?;
+        self.encode_children(job, (0, layout), (&origin, extent), source, &mut top)?;
         out.finish((store, key), layout)
     }
 
-    /// Encodes the children of a shard at `depth` in the plan's shards (inner chunks, or
-    /// shards while shards are nested deeper), each followed by its entry in `sink`. The
-    /// shard's part inside the array starts at `origin` (in the outermost shard's
+    /// Encodes the children of a shard at `depth` in the plan's shards, laid out as `layout`
+    /// (inner chunks, or shards while shards are nested deeper), each followed by its entry in
+    /// `sink`. The shard's part inside the array starts at `origin` (in the outermost shard's
     /// coordinates) and has `extent`.
     fn encode_children<'w, S: Store>(
         &mut self,
         job: &WriteJob<'_, S>,
-        depth: usize,
+        (depth, layout): (usize, &ShardLayout),
         (origin, extent): (&[u64], &[u64]),
         source: &Source<'_>,
         sink: &mut dyn ShardSink<'w>,
     ) -> Result<(), ErrorKind> {
         let shards = &job.plan.shards;
-        let layout = shards
-            .get(depth)
-            .ok_or_else(|| internal("a shard level past the plan's"))?;
         let grid = layout.grid();
         let walk = (job.options.extra.inner_chunk_order)
             .walk(grid.grid_shape())
@@ -410,7 +412,7 @@ impl Worker {
                     let mut shard = NestedShard::new(&mut *sink, nested)?;
                     self.encode_children(
                         job,
-                        depth + 1,
+                        (depth + 1, nested),
                         (part.start(), part.shape()),
                         source,
                         &mut shard,
