@@ -15,12 +15,48 @@ use super::document::{Known, kind_of_raw, top_level};
 use super::{ArrayMetadata, ChunkKeyEncoding, DataType, FillValue, ZarrFormat};
 use super::{Attributes, MetadataError};
 
+/// A codec, chunk grid or chunk key encoding: `{"name": ..., "configuration": {...}}`, or
+/// its name alone where it has no configuration (the spec allows the short form; the zarrs
+/// crate writes `"crc32c"` so).
 #[derive(Deserialize, serde::Serialize)]
+#[serde(from = "NamedForm")]
 struct Named {
     name: String,
     /// Optional in the spec (an extension without parameters may omit it): empty if absent.
-    #[serde(default)]
     configuration: serde_json::Map<String, Value>,
+}
+
+/// The two forms a [`Named`] is written in.
+#[derive(Deserialize)]
+#[serde(
+    untagged,
+    expecting = "a name, or an object of \"name\" and an optional \"configuration\""
+)]
+enum NamedForm {
+    Name(String),
+    Object {
+        name: String,
+        #[serde(default)]
+        configuration: serde_json::Map<String, Value>,
+    },
+}
+
+impl From<NamedForm> for Named {
+    fn from(form: NamedForm) -> Self {
+        match form {
+            NamedForm::Name(name) => Self {
+                name,
+                configuration: serde_json::Map::new(),
+            },
+            NamedForm::Object {
+                name,
+                configuration,
+            } => Self {
+                name,
+                configuration,
+            },
+        }
+    }
 }
 
 /// A `zarr.json` array document. Every field without `#[serde(default)]` is required by the
@@ -406,5 +442,36 @@ fn index_codecs_have_crc(codecs: &[Named]) -> Result<bool, MetadataError> {
         _ => Err(unsupported(format!(
             "sharding index codecs {names:?} (only bytes little-endian with optional crc32c)"
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)] // a panic is a failed test
+
+    use super::*;
+
+    fn doc(codecs: &str) -> String {
+        format!(
+            r#"{{"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "uint8",
+            "chunk_grid": {{"name": "regular", "configuration": {{"chunk_shape": [2]}}}},
+            "chunk_key_encoding": {{"name": "default"}}, "fill_value": 0,
+            "codecs": {codecs}}}"#
+        )
+    }
+
+    /// A codec without configuration may be its name alone (the zarrs crate writes
+    /// `"crc32c"`): read as the object form; anything else is an error saying what it takes.
+    #[test]
+    fn a_codec_may_be_its_name_alone() {
+        let short = parse(doc(r#"[{"name": "bytes"}, "crc32c"]"#).as_bytes()).unwrap();
+        let long = parse(doc(r#"[{"name": "bytes"}, {"name": "crc32c"}]"#).as_bytes()).unwrap();
+        assert_eq!(short.codec_names, ["bytes", "crc32c"]);
+        assert_eq!(short.chain, long.chain);
+        let e = parse(doc(r#"[{"name": "bytes"}, 5]"#).as_bytes()).unwrap_err();
+        assert!(
+            e.to_string().contains("an optional \"configuration\""),
+            "{e}"
+        );
     }
 }

@@ -8,23 +8,45 @@
 //! It prints one JSON line: `{"kind": "fixed" | "variable", "elements": N}`. Any error zarrs
 //! gives is printed and the exit status is 1.
 //!
+//! With `write`, it makes an array instead, as the zarrs crate writes one: the metadata given
+//! (a `zarr.json` document, v3) stored, then the input file's bytes (a fixed-size type, C
+//! order, native endian) stored over the whole array, for a test to read with zinto.
+//!
 //! Usage: zarrs_check <array path> <output file>
+//!        zarrs_check write <array path> <zarr.json file> <input file>
 
 use std::sync::Arc;
 
-use zarrs::array::{Array, ArrayBytes};
+use zarrs::array::{Array, ArrayBytes, ArrayMetadata};
 use zarrs::filesystem::FilesystemStore;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [path, out] = args.as_slice() else {
-        eprintln!("usage: zarrs_check <array path> <output file>");
-        std::process::exit(2);
+    let done = match args.as_slice() {
+        [mode, path, meta, input] if mode == "write" => write(path, meta, input),
+        [path, out] => check(path, out),
+        _ => {
+            eprintln!(
+                "usage: zarrs_check <array path> <output file>\n       \
+                 zarrs_check write <array path> <zarr.json file> <input file>"
+            );
+            std::process::exit(2);
+        }
     };
-    if let Err(e) = check(path, out) {
+    if let Err(e) = done {
         eprintln!("zarrs: {e}");
         std::process::exit(1);
     }
+}
+
+fn write(path: &str, meta: &str, input: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let store = Arc::new(FilesystemStore::new(path)?);
+    let metadata: ArrayMetadata = serde_json::from_slice(&std::fs::read(meta)?)?;
+    let array = Array::new_with_metadata(store, "/", metadata)?;
+    array.store_metadata()?;
+    let bytes = ArrayBytes::new_flen(std::fs::read(input)?);
+    array.store_array_subset(&array.subset_all(), bytes)?;
+    Ok(())
 }
 
 fn check(path: &str, out: &str) -> Result<(), Box<dyn std::error::Error>> {
