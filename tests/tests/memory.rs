@@ -24,7 +24,8 @@ use std::thread::ThreadId;
 use std::time::Duration;
 
 use zinto::{
-    Array, BLOCK_LEN, COALESCE_GAP, MemoryStore, ReadOptions, Region, Store, StoreError, WINDOW_LEN,
+    Array, ArrayBuilder, BLOCK_LEN, COALESCE_GAP, DataType, MemoryStore, ReadOptions, Region,
+    Store, StoreError, WINDOW_LEN,
 };
 use zinto_tests::alloc::{Counting, measure, one_at_a_time};
 
@@ -1137,5 +1138,46 @@ fn rectilinear_reads_keep_the_regular_bound_and_catch_a_chunk_sized_buffer() {
     assert!(
         extra > bound,
         "a chunk-sized buffer per read went unnoticed ({extra} <= {bound})"
+    );
+}
+
+/// The field in shards on a rectilinear grid (`[[4, 2, 6, 4], 512, 512]`) of one-row raw inner
+/// chunks, each shard its own index, written by zinto into a MemoryStore.
+fn rect_shard_array() -> MemoryStore {
+    let rows = RECT_ROWS.iter().map(|&r| r as u64).collect();
+    let array = ArrayBuilder::new(&SHAPE, DataType::Float32, &[1, 512, 512])
+        .shards(&[0, 512, 512])
+        .chunk_edges(vec![Some(rows), None, None])
+        .create(MemoryStore::new(), "a")
+        .unwrap();
+    array
+        .write_from(&Region::whole(&SHAPE).unwrap(), &field())
+        .unwrap();
+    array.store().clone()
+}
+
+/// Shards on a rectilinear grid read as regular shards do: each inner chunk straight into the
+/// output, a shard's index the only allocation it adds (the uncompressed bound); the same read
+/// through a store that allocates the largest shard (6 rows) on each read goes over it.
+#[test]
+fn rectilinear_shard_reads_keep_the_regular_bound_and_catch_a_shard_sized_buffer() {
+    let _turn = one_at_a_time();
+    let threads = 2;
+    let store: &'static MemoryStore = Box::leak(Box::new(rect_shard_array()));
+    let bound = whole_read_bound("uncompressed", store, threads);
+    let (extra, largest) = whole_read(store, threads);
+    assert!(largest < ROW_LEN, "allocated {largest} bytes at once");
+    assert!(
+        extra <= bound,
+        "read added {extra} live bytes, bound {bound}"
+    );
+    let injecting: &'static Injecting<MemoryStore> = Box::leak(Box::new(Injecting {
+        inner: rect_shard_array(),
+        bytes: 6 * ROW_LEN,
+    }));
+    let (extra, _) = whole_read(injecting, threads);
+    assert!(
+        extra > bound,
+        "a shard-sized buffer per read went unnoticed ({extra} <= {bound})"
     );
 }

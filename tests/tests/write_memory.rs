@@ -528,12 +528,25 @@ fn nested_shard_writes_use_a_window_per_worker_not_a_shard() {
 }
 
 /// The field's array on a rectilinear grid (rows cut [3, 5], raw or zstd), made by writing its
-/// `zarr.json` (the builder makes regular grids).
+/// `zarr.json`.
 fn rectilinear(store: impl Store, zstd: bool) -> Array<impl Store> {
+    rectilinear_of(store, zstd, false)
+}
+
+/// [`rectilinear`], or with `sharded` its rows cut into shards of 3 and 5 rows of one-row
+/// inner chunks.
+fn rectilinear_of(store: impl Store, zstd: bool, sharded: bool) -> Array<impl Store> {
     let mut codecs =
         vec![serde_json::json!({"name": "bytes", "configuration": {"endian": "little"}})];
     if zstd {
         codecs.push(serde_json::json!({"name": "zstd", "configuration": {"level": 3}}));
+    }
+    if sharded {
+        codecs = vec![
+            serde_json::json!({"name": "sharding_indexed", "configuration": {
+            "chunk_shape": [1, SHAPE[1], SHAPE[2]], "codecs": codecs,
+            "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]}}),
+        ];
     }
     let meta = serde_json::json!({
         "zarr_format": 3, "node_type": "array", "shape": SHAPE, "data_type": "float32",
@@ -591,4 +604,31 @@ fn rectilinear_writes_keep_the_regular_bounds_and_catch_a_chunk_sized_buffer() {
         }
         let _ = std::fs::remove_dir_all(dir);
     }
+}
+
+/// Shards on a rectilinear grid (3 and 5 rows of one-row inner chunks, each shard its own
+/// index) are written whole as regular shards are: a window per worker, not a shard or an
+/// inner chunk; the same write through a store that buffers each object goes over.
+#[test]
+fn rectilinear_shard_writes_keep_the_regular_bound_and_catch_a_shard_sized_buffer() {
+    let _turn = one_at_a_time();
+    let whole = Region::whole(&SHAPE).unwrap();
+    let bound = THREADS * WRITE_WINDOW + BOOKKEEPING;
+    for zstd in [false, true] {
+        if zstd && !zinto_tests::build_writes("zstd") {
+            continue;
+        }
+        let dir = temp_dir("write-memory", &format!("rect-shards-{zstd}"));
+        let extra = write_extra_into(&rectilinear_of(FileStore::new(&dir), zstd, true), &whole);
+        assert!(extra <= bound, "zstd {zstd}: {extra} > {bound}");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let dir = temp_dir("write-memory", "rect-shards-buffering");
+    let array = rectilinear_of(Buffering(FileStore::new(&dir)), false, true);
+    let more = write_extra_into(&array, &whole);
+    assert!(
+        more > bound,
+        "a shard-sized buffer went unnoticed ({more} <= {bound})"
+    );
+    let _ = std::fs::remove_dir_all(dir);
 }
