@@ -3,6 +3,7 @@
 use numpy::{PyArray1, PyReadonlyArray1, PyReadwriteArray1};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use zinto::{Array, ReadOptions, Store};
@@ -204,7 +205,10 @@ impl RsArray {
         let found = AbsentChunks::default();
         let note = |coords: &[u64]| found.note(coords);
         let wanted = absent.is_some();
-        interruptible::run(py, |cancel| {
+        // A small read (a millisecond or so) runs here, without the GIL and without a
+        // thread to watch for Ctrl-C: starting one would cost more than the read.
+        let small = array.is_small_read(&selection).map_err(errors::to_py)?;
+        let mut run = |cancel: &AtomicBool| {
             let options = ReadOptions {
                 threads,
                 cancel: Some(cancel),
@@ -216,8 +220,46 @@ impl RsArray {
             array
                 .read_into_with(&selection, out, &options)
                 .map_err(errors::to_py)
-        })?;
+        };
+        if small {
+            py.detach(|| run(&AtomicBool::new(false)))?;
+        } else {
+            interruptible::run(py, run)?;
+        }
         found.append_to(absent)
+    }
+
+    /// Reads many regions of one size (`starts[i]`, `shape`) into `out` (their bytes end to
+    /// end, viewed as a flat `uint8` array), the regions shared out to the workers, with the
+    /// GIL released and Ctrl-C honoured between regions.
+    #[pyo3(signature = (starts, shape, out, threads=None))]
+    fn read_many_into(
+        &self,
+        py: Python<'_>,
+        starts: Vec<Vec<u64>>,
+        shape: Vec<u64>,
+        mut out: PyReadwriteArray1<'_, u8>,
+        threads: Option<usize>,
+    ) -> PyResult<()> {
+        let selections = starts
+            .iter()
+            .map(|start| region(start, &shape))
+            .collect::<PyResult<Vec<_>>>()?;
+        let out = out
+            .as_slice_mut()
+            .map_err(|_| pyo3::exceptions::PyValueError::new_err("out must be C-contiguous"))?;
+        let threads = crate::write::threads(threads)?;
+        let array = &self.inner;
+        interruptible::run(py, |cancel| {
+            let options = ReadOptions {
+                threads,
+                cancel: Some(cancel),
+                ..ReadOptions::default()
+            };
+            array
+                .read_many_into(&selections, out, &options)
+                .map_err(errors::to_py)
+        })
     }
 
     /// Reads a variable-length region: `(offsets, values)`, a `uint64` array of one offset per

@@ -127,7 +127,10 @@ fn of_kind(kind: &ErrorKind, msg: String) -> PyErr {
         // of the reader's is: not the store failing.
         ErrorKind::Store(zinto::StoreError::Internal { .. }) => raised(decode_class, msg),
         ErrorKind::Store(_) => StoreError::new_err(msg),
-        ErrorKind::Layout(_) | ErrorKind::OutputSize { .. } | ErrorKind::VlenInput { .. } => {
+        ErrorKind::Layout(_)
+        | ErrorKind::OutputSize { .. }
+        | ErrorKind::SelectionsDiffer { .. }
+        | ErrorKind::VlenInput { .. } => {
             pyo3::exceptions::PyValueError::new_err(msg)
         }
         ErrorKind::WrongType { .. } => pyo3::exceptions::PyTypeError::new_err(msg),

@@ -293,6 +293,37 @@ class Array:
             self._rs.read_into(start, extent, flat, threads)
         return out
 
+    def read_many(self, keys, out=None, threads=None):
+        """Reads `self[key]` for each of `keys` (selections of one shape) into one stacked
+        array of shape ``(len(keys), *shape)`` and returns it: `out` if given (C-contiguous
+        and writable, of that shape and this array's dtype), else allocated once.
+
+        The selections are shared out to `threads` workers (default: one per core), each read
+        whole by one worker, as a read of it alone is (same memory, same errors); the batch
+        stops at the first error or at Ctrl-C, between selections. What a data loader's
+        ``__getitems__`` asks for: a batch of windows, one call.
+        """
+        if self._vlen:
+            raise TypeError("read_many reads numbers; strings and bytes are read one by one")
+        keys = list(keys)
+        regions = [_normalize(key, self.shape) for key in keys]
+        shapes = {tuple(n for n, k in zip(extent, kept) if k) for _, extent, kept in regions}
+        extents = {tuple(extent) for _, extent, _ in regions}
+        if len(shapes) > 1 or len(extents) > 1:
+            raise ValueError(f"read_many takes selections of one shape, not {sorted(shapes)}")
+        shape = shapes.pop() if shapes else ()
+        extent = list(extents.pop()) if extents else [0] * len(self.shape)
+        full = (len(regions), *shape)
+        if out is None:
+            out = np.empty(full, dtype=self.dtype)
+            target = out
+        else:
+            target = self._check_out(out, full)
+        if target.size:
+            starts = [start for start, _, _ in regions]
+            self._rs.read_many_into(starts, extent, target.reshape(-1).view(np.uint8), threads)
+        return out
+
     def _check_out(self, out, shape):
         """`out` as a writable, C-contiguous array of `shape` and this array's dtype."""
         want = f"expected shape {shape} and dtype {self.dtype}"

@@ -104,6 +104,16 @@ pub enum ErrorKind {
         /// Bytes given.
         got: u64,
     },
+    /// A batch's selections ([`Array::read_many_into`](crate::Array::read_many_into)) are not
+    /// one size.
+    SelectionsDiffer {
+        /// The first selection of another size (its index in the batch).
+        index: u64,
+        /// Its bytes.
+        bytes: u64,
+        /// The first selection's bytes.
+        first: u64,
+    },
 }
 
 impl fmt::Display for ErrorKind {
@@ -149,6 +159,15 @@ impl fmt::Display for ErrorKind {
             Self::OutputSize { expected, got } => write!(
                 f,
                 "output buffer holds {got} bytes, the selection needs {expected}"
+            ),
+            Self::SelectionsDiffer {
+                index,
+                bytes,
+                first,
+            } => write!(
+                f,
+                "selection {index} of the batch holds {bytes} bytes, the first {first}: a \
+                 batch's selections are one size"
             ),
             Self::VlenInput { element, why } => {
                 write!(f, "variable-length input refused: {why}")?;
@@ -286,6 +305,7 @@ impl std::error::Error for Error {
             ErrorKind::Layout(e) => Some(e),
             ErrorKind::Segment(e) => Some(e),
             ErrorKind::OutputSize { .. }
+            | ErrorKind::SelectionsDiffer { .. }
             | ErrorKind::VlenInput { .. }
             | ErrorKind::FortranOrder { .. }
             | ErrorKind::SegmentsDisagree { .. }

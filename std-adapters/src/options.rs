@@ -101,8 +101,7 @@ impl<Extra> Options<'_, Extra> {
 
     /// The worker count this job asks for: `threads`, or one per available core.
     pub fn workers(&self) -> NonZeroUsize {
-        self.threads
-            .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
+        self.threads.unwrap_or_else(crate::workers::cores)
     }
 }
 

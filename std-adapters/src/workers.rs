@@ -4,10 +4,19 @@
 //! the output), writes (`write/`) and concatenation (`concat.rs`) run on it; the merge's sort
 //! (`records.rs`) runs its stretches and segments on [`run_workers`], the same threads.
 
-use std::sync::Mutex;
+use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use crate::error::{Error, ErrorKind};
+
+/// The cores this process may use (one worker each by default), asked once:
+/// `available_parallelism` reads the cgroup's limits from files on Linux, tens of microseconds
+/// that a small read cannot pay on every call.
+pub(crate) fn cores() -> NonZeroUsize {
+    static CORES: OnceLock<NonZeroUsize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
+}
 
 /// How one job's workers run: how many, what stops them, whom they tell.
 pub(crate) struct Crew<'a> {

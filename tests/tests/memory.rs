@@ -1181,3 +1181,63 @@ fn rectilinear_shard_reads_keep_the_regular_bound_and_catch_a_shard_sized_buffer
         "a shard-sized buffer per read went unnoticed ({extra} <= {bound})"
     );
 }
+
+/// A (400, 400) float32 array in (100, 100) chunks of 40,000 bytes, zstd (raw in a build
+/// without the zstd encoder), written by zinto into a MemoryStore: a loader's small windows.
+fn small_chunks() -> MemoryStore {
+    let mut builder = ArrayBuilder::new(&[400, 400], DataType::Float32, &[100, 100]);
+    if zinto_tests::build_writes("zstd") {
+        builder = builder.zstd(1);
+    }
+    let array = builder.create(MemoryStore::new(), "a").unwrap();
+    let values: Vec<u8> = (0..160_000u32)
+        .flat_map(|i| ((i % 977) as f32 * 0.25).to_ne_bytes())
+        .collect();
+    array
+        .write_from(&Region::whole(&[400, 400]).unwrap(), &values)
+        .unwrap();
+    array.store().clone()
+}
+
+/// Bytes of one chunk of [`small_chunks`].
+const SMALL_CHUNK: usize = 100 * 100 * 4;
+
+/// The largest allocation and the live bytes added by reading a 100 x 100 window at `start`
+/// into an output allocated beforehand, after one read of it has warmed the worker's context
+/// (its scratch is kept between reads).
+fn window_read(store: &(impl Store + 'static), start: [u64; 2]) -> (usize, usize) {
+    let array = Array::open(store, "a").unwrap();
+    let window = Region::new(&start, &[100, 100]).unwrap();
+    assert!(array.is_small_read(&window).unwrap());
+    let mut out = vec![0u8; SMALL_CHUNK];
+    array.read_into(&window, &mut out).unwrap();
+    let (result, largest, extra) = measure(|| array.read_into(&window, &mut out));
+    result.unwrap();
+    (largest, extra)
+}
+
+/// A small read (a loader's window: one chunk, or cutting four) allocates nothing chunk-sized
+/// beyond its output once its worker's context is warm, on the calling thread: 16 KiB of
+/// bookkeeping at most (with the pure-Rust zstd decoder, its window and block too); the same
+/// read through a store that allocates a chunk-sized buffer per read goes over.
+#[test]
+fn small_reads_allocate_nothing_chunk_sized_beyond_their_output() {
+    let _turn = one_at_a_time();
+    let store: &'static MemoryStore = Box::leak(Box::new(small_chunks()));
+    let c_zstd = cfg!(feature = "zstd-c") || !zinto_tests::build_writes("zstd");
+    let bound = (16 << 10) + if c_zstd { 0 } else { SMALL_CHUNK + (256 << 10) };
+    for start in [[100, 200], [50, 250]] {
+        let (largest, extra) = window_read(store, start);
+        eprintln!("window at {start:?}: largest {largest}, {extra} bytes added");
+        assert!(extra <= bound, "{start:?}: added {extra} > {bound}");
+        let injecting: &'static Injecting<MemoryStore> = Box::leak(Box::new(Injecting {
+            inner: store.clone(),
+            bytes: SMALL_CHUNK,
+        }));
+        let (_, more) = window_read(injecting, start);
+        assert!(
+            !c_zstd || more > bound,
+            "{start:?}: a chunk-sized buffer went unnoticed ({more} <= {bound})"
+        );
+    }
+}

@@ -16,6 +16,7 @@ pub(crate) mod decode;
 pub(crate) mod disjoint;
 pub(crate) mod element;
 mod handout;
+mod many;
 mod out;
 pub(crate) mod vlen;
 
@@ -41,6 +42,10 @@ use element::Element;
 use handout::{Fanout, PieceJob, for_each_piece};
 use out::PieceOut;
 use vlen::VlenData;
+
+/// Decoded bytes up to which a read is small ([`Array::is_small_read`]): about a millisecond of
+/// decoding on one core.
+pub const SMALL_READ_BYTES: u64 = 1 << 20;
 
 impl<S: Store> Array<S> {
     /// Reads `selection` into `out` as a C-order array of the selection's shape, native byte
@@ -241,6 +246,38 @@ impl<S: Store> Array<S> {
             (None, Some(ahead)) => ahead.workers(options.workers()),
             _ => options.workers(),
         }
+    }
+
+    /// Whether reading `selection` is small: from a store that is not remote, decoding at
+    /// most [`SMALL_READ_BYTES`] of chunks (inner chunks, in a sharded array), counted at the
+    /// longest chunk shape. Such a read takes a millisecond or so: it runs on the calling
+    /// thread alone (a worker started for it would cost more than its share of the work), and
+    /// a caller may run it without watching for Ctrl-C (the Python package does).
+    ///
+    /// # Errors
+    /// [`ErrorKind::Layout`] for a selection outside the array.
+    pub fn is_small_read(&self, selection: &Region) -> Result<bool, Error> {
+        if self.store.read_ahead().is_some() {
+            return Ok(false);
+        }
+        let layout = |e| Error::new(&self.path, None, ErrorKind::Layout(e));
+        let innermost = &self.meta.chain.innermost().chunk_shape;
+        let chunks = match self.meta.chain.levels().len() {
+            // Inner chunks are one regular grid over the array (shard edges hold whole ones).
+            1 => self
+                .meta
+                .grid
+                .pieces(selection)
+                .and_then(|p| p.chunk_count()),
+            _ => zinto_core::ChunkGrid::new(self.shape(), innermost)
+                .and_then(|g| g.pieces(selection)?.chunk_count()),
+        }
+        .map_err(layout)?;
+        let bytes = zinto_core::product(innermost)
+            .ok()
+            .and_then(|n| n.checked_mul(self.meta.elem_size() as u64))
+            .and_then(|n| n.checked_mul(chunks));
+        Ok(bytes.is_some_and(|n| n <= SMALL_READ_BYTES))
     }
 
     /// Reads `selection` into a new vector (see [`Self::read_into`]).

@@ -23,7 +23,6 @@ mod stream;
 mod vlen;
 mod vlen_shard;
 
-use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use zinto_core::{Piece, Pieces, Region};
@@ -185,7 +184,7 @@ impl<'a> Pool<'a> {
             .map_err(|e| err(ErrorKind::Layout(e)))?;
         let threads = options
             .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().unwrap_or(NonZeroUsize::MIN))
+            .unwrap_or_else(crate::workers::cores)
             .get()
             .min(usize::try_from(total).unwrap_or(usize::MAX));
         Ok(Self {

@@ -1,0 +1,59 @@
+"""`Array.read_many`: a batch of windows in one call (a data loader's `__getitems__`) equals
+each window read alone, stacked; `out=` is filled in place; batches of mixed shapes, bad
+outputs and strings are refused before anything is read; a failing window names its chunk.
+Small reads (one chunk) run on the calling thread and still raise what a read raises."""
+
+import numpy as np
+import pytest
+
+import zinto
+
+
+@pytest.fixture
+def array(tmp_path):
+    data = np.arange(60 * 50, dtype="float32").reshape(60, 50)
+    z = zinto.create(tmp_path / "a.zarr", data.shape, data.dtype, (10, 10), codecs="zstd:1")
+    z[...] = data
+    return z, data
+
+
+KEYS = [np.s_[0:10, 0:10], np.s_[5:15, 5:15], np.s_[50:60, 40:50], np.s_[13:23, 27:37],
+        np.s_[-10:, :10], (slice(0, 10), slice(35, 45))]
+
+
+@pytest.mark.parametrize("threads", [None, 1, 3])
+def test_a_batch_is_each_window_read_alone_stacked(array, threads):
+    z, data = array
+    got = z.read_many(KEYS, threads=threads)
+    assert got.shape == (len(KEYS), 10, 10) and got.dtype == np.float32
+    np.testing.assert_array_equal(got, np.stack([data[k] for k in KEYS]))
+    out = np.zeros((len(KEYS), 10, 10), np.float32)
+    assert z.read_many(KEYS, out=out, threads=threads) is out
+    np.testing.assert_array_equal(out, got)
+    # Dropped dimensions, as NumPy drops them.
+    rows = z.read_many([np.s_[3, 5:15], np.s_[59, 0:10]])
+    np.testing.assert_array_equal(rows, np.stack([data[3, 5:15], data[59, 0:10]]))
+    assert z.read_many([]).shape == (0,)
+
+
+def test_a_batch_that_cannot_be_laid_out_is_refused(array):
+    z, _ = array
+    out = np.full((2, 10, 10), 7, np.float32)
+    with pytest.raises(ValueError, match="one shape"):
+        z.read_many([np.s_[0:10, 0:10], np.s_[0:10, 0:9]])
+    with pytest.raises(ValueError, match="expected shape"):
+        z.read_many(KEYS, out=out)
+    with pytest.raises(ValueError, match="expected shape"):
+        z.read_many(KEYS[:2], out=np.zeros((2, 10, 10), np.float64))
+    with pytest.raises(zinto.SelectionError):
+        z.read_many([np.s_[0:10, 0:10], np.s_[0:10, 45:55:2]], out=out)
+    assert (out == 7).all()
+
+
+def test_a_failing_window_names_its_chunk_small_or_batched(array, tmp_path):
+    z, _ = array
+    (tmp_path / "a.zarr" / "c" / "3" / "2").write_bytes(b"not zstd")
+    with pytest.raises(zinto.ZintoError, match="c/3/2"):
+        z[30:40, 20:30]  # a small read: one chunk, on the calling thread
+    with pytest.raises(zinto.ZintoError, match="c/3/2"):
+        z.read_many([np.s_[0:10, 0:10], np.s_[30:40, 20:30]])
