@@ -208,10 +208,11 @@ impl RsArray {
         // A small read (a millisecond or so) runs here, without the GIL and without a
         // thread to watch for Ctrl-C: starting one would cost more than the read.
         let small = array.is_small_read(&selection).map_err(errors::to_py)?;
-        let mut run = |cancel: &AtomicBool| {
+        let mut run = |cancel: &AtomicBool, watch: &(dyn Fn(u64, u64) + Sync)| {
             let options = ReadOptions {
                 threads,
                 cancel: Some(cancel),
+                progress: Some(watch),
                 extra: zinto::ReadExtra {
                     absent: wanted.then_some(&note as &(dyn Fn(&[u64]) + Sync)),
                 },
@@ -222,9 +223,9 @@ impl RsArray {
                 .map_err(errors::to_py)
         };
         if small {
-            py.detach(|| run(&AtomicBool::new(false)))?;
+            py.detach(|| run(&AtomicBool::new(false), &|_, _| {}))?;
         } else {
-            interruptible::run(py, run)?;
+            interruptible::run_here(py, run)?;
         }
         found.append_to(absent)
     }
@@ -250,10 +251,11 @@ impl RsArray {
             .map_err(|_| pyo3::exceptions::PyValueError::new_err("out must be C-contiguous"))?;
         let threads = crate::write::threads(threads)?;
         let array = &self.inner;
-        interruptible::run(py, |cancel| {
+        interruptible::run_here(py, |cancel, watch| {
             let options = ReadOptions {
                 threads,
                 cancel: Some(cancel),
+                progress: Some(watch),
                 ..ReadOptions::default()
             };
             array

@@ -130,9 +130,7 @@ fn of_kind(kind: &ErrorKind, msg: String) -> PyErr {
         ErrorKind::Layout(_)
         | ErrorKind::OutputSize { .. }
         | ErrorKind::SelectionsDiffer { .. }
-        | ErrorKind::VlenInput { .. } => {
-            pyo3::exceptions::PyValueError::new_err(msg)
-        }
+        | ErrorKind::VlenInput { .. } => pyo3::exceptions::PyValueError::new_err(msg),
         ErrorKind::WrongType { .. } => pyo3::exceptions::PyTypeError::new_err(msg),
         ErrorKind::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(msg),
         ErrorKind::Cancelled => Cancelled::new_err(msg),

@@ -64,3 +64,39 @@ pub fn run<T: Send>(
         )),
     }
 }
+
+/// Runs `read(cancel, watch)` on this thread with the GIL released, `watch` given to the read
+/// as its progress callback: called after each piece, on this thread (the pool's first worker)
+/// it takes the GIL at most every [`POLL`] to check for signals; a pending KeyboardInterrupt
+/// sets `cancel` (the read stops at the next piece) and is raised. No thread is started to
+/// watch: a read's workers are this thread and those the pool starts, so a batch of small
+/// reads does not pay for a thread, or for the scheduler placing a new one beside the first.
+pub fn run_here<T: Send>(
+    py: Python<'_>,
+    read: impl FnOnce(&AtomicBool, &(dyn Fn(u64, u64) + Sync)) -> PyResult<T> + Send,
+) -> PyResult<T> {
+    let cancel = AtomicBool::new(false);
+    let caller = std::thread::current().id();
+    let state = std::sync::Mutex::new((std::time::Instant::now(), None::<PyErr>));
+    let watch = |_done: u64, _total: u64| {
+        if std::thread::current().id() != caller {
+            return;
+        }
+        let Ok(mut state) = state.lock() else {
+            return;
+        };
+        if state.1.is_some() || state.0.elapsed() < POLL {
+            return;
+        }
+        state.0 = std::time::Instant::now();
+        if let Err(e) = Python::attach(|py| py.check_signals()) {
+            state.1 = Some(e);
+            cancel.store(true, Ordering::Relaxed);
+        }
+    };
+    let result = py.detach(|| read(&cancel, &watch));
+    match state.into_inner() {
+        Ok((_, Some(signal))) => Err(signal),
+        _ => result,
+    }
+}

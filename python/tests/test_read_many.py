@@ -57,3 +57,20 @@ def test_a_failing_window_names_its_chunk_small_or_batched(array, tmp_path):
         z[30:40, 20:30]  # a small read: one chunk, on the calling thread
     with pytest.raises(zinto.ZintoError, match="c/3/2"):
         z.read_many([np.s_[0:10, 0:10], np.s_[30:40, 20:30]])
+
+
+def test_ctrl_c_stops_a_long_batch_between_windows(tmp_path):
+    """SIGINT once the first window is in: the batch (64 rows of 1 MiB chunks, one worker)
+    stops between windows and raises KeyboardInterrupt, some windows never read."""
+    from fixtures import interrupted
+
+    n = 1 << 18
+    data = np.sin(np.arange(64 * n, dtype=np.float32) / 1000).reshape(64, n)
+    z = zinto.create(tmp_path / "b.zarr", data.shape, data.dtype, (1, n), codecs="zstd:19")
+    z[...] = data
+    out = np.full((64, 1, n), np.nan, np.float32)
+    keys = [np.s_[i:i + 1, :] for i in range(64)]
+    interrupted(lambda: not np.isnan(out[0, 0, -1]),
+                lambda: z.read_many(keys, out=out, threads=1))
+    read = [not np.isnan(w).any() for w in out]
+    assert read[0] and not all(read), "the batch ran to the end: the signal was not seen"
