@@ -93,6 +93,11 @@ def _normalize(key, shape):
     """
     if not isinstance(key, tuple):
         key = (key,)
+    if len(key) == len(shape) and all(type(k) is slice and k.step is None for k in key):
+        # The common case (a loader's window): plain slices, one per dimension.
+        bounds = [k.indices(n)[:2] for k, n in zip(key, shape)]
+        return ([a for a, _ in bounds], [max(b - a, 0) for a, b in bounds],
+                [True] * len(shape))
     if sum(k is Ellipsis for k in key) > 1:
         raise SelectionError("an index can only have a single ellipsis ('...')")
     named = sum(k is not Ellipsis for k in key)

@@ -110,10 +110,15 @@ impl<S: Store> Array<S> {
             done: AtomicU64::new(0),
             total,
         };
+        // A small read on one worker: starting another costs more than its share.
+        let threads = match options.threads {
+            None if total > 1 && self.is_small_read(selection)? => NonZeroUsize::MIN,
+            _ => self.workers(options),
+        };
         let fanout = Fanout {
             path: &self.path,
             pieces: &pieces,
-            threads: self.workers(options),
+            threads,
             elem: self.meta.elem_size(),
             out_shape: selection.shape(),
             contexts: &self.contexts,
