@@ -156,14 +156,53 @@ def table(title, readers, cases, args, batch):
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
+BREAKDOWN = r"""
+import json, random, sys, time
+import numpy as np
+import zinto
+a = zinto.open(sys.argv[1])
+rnd = random.Random(1)
+ws = [(rnd.randrange(59) * 100, rnd.randrange(59) * 100) for _ in range(2000)]
+out = np.empty((100, 100), np.float32)
+flat = out.reshape(-1).view(np.uint8)
+def per_call(f):
+    f(ws[0])
+    t = time.perf_counter()
+    for w in ws:
+        f(w)
+    return (time.perf_counter() - t) / len(ws) * 1e6
+key = lambda w: (slice(w[0], w[0] + 100), slice(w[1], w[1] + 100))
+print(json.dumps({
+    "arr[window]": per_call(lambda w: a[key(w)]),
+    "read_into, threads unset": per_call(lambda w: a._rs.read_into(list(w), [100, 100], flat)),
+    "read_into, threads=1": per_call(lambda w: a._rs.read_into(list(w), [100, 100], flat, 1)),
+    "the selection (_normalize)": per_call(lambda w: zinto._normalize(key(w), a.shape)),
+}))
+"""
+
+
+def breakdown():
+    """Microseconds per call of a one-chunk window, by part (the zinto installed here)."""
+    done = subprocess.run([sys.executable, "-c", BREAKDOWN, str(DATA)], capture_output=True,
+                          text=True, timeout=600)
+    if done.returncode != 0:
+        sys.exit(done.stderr)
+    for part, us in json.loads(done.stdout).items():
+        print(f"| {part} | {us:.1f} |")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--windows", type=int, default=2000)
     p.add_argument("--only", default="", help="comma-separated reader kinds (default: all)")
     p.add_argument("--no-batch", action="store_true")
+    p.add_argument("--breakdown", action="store_true",
+                   help="only time the parts of a one-chunk window read (us per call)")
     args = p.parse_args()
     write_array()
+    if args.breakdown:
+        return breakdown()
     cases = [("windows of one chunk (reads/s)", windows(args.windows, 0, 1)),
              ("windows cutting four chunks", windows(args.windows, 50, 2))]
     only = set(filter(None, args.only.split(",")))
