@@ -29,6 +29,21 @@ fn metadata_only(name: &str) -> PathBuf {
     dir
 }
 
+/// Fixture `name`'s input (`zarr34_inputs/`) written whole by zinto into a copy of its
+/// metadata alone: the directory.
+fn write_input(name: &str) -> PathBuf {
+    let dir = metadata_only(name);
+    let ours = Array::open(FileStore::new(&dir), "").unwrap();
+    let mut input = std::fs::read(inputs().join(format!("{name}.bin"))).unwrap();
+    // Stored little endian; the caller's buffer holds the machine's order.
+    if cfg!(target_endian = "big") {
+        let unit = ours.metadata().dtype.scalar_size();
+        input.chunks_exact_mut(unit).for_each(<[u8]>::reverse);
+    }
+    ours.write_from(&whole(&ours), &input).unwrap();
+    dir
+}
+
 /// The chunk files under `dir`, by their path inside it, with their bytes.
 fn chunks(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out: Vec<_> = walk(dir)
@@ -64,15 +79,7 @@ fn chunks_zinto_writes_are_the_bytes_zarr_python_wrote() {
         "z34_cast_value_i2_f8_big",
         "z34_cast_value_u2_i1_raw",
     ] {
-        let dir = metadata_only(name);
-        let ours = Array::open(FileStore::new(&dir), "").unwrap();
-        let mut input = std::fs::read(inputs().join(format!("{name}.bin"))).unwrap();
-        // Stored little endian; the caller's buffer holds the machine's order.
-        if cfg!(target_endian = "big") {
-            let unit = ours.metadata().dtype.scalar_size();
-            input.chunks_exact_mut(unit).for_each(<[u8]>::reverse);
-        }
-        ours.write_from(&whole(&ours), &input).unwrap();
+        let dir = write_input(name);
         let (a, b) = (chunks(&fixture(name)), chunks(&dir));
         assert_eq!(
             a.iter().map(|c| &c.0).collect::<Vec<_>>(),
@@ -162,14 +169,7 @@ fn rectilinear_chunks_zinto_writes_hold_what_zarr_python_stored() {
         if compressed && !zinto_tests::build_writes("zstd") {
             continue; // a build without the zstd encoder writes none of them
         }
-        let dir = metadata_only(name);
-        let ours = Array::open(FileStore::new(&dir), "").unwrap();
-        let mut input = std::fs::read(inputs().join(format!("{name}.bin"))).unwrap();
-        if cfg!(target_endian = "big") {
-            let unit = ours.metadata().dtype.scalar_size();
-            input.chunks_exact_mut(unit).for_each(<[u8]>::reverse);
-        }
-        ours.write_from(&whole(&ours), &input).unwrap();
+        let dir = write_input(name);
         let (a, b) = (chunks(&fixture(name)), chunks(&dir));
         assert_eq!(
             a.iter().map(|c| &c.0).collect::<Vec<_>>(),
