@@ -208,6 +208,8 @@ impl RsArray {
         // A small read (a millisecond or so) runs here, without the GIL and without a
         // thread to watch for Ctrl-C: starting one would cost more than the read.
         let small = array.is_small_read(&selection).map_err(errors::to_py)?;
+        // On one worker, as the library runs it: said here so that it is not asked again.
+        let threads = threads.or(small.then_some(std::num::NonZeroUsize::MIN));
         let mut run = |cancel: &AtomicBool, watch: &(dyn Fn(u64, u64) + Sync)| {
             let options = ReadOptions {
                 threads,

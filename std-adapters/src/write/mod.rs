@@ -48,18 +48,27 @@ pub(crate) struct WriteJob<'a, S> {
     pub(crate) options: &'a WriteOptions<'a>,
 }
 
-/// The part of a piece's chunk (or shard) inside the array, and whether the region cuts it:
-/// holds only some of that part, so the old chunk's values are read and kept around it.
+/// The part of a piece's chunk (or shard) inside the array, whether the region cuts it (holds
+/// only some of that part, so the old chunk's values are read and kept around it), and the
+/// chunk's own stored shape (on a rectilinear grid, not the longest edges).
 pub(crate) struct ChunkPart {
     pub(crate) in_array: Region,
     pub(crate) cut: bool,
+    pub(crate) shape: zinto_core::Dims,
 }
 
 impl ChunkPart {
     pub(crate) fn of(grid: &zinto_core::ChunkGrid, piece: &Piece) -> Result<Self, ErrorKind> {
         let in_array = grid.chunk_region(&piece.chunk).map_err(ErrorKind::Layout)?;
         let cut = piece.in_chunk.shape() != in_array.shape();
-        Ok(Self { in_array, cut })
+        let shape = grid
+            .chunk_shape_at(&piece.chunk)
+            .map_err(ErrorKind::Layout)?;
+        Ok(Self {
+            in_array,
+            cut,
+            shape,
+        })
     }
 }
 

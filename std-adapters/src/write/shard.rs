@@ -276,12 +276,13 @@ impl Worker {
         key: &str,
     ) -> Result<(), ErrorKind> {
         let grid = &job.array.metadata().grid;
-        // On a rectilinear grid, this shard's own shape, inner grid and index.
-        let shape = grid
-            .chunk_shape_at(&piece.chunk)
-            .map_err(ErrorKind::Layout)?;
+        let ChunkPart {
+            in_array,
+            cut,
+            shape,
+        } = ChunkPart::of(grid, piece)?;
+        // On a rectilinear grid, this shard's own inner grid and index.
         let layout = &layout.for_shard(&shape).map_err(ErrorKind::Layout)?;
-        let ChunkPart { in_array, cut } = ChunkPart::of(grid, piece)?;
         let at_edge = in_array.shape() != shape.as_slice();
         if at_edge
             && job

@@ -211,12 +211,7 @@ impl VlenWorker {
             return self.write_shard(job, piece, layout, key);
         }
         let meta = job.array.metadata();
-        let cut = ChunkPart::of(&meta.grid, piece)?.cut;
-        // The chunk's own shape: on a rectilinear grid, not the longest edges.
-        let shape = meta
-            .grid
-            .chunk_shape_at(&piece.chunk)
-            .map_err(ErrorKind::Layout)?;
+        let ChunkPart { cut, shape, .. } = ChunkPart::of(&meta.grid, piece)?;
         // The old chunk, where the region cuts the chunk and one is stored.
         let old = match cut {
             false => None,

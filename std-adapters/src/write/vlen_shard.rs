@@ -73,13 +73,13 @@ impl VlenWorker {
         key: &str,
     ) -> Result<(), ErrorKind> {
         let store = job.array.store();
-        let grid = &job.array.metadata().grid;
-        // On a rectilinear grid, this shard's own shape, inner grid and index.
-        let shape = grid
-            .chunk_shape_at(&piece.chunk)
-            .map_err(ErrorKind::Layout)?;
+        let ChunkPart {
+            in_array,
+            cut,
+            shape,
+        } = ChunkPart::of(&job.array.metadata().grid, piece)?;
+        // On a rectilinear grid, this shard's own inner grid and index.
         let layout = &layout.for_shard(&shape).map_err(ErrorKind::Layout)?;
-        let ChunkPart { in_array, cut } = ChunkPart::of(grid, piece)?;
         let old = match cut {
             false => None,
             true => OldShard::read(store, key, layout)?,
