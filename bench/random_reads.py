@@ -31,6 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench-data" / "random_6000.zarr"
 SHAPE, CHUNK, WINDOW = (6000, 6000), (100, 100), 100
 BATCH = 64
+# No reader uses BLAS, but importing numpy starts OpenBLAS's threads, which spin on a core for
+# about 0.1 s: as long as a whole timed pass, taking one of the two cores from every reader.
+QUIET = {"PYTHONWARNINGS": "ignore", "OPENBLAS_NUM_THREADS": "1"}
 
 READER = r"""
 import json, sys, time
@@ -121,10 +124,20 @@ def windows(n, offset, seed):
             for _ in range(n)]
 
 
+def warm():
+    """Reads every file of the array, so that each reader starts with the page cache warm (on
+    this machine the cache loses files between runs: the first pass of a reader then waited on
+    the disk)."""
+    for f in DATA.rglob("*"):
+        if f.is_file():
+            f.read_bytes()
+
+
 def run(kind, ws, batch):
+    warm()
     argv = [sys.executable, "-c", READER, kind, str(DATA), json.dumps(ws), str(batch)]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=900,
-                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+                          env={**os.environ, **QUIET})
     if done.returncode != 0:
         sys.exit(f"{kind}: {done.stderr.strip().splitlines()[-1]}")
     return json.loads(done.stdout)

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use zinto::{Array, ReadOptions, Store};
 
-use crate::selection::region;
+use crate::selection::{self, Windows, region};
 use crate::{errors, interruptible};
 
 /// A store of any kind, shared.
@@ -232,21 +232,26 @@ impl RsArray {
         found.append_to(absent)
     }
 
-    /// Reads many regions of one size (`starts[i]`, `shape`) into `out` (their bytes end to
-    /// end, viewed as a flat `uint8` array), the regions shared out to the workers, with the
-    /// GIL released and Ctrl-C honoured between regions.
-    #[pyo3(signature = (starts, shape, out, threads=None))]
+    /// `keys` (a list) parsed as a batch of windows, as `selection::windows` does.
+    fn windows(&self, keys: &Bound<'_, PyList>) -> PyResult<Option<Windows>> {
+        selection::windows(keys, self.inner.shape())
+    }
+
+    /// Reads the batch `windows` into `out` (their bytes end to end, viewed as a flat `uint8`
+    /// array), the windows shared out to the workers, with the GIL released and Ctrl-C
+    /// honoured between windows.
+    #[pyo3(signature = (windows, out, threads=None))]
     fn read_many_into(
         &self,
         py: Python<'_>,
-        starts: Vec<Vec<u64>>,
-        shape: Vec<u64>,
+        windows: PyRef<'_, Windows>,
         mut out: PyReadwriteArray1<'_, u8>,
         threads: Option<usize>,
     ) -> PyResult<()> {
-        let selections = starts
+        let selections = windows
+            .starts
             .iter()
-            .map(|start| region(start, &shape))
+            .map(|start| region(start, &windows.extent))
             .collect::<PyResult<Vec<_>>>()?;
         let out = out
             .as_slice_mut()

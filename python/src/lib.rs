@@ -118,6 +118,7 @@ fn _zinto(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write::vlen_parts, m)?)?;
     m.add_class::<array::RsArray>()?;
     m.add_class::<group::RsGroup>()?;
+    m.add_class::<selection::Windows>()?;
     errors::register(m)?;
     Ok(())
 }

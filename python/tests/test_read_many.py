@@ -36,6 +36,31 @@ def test_a_batch_is_each_window_read_alone_stacked(array, threads):
     assert z.read_many([]).shape == (0,)
 
 
+PLAIN = [np.s_[-10:, -10:], np.s_[55:70, 0:10], np.s_[0:5, 45:99], (slice(3, 8, 1), slice(0, 10)),
+         (slice(np.int64(50), np.uint8(55)), slice(None, 10)), np.s_[10:0, 0:10]]
+
+
+@pytest.mark.parametrize("key", PLAIN)
+def test_plain_windows_are_parsed_in_one_call_as_numpy_reads_them(array, key):
+    """The native parse of a batch of plain slices (the common case) gives what `_normalize`
+    gives: the same starts and extent (negative and clamped bounds, NumPy integers, empty)."""
+    z, data = array
+    keys = [key, key]
+    fast = z._rs.windows(keys)
+    general, shape = z._general_batch(keys)
+    assert fast is not None
+    assert (fast.starts, fast.extent) == (general.starts, general.extent)
+    assert tuple(shape) == tuple(fast.extent)
+    np.testing.assert_array_equal(z.read_many(keys), np.stack([data[key], data[key]]))
+
+
+@pytest.mark.parametrize("keys", [[np.s_[0:10, 0:10], np.s_[0:10, 0:9]], [np.s_[3, 0:10]],
+                                  [np.s_[0:10]], [np.s_[..., 0:10]], [np.s_[0:10, 0:10:2]]])
+def test_other_batches_go_the_general_way(array, keys):
+    z, _ = array
+    assert z._rs.windows(keys) is None
+
+
 def test_a_batch_that_cannot_be_laid_out_is_refused(array):
     z, _ = array
     out = np.full((2, 10, 10), 7, np.float32)

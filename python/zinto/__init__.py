@@ -311,6 +311,23 @@ class Array:
         if self._vlen:
             raise TypeError("read_many reads numbers; strings and bytes are read one by one")
         keys = list(keys)
+        batch = self._rs.windows(keys)  # plain windows, parsed in one call
+        shape = None if batch is None else batch.extent
+        if batch is None:
+            batch, shape = self._general_batch(keys)
+        full = (len(keys), *shape)
+        if out is None:
+            out = np.empty(full, dtype=self.dtype)
+            target = out
+        else:
+            target = self._check_out(out, full)
+        if target.size:
+            self._rs.read_many_into(batch, target.reshape(-1).view(np.uint8), threads)
+        return out
+
+    def _general_batch(self, keys):
+        """`keys` as a batch of one extent, through `_normalize` (ints, ellipses, clamping),
+        and the shape each result has (without the dimensions ints select)."""
         regions = [_normalize(key, self.shape) for key in keys]
         shapes = {tuple(n for n, k in zip(extent, kept) if k) for _, extent, kept in regions}
         extents = {tuple(extent) for _, extent, _ in regions}
@@ -318,16 +335,7 @@ class Array:
             raise ValueError(f"read_many takes selections of one shape, not {sorted(shapes)}")
         shape = shapes.pop() if shapes else ()
         extent = list(extents.pop()) if extents else [0] * len(self.shape)
-        full = (len(regions), *shape)
-        if out is None:
-            out = np.empty(full, dtype=self.dtype)
-            target = out
-        else:
-            target = self._check_out(out, full)
-        if target.size:
-            starts = [start for start, _, _ in regions]
-            self._rs.read_many_into(starts, extent, target.reshape(-1).view(np.uint8), threads)
-        return out
+        return _zinto.Windows([start for start, _, _ in regions], extent), shape
 
     def _check_out(self, out, shape):
         """`out` as a writable, C-contiguous array of `shape` and this array's dtype."""
