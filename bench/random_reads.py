@@ -14,8 +14,13 @@ Readers: `zinto.open(path)[window]`; zarr-python 3.4.2 with its default pipeline
 async array gathered). Every reader's windows are checksummed; readers that disagree stop
 the run.
 
-Run from the repository root with the Python of bench/peers.py's second column:
-    target/bench-venv-3.4/bin/python bench/random_reads.py [--runs 3] [--windows 2000]
+`--s3` reads the same windows over S3 instead, from s3s-fs on 127.0.0.1 serving the array as
+bench/remote.py serves its arrays (zarr-python and the pipelines through obstore, tensorstore's
+s3 driver, zinto.open on the s3:// URL); the server shares the two cores with the readers.
+
+Run from the repository root with the Python of bench/peers.py's second column (made as its
+docstring says; `--s3` also needs `pip install obstore==0.12.1` there and s3s-fs, as remote.py):
+    target/bench-venv-3.4/bin/python bench/random_reads.py [--runs 3] [--windows 2000] [--s3]
 The array is written once into bench-data/random_6000.zarr (zarr-python 3.4.2, zstd level 1).
 """
 
@@ -40,9 +45,16 @@ import json, sys, time
 import numpy as np
 kind, path, windows = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 batch = int(sys.argv[4])
+s3 = path.startswith("s3://")  # then the server is in the environment, as bench/remote.py sets it
+if s3:
+    import os
+    bucket, key = path[len("s3://"):].split("/", 1)
+    endpoint, region = os.environ["AWS_ENDPOINT_URL"], os.environ["AWS_REGION"]
 if kind == "tensorstore":
     import tensorstore as ts
-    arr = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": path}}).result()
+    kvstore = ({"driver": "s3", "bucket": bucket, "path": key + "/", "endpoint": endpoint,
+                "aws_region": region} if s3 else {"driver": "file", "path": path})
+    arr = ts.open({"driver": "zarr3", "kvstore": kvstore}).result()
     read = lambda w: arr[w[0]:w[0] + 100, w[1]:w[1] + 100].read().result()
     def read_batch(ws, out):
         futures = [arr[a:a + 100, b:b + 100].read() for a, b in ws]
@@ -64,6 +76,13 @@ else:
                 "zinto_pipeline": "zinto.ZintoCodecPipeline"}.get(kind)
     if pipeline:
         zarr.config.set({"codec_pipeline.path": pipeline})
+    if s3:
+        from obstore.store import S3Store
+        path = zarr.storage.ObjectStore(S3Store(
+            bucket, prefix=key, endpoint=endpoint, region=region,
+            access_key_id=os.environ["AWS_ACCESS_KEY_ID"],
+            secret_access_key=os.environ["AWS_SECRET_ACCESS_KEY"],
+            client_options={"allow_http": True}), read_only=True)
     arr = zarr.open_array(path, mode="r")
     if pipeline:
         assert type(arr._async_array.codec_pipeline).__name__ == pipeline.rsplit(".", 1)[1]
@@ -133,17 +152,20 @@ def warm():
             f.read_bytes()
 
 
-def run(kind, ws, batch):
+def run(kind, ws, batch, where):
+    """One reader's pass, in a fresh process: `where` is the array's path or, over S3, its URL
+    and the environment naming the server."""
     warm()
-    argv = [sys.executable, "-c", READER, kind, str(DATA), json.dumps(ws), str(batch)]
+    path, env = where
+    argv = [sys.executable, "-c", READER, kind, path, json.dumps(ws), str(batch)]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=900,
-                          env={**os.environ, **QUIET})
+                          env={**env, **QUIET})
     if done.returncode != 0:
         sys.exit(f"{kind}: {done.stderr.strip().splitlines()[-1]}")
     return json.loads(done.stdout)
 
 
-def table(title, readers, cases, args, batch):
+def table(title, readers, cases, args, batch, where):
     print(f"\n{title}\n")
     print("| reader | " + " | ".join(name for name, _ in cases) + " |")
     print("|---|" + "---:|" * len(cases))
@@ -151,7 +173,7 @@ def table(title, readers, cases, args, batch):
     for case, ws in cases:
         for _ in range(args.runs):
             for _, kind in readers:
-                r = run(kind, ws, batch)
+                r = run(kind, ws, batch, where)
                 rates.setdefault((kind, case), []).append(len(ws) // batch * batch / r["seconds"])
                 sums.setdefault(case, {}).setdefault(kind, r["sum"])
     for case, by in sums.items():
@@ -210,6 +232,8 @@ def main():
     p.add_argument("--windows", type=int, default=2000)
     p.add_argument("--only", default="", help="comma-separated reader kinds (default: all)")
     p.add_argument("--no-batch", action="store_true")
+    p.add_argument("--s3", action="store_true",
+                   help="read over S3 from s3s-fs on 127.0.0.1 (see bench/remote.py) instead")
     p.add_argument("--breakdown", action="store_true",
                    help="only time the parts of a one-chunk window read (us per call)")
     args = p.parse_args()
@@ -220,13 +244,53 @@ def main():
              ("windows cutting four chunks", windows(args.windows, 50, 2))]
     only = set(filter(None, args.only.split(",")))
     pick = lambda rs: [r for r in rs if not only or r[1] in only]
+    if args.s3:
+        return over_s3(args, cases, pick)
+    where = (str(DATA), dict(os.environ))
     table(f"{args.windows} random 100 x 100 windows of a (6000, 6000) float32 array in "
           f"100 x 100 zstd chunks, one call each; median of {args.runs} runs, fresh process "
-          "each", pick(SINGLE), cases, args, 1)
+          "each", pick(SINGLE), cases, args, 1, where)
     if not args.no_batch:
         table(f"The same windows {BATCH} per call (windows/s)", pick(BATCHED), cases, args,
-              BATCH)
+              BATCH, where)
 
+
+def over_s3(args, cases, pick):
+    """The tables again over S3: the array served by s3s-fs on 127.0.0.1, as bench/remote.py
+    serves its arrays (TCP_NODELAY, ETag sidecars), sharing the two cores with the readers.
+    The pipelines and zarr-python read through obstore."""
+    import hashlib
+    import shutil
+    import tempfile
+    sys.path.insert(0, str(ROOT / "bench"))
+    import remote
+
+    root = Path(tempfile.mkdtemp(prefix="zinto-random-s3-"))
+    server = None
+    try:
+        bucket = root / remote.BUCKET
+        bucket.mkdir()
+        (bucket / DATA.name).symlink_to(DATA, target_is_directory=True)
+        for f in sorted(DATA.rglob("*")):
+            if f.is_file():
+                key = f"{DATA.name}/{f.relative_to(DATA).as_posix()}"
+                sidecar = f".bucket-{remote.b64(remote.BUCKET)}.object-{remote.b64(key)}.internal.json"
+                (root / sidecar).write_text(json.dumps({"e_tag": hashlib.md5(f.read_bytes()).hexdigest()}))
+        port = remote.free_port()
+        server = remote.start_server(remote.s3s_fs_binary(), root, port,
+                                     remote.build_nodelay(root))
+        where = (f"s3://{remote.BUCKET}/{DATA.name}", remote.reader_env(port))
+        print(f"Over S3: s3s-fs 0.14.1 on 127.0.0.1 (TCP_NODELAY), on the readers' "
+              f"{os.cpu_count()} cores")
+        table(f"{args.windows} random windows as above, one call each, over S3; median of "
+              f"{args.runs} runs", pick(SINGLE), cases, args, 1, where)
+        if not args.no_batch:
+            table(f"The same windows {BATCH} per call over S3 (windows/s)", pick(BATCHED),
+                  cases, args, BATCH, where)
+    finally:
+        if server is not None:
+            remote.stop_server(server)
+        shutil.rmtree(root, ignore_errors=True)
 
 if __name__ == "__main__":
     main()
