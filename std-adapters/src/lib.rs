@@ -80,3 +80,8 @@ pub use zinto_core::{ChunkOrder, LayoutError, Region};
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// docs/rust.md's examples, run as doctests as the README's are.
+#[doc = include_str!("../../docs/rust.md")]
+#[cfg(doctest)]
+pub struct RustGuideDoctests;
