@@ -178,7 +178,7 @@ def main():
                 f"| {codec} | {name} | {med('seconds'):.3f}{extra} | "
                 f"{rs[0]['bytes'] / med('seconds') / 1e6:.0f} | {med('peak_over_output'):.3f} |"
             )
-    print(f"{args.records} records of 24 bytes in {args.chunks} chunks, median of {args.runs} runs, {os.cpu_count()} cores")
+    print(f"{args.records} records of 24 bytes in {args.chunks} chunks, median of {args.runs} runs, {os.cpu_count()} cores\n")
     print("| chunks | reader | seconds | MB/s | peak memory / output |")
     print("|---|---|---|---|---|")
     print("\n".join(rows))

@@ -9,12 +9,14 @@ Before the benchmarks it builds what they run, from the working tree: the releas
 (C zstd, and pure Rust for bench/peers.py), the zarrs crate's reader, and the Python package's
 wheel, installed into both Pythons (`--no-build` skips this). The Pythons are bench/peers.py's:
 target/python-venv (zarr-python 3.1.6 on Python 3.11, with tensorstore, zarrs-python, obstore,
-s3fs and Dask: `scripts/python-env` makes it) and target/bench-venv-3.4 (zarr-python 3.4.2 on
+s3fs and Dask: `scripts/python-env` makes it; add `pip install msgpack-numpy==0.4.8` for
+`merge`) and target/bench-venv-3.4 (zarr-python 3.4.2 on
 Python 3.13: made as bench/peers.py's docstring says, plus obstore 0.12.1). A benchmark whose
-Python lacks a module is not run, and its section says so.
+Python lacks a module is not run, and its section says so. The S3 benchmarks start s3s-fs
+(`cargo install s3s-fs@0.14.1 --features binary --locked`, as bench/remote.py says).
 
-Run from the repository root, on a quiet machine (about an hour; `--quick` runs each once,
-on smaller inputs where the script has a size option, in about 15 minutes):
+Run from the repository root, on a quiet machine (about 45 minutes on 2 cores, 2026-12-06, with
+the builds; `--quick` runs each once, on smaller inputs where the script has a size option):
     python3 bench/report.py [--quick] [--only reads,random_reads,...] [--no-build] [--list]
 """
 
