@@ -516,7 +516,7 @@ def main():
             skipped = {}
             for r in range(args.runs):
                 # Each round starts with the next reader: the first reader of a round measured
-                # slower, whichever it was (docs/benchmarks.md, issue 31), so no reader is
+                # slower, whichever it was (docs/benchmarks.md at cf4ff61, issue 31), so no reader is
                 # always first.
                 shift = r % len(readers)
                 for label, fn in readers[shift:] + readers[:shift]:

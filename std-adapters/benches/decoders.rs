@@ -260,7 +260,7 @@ fn main() {
     lz4_blocks(&raw, &mut out);
 }
 
-/// zinto-core's LZ4 block decoder against lz4_flex's safe one, the choice docs/benchmarks.md
+/// zinto-core's LZ4 block decoder against lz4_flex's safe one, the choice benchmarks.md@cf4ff61
 /// reports: the field byte-shuffled in 256 KiB blocks (as Blosc stores float32 by default),
 /// each block LZ4-compressed by lz4_flex, all blocks decoded into the caller's buffer.
 fn lz4_blocks(raw: &[u8], out: &mut [u8]) {

@@ -15,9 +15,9 @@ use super::{Store, StoreError};
 /// [`ReadOptions::threads`](crate::ReadOptions::threads) says otherwise, and at least
 /// [`REMOTE_WORKERS_MIN`]. A worker waits on the network as well as decoding: while it decodes
 /// one response the others wait in bounded channels, so one worker per core streams too few
-/// responses. Measured on 2 cores over S3 in six runs (docs/benchmarks.md), medians: ten 40 MB
-/// zstd chunks at 227 MB/s on 4 workers, 243 on 8 (tensorstore 226); 3,600 small chunks at 107
-/// and 99 (tensorstore 97); extra memory 2.0% and 3-5% on the former.
+/// responses. Measured on 2 cores over S3 in six runs (benchmarks.md at cf4ff61), medians: ten
+/// 40 MB zstd chunks at 227 MB/s on 4 workers, 243 on 8 (tensorstore 226); 3,600 small chunks
+/// at 107 and 99 (tensorstore 97); extra memory 2.0% and 3-5% on the former.
 pub const REMOTE_WORKERS_PER_CORE: NonZeroUsize = NonZeroUsize::MIN.saturating_add(1);
 
 /// The fewest workers a read from a [`RemoteStore`](super::RemoteStore) runs when the caller did
@@ -25,7 +25,7 @@ pub const REMOTE_WORKERS_PER_CORE: NonZeroUsize = NonZeroUsize::MIN.saturating_a
 /// A worker reading a response streams it straight into the output for the cost of its input
 /// block, where a body no worker reads has to wait, or to be held in the read-ahead budget: so
 /// a read of a few large chunks reads each on its own worker. Measured on 2 cores against
-/// s3s-fs started plainly (docs/benchmarks.md), ten 40 MB zstd chunks: 195 MB/s on 4 workers,
+/// s3s-fs started plainly (benchmarks.md at cf4ff61), ten 40 MB zstd chunks: 195 MB/s on 4 workers,
 /// 313 on 10 (one a chunk), at 2.0% and 3.4% extra memory; 3,600 small chunks the same on 4,
 /// 8 and 16.
 pub const REMOTE_WORKERS_MIN: NonZeroUsize = NonZeroUsize::MIN.saturating_add(15);
@@ -59,7 +59,7 @@ pub const READ_AHEAD_MIN: u64 = 8 << 20;
 
 /// [`ReadAheadBudget::Auto`] gives a read one part in this many of its output (2%), if that
 /// is more than [`READ_AHEAD_MIN`]. Measured on ten 40 MB chunks on 4 workers (s3s-fs started
-/// plainly, docs/benchmarks.md): 195 MB/s without read-ahead, 218 with 8 MiB, 228 with 32 MiB
+/// plainly, benchmarks.md at cf4ff61): 195 MB/s without read-ahead, 218 with 8 MiB, 228 with 32 MiB
 /// at 14.5% extra memory. More workers ([`REMOTE_WORKERS_MIN`]) do better for less.
 pub const READ_AHEAD_SHARE: u64 = 50;
 
