@@ -288,13 +288,14 @@ def run_python(kind, path, sel, python=sys.executable):
 
 
 def versions_of(python):
-    """The peers' versions `python` has, as one line."""
+    """The peers' versions `python` has, as one line (those it lacks left out)."""
     names = ["zarr", "numcodecs", "zarrs", "tensorstore", "numpy"]
-    code = ("import sys; from importlib.metadata import version; "
-            "print(sys.version.split()[0], *(version(n) for n in sys.argv[1:]))")
+    code = ("import sys; from importlib.metadata import version, PackageNotFoundError\n"
+            "def v(n):\n    try: return version(n)\n    except PackageNotFoundError: return '-'\n"
+            "print(sys.version.split()[0], *(v(n) for n in sys.argv[1:]))")
     out = subprocess.run([str(python), "-c", code, *names], capture_output=True, text=True,
                          check=True).stdout.split()
-    return f"Python {out[0]}, " + ", ".join(f"{n} {v}" for n, v in zip(names, out[1:]))
+    return f"Python {out[0]}, " + ", ".join(f"{n} {v}" for n, v in zip(names, out[1:]) if v != "-")
 
 
 def main():

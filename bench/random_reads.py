@@ -261,7 +261,6 @@ def over_s3(args, cases, pick):
     """The tables again over S3: the array served by s3s-fs on 127.0.0.1, as bench/remote.py
     serves its arrays (TCP_NODELAY, ETag sidecars), sharing the two cores with the readers.
     The pipelines and zarr-python read through obstore."""
-    import hashlib
     import shutil
     import tempfile
     sys.path.insert(0, str(ROOT / "bench"))
@@ -270,14 +269,7 @@ def over_s3(args, cases, pick):
     root = Path(tempfile.mkdtemp(prefix="zinto-random-s3-"))
     server = None
     try:
-        bucket = root / remote.BUCKET
-        bucket.mkdir()
-        (bucket / DATA.name).symlink_to(DATA, target_is_directory=True)
-        for f in sorted(DATA.rglob("*")):
-            if f.is_file():
-                key = f"{DATA.name}/{f.relative_to(DATA).as_posix()}"
-                sidecar = f".bucket-{remote.b64(remote.BUCKET)}.object-{remote.b64(key)}.internal.json"
-                (root / sidecar).write_text(json.dumps({"e_tag": hashlib.md5(f.read_bytes()).hexdigest()}))
+        remote.serve_dir(root, [DATA])
         port = remote.free_port()
         server = remote.start_server(remote.s3s_fs_binary(), root, port,
                                      remote.build_nodelay(root))

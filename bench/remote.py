@@ -170,13 +170,12 @@ def b64(s):
     return base64.urlsafe_b64encode(s.encode()).rstrip(b"=").decode()
 
 
-def serve_dir(root, names, sidecars=True):
-    """Fill root: the bucket folder with a link per array, and (with sidecars) an ETag sidecar
-    per object."""
+def serve_dir(root, arrays, sidecars=True):
+    """Fill root: the bucket folder with a link per array folder (served under its name), and
+    (with sidecars) an ETag sidecar per object."""
     bucket = root / BUCKET
     bucket.mkdir()
-    for name in names:
-        data = peers.data_path(name)
+    for data in arrays:
         link = bucket / data.name
         if not link.exists():
             link.symlink_to(data, target_is_directory=True)
@@ -460,7 +459,7 @@ def main():
     server = proxy = None
     ok = False
     try:
-        serve_dir(root, names, sidecars=not args.plain)
+        serve_dir(root, [peers.data_path(n) for n in names], sidecars=not args.plain)
         preload = None if args.nagle or args.plain else build_nodelay(root)
         port = free_port()
         server = start_server(binary, root, port, preload)

@@ -32,11 +32,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from peers import versions_of  # bench/ is this script's folder, so on the path
+
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "benchmarks.md"
 PY311 = ROOT / "target/python-venv/bin/python"
 PY313 = ROOT / "target/bench-venv-3.4/bin/python"
-PEERS = ["zarr", "numcodecs", "zarrs", "tensorstore", "numpy"]
 
 
 @dataclass
@@ -135,15 +136,6 @@ def missing(bench):
     return f"{bench.python.relative_to(ROOT)} lacks {', '.join(lacking)}" if lacking else None
 
 
-def versions(python):
-    code = ("import sys; from importlib.metadata import version\n"
-            "def v(n):\n    try: return version(n)\n    except Exception: return '-'\n"
-            "print(sys.version.split()[0], *(v(n) for n in sys.argv[1:]))")
-    out = subprocess.run([python, "-c", code, *PEERS], capture_output=True, text=True,
-                         check=True).stdout.split()
-    return f"Python {out[0]}, " + ", ".join(f"{n} {v}" for n, v in zip(PEERS, out[1:]) if v != "-")
-
-
 def machine():
     mem = next(int(line.split()[1]) for line in open("/proc/meminfo") if line.startswith("MemTotal"))
     model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo")
@@ -174,7 +166,7 @@ def run(bench, quick):
     seconds = time.monotonic() - start
     head += [f"`{command}`{' (--quick: one run)' if quick else ''}, "
              f"{datetime.date.today().isoformat()}, commit {commit()}, {seconds / 60:.1f} min; "
-             f"{machine()}. {versions(bench.python)}.", ""]
+             f"{machine()}. {versions_of(bench.python)}.", ""]
     if done.returncode != 0:
         body = [f"Failed (exit {done.returncode}):", "", "```", done.stderr.strip()[-2000:], "```"]
     else:

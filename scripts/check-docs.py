@@ -54,7 +54,7 @@ def anchors(text):
     return {slug(m.group(1)) for m in re.finditer(r"^#+\s+(.*)$", FENCE.sub("", text), re.M)}
 
 
-def link_problems(page, text, read=lambda p: p.read_text()):
+def link_problems(page, text):
     problems = []
     for target in LINK.findall(without_code(text)):
         if re.match(r"^[a-z]+:", target):  # http:, https:, mailto:
@@ -64,7 +64,7 @@ def link_problems(page, text, read=lambda p: p.read_text()):
         if not dest.exists():
             problems.append(f"{page.name}: link to {target}: no such file")
             continue
-        if anchor and dest.suffix == ".md" and anchor not in anchors(read(dest)):
+        if anchor and dest.suffix == ".md" and anchor not in anchors(dest.read_text()):
             problems.append(f"{page.name}: link to {target}: no heading '{anchor}' in {dest.name}")
     return problems
 
@@ -72,15 +72,14 @@ def link_problems(page, text, read=lambda p: p.read_text()):
 def quoted_figures(readme):
     """The figures the README quotes: numeric table cells and ratios or shares in prose."""
     figures = set()
-    body = FENCE.sub("", readme)
-    for line in body.splitlines():
+    for line in without_code(readme).splitlines():
         if line.lstrip().startswith("|"):
             for cell in line.strip().strip("|").split("|"):
                 m = NUMERIC_CELL.match(cell)
                 if m:
                     figures.add(m.group(1) + (m.group(2) or ""))
         else:
-            figures.update(a + b for a, b in FIGURE_IN_PROSE.findall(re.sub(r"`[^`\n]*`", "", line)))
+            figures.update(a + b for a, b in FIGURE_IN_PROSE.findall(line))
     return figures
 
 
@@ -96,10 +95,11 @@ def figure_problems(readme, benchmarks):
 
 
 def cli_lines(text):
+    """The arguments of each `cargo run ... zinto -- ARGS  # comment` line of the shell blocks."""
     for block in re.findall(r"^```sh\n(.*?)^```", text, re.S | re.M):
         for line in block.splitlines():
             if line.startswith(CLI_PREFIX):
-                yield line[len(CLI_PREFIX):]
+                yield line[len(CLI_PREFIX):].split(" # ")[0].strip()
 
 
 def run_cli(binary):
@@ -109,9 +109,9 @@ def run_cli(binary):
         (Path(tmp) / "target").mkdir()
         for page in (ROOT / "README.md", ROOT / "docs" / "cli.md"):
             for args in cli_lines(page.read_text()):
-                command = f'"{binary}" {args.split(" # ")[0]}'
-                done = subprocess.run(["bash", "-c", command], cwd=tmp, capture_output=True, text=True)
-                print(f"{page.name}: zinto {args.split(' # ')[0].strip()} -> exit {done.returncode}")
+                done = subprocess.run(["bash", "-c", f'"{binary}" {args}'], cwd=tmp,
+                                      capture_output=True, text=True)
+                print(f"{page.name}: zinto {args} -> exit {done.returncode}")
                 if done.returncode != 0:
                     problems.append(f"{page.name}: `zinto {args}` failed: {done.stderr.strip()[-500:]}")
     return problems
