@@ -28,7 +28,7 @@
 
 use super::numeric::Elem;
 use super::spec::{EncodeRun, FilterAux, FilterCodec, FromFilterConfig, decode_error};
-use super::{FilterError, NumType, Value, check_sizes, elem_at, elem_at_mut, map_encode};
+use super::{FilterError, NumType, Value, map_encode, try_map_in_place};
 use crate::codec::config::{Config, ConfigValue, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError, Endian};
 
@@ -453,31 +453,15 @@ impl FilterCodec for CastValue {
         false
     }
 
-    /// Each element in place, backwards when the decoded type is wider, so that nothing is
-    /// overwritten before it is read.
+    /// Each element in place (backwards when the decoded type is wider).
     fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
-        let error = decode_error(CodecName::CastValue);
-        let (enc_len, dec_len) = check_sizes(buf.len(), n, self.dec, self.enc).map_err(&error)?;
-        let short = error(FilterError::BufferTooSmall {
-            needed: enc_len.max(dec_len),
-            len: buf.len(),
-        });
-        let mut step = |i: usize| -> Result<(), DecodeError> {
-            let x = elem_at(buf, 0, i, self.enc.size())
-                .and_then(|b| self.enc.read(b))
-                .ok_or(short)?;
-            let v = self.decode_value(x).ok_or(error(FilterError::OutOfRange {
+        try_map_in_place(buf, n, (self.dec, self.enc), |i, x| {
+            self.decode_value(x).ok_or(FilterError::OutOfRange {
                 index: i as u64,
                 ty: self.dec.ty,
-            }))?;
-            let slot = elem_at_mut(buf, i, self.dec.size()).ok_or(short)?;
-            self.dec.write(v, slot).ok_or(short)
-        };
-        if self.dec.size() > self.enc.size() {
-            (0..n).rev().try_for_each(&mut step)
-        } else {
-            (0..n).try_for_each(&mut step)
-        }
+            })
+        })
+        .map_err(decode_error(CodecName::CastValue))
     }
 
     fn encodes(&self) -> Result<(), &'static str> {
@@ -599,5 +583,50 @@ mod tests {
             Some(Value::Float(f64::NEG_INFINITY))
         );
         assert_eq!(c.decode_value(Value::Int(7)), Some(Value::Float(7.0)));
+    }
+
+    /// The error decoding `n` elements of `stored` through `c` gives.
+    fn decode_error_of(c: &CastValue, stored: &mut [u8], n: usize) -> FilterError {
+        let mut aux = FilterAux {
+            spare: &mut [],
+            table: &[],
+        };
+        match c.decode(stored, n, &mut aux) {
+            Err(DecodeError::Filter { error, .. }) => error,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A stored value the decoded type cannot hold (no `out_of_range` configured) is refused
+    /// naming its element, whether the decoded type is narrower (a forward pass) or wider (a
+    /// backward one).
+    #[test]
+    fn a_stored_value_out_of_range_is_refused_by_its_index() {
+        let narrowing = configured(NumType::UInt8, &[("data_type", Str("int16"))]).unwrap();
+        let mut stored: std::vec::Vec<u8> = [7i16, 300, -1]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let ty = NumType::UInt8;
+        let refused = FilterError::OutOfRange { index: 1, ty };
+        assert_eq!(decode_error_of(&narrowing, &mut stored, 3), refused);
+        // int64 from stored float32: decoded backwards, in a buffer of the decoded length.
+        let widening = configured(NumType::Int64, &[("data_type", Str("float32"))]).unwrap();
+        let mut wide: std::vec::Vec<u8> = [1.5f32, f32::INFINITY]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        wide.resize(16, 0);
+        let ty = NumType::Int64;
+        let refused = FilterError::OutOfRange { index: 1, ty };
+        assert_eq!(decode_error_of(&widening, &mut wide, 2), refused);
+        let mut fine: std::vec::Vec<u8> =
+            [7i16, 200].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut aux = FilterAux {
+            spare: &mut [],
+            table: &[],
+        };
+        narrowing.decode(&mut fine, 2, &mut aux).unwrap();
+        assert_eq!(fine[..2], [7, 200]);
     }
 }

@@ -276,6 +276,17 @@ fn map_in_place(
     enc: Elem,
     mut f: impl FnMut(Value) -> Value,
 ) -> Result<(), FilterError> {
+    try_map_in_place(buf, n, (dec, enc), |_, v| Ok(f(v)))
+}
+
+/// [`map_in_place`] where `f(i, value)` may refuse element `i` by an error, which stops the
+/// pass (elements before it are already replaced).
+fn try_map_in_place(
+    buf: &mut [u8],
+    n: usize,
+    (dec, enc): (Elem, Elem),
+    mut f: impl FnMut(usize, Value) -> Result<Value, FilterError>,
+) -> Result<(), FilterError> {
     let (enc_len, dec_len) = check_sizes(buf.len(), n, dec, enc)?;
     let short = FilterError::BufferTooSmall {
         needed: enc_len.max(dec_len),
@@ -285,8 +296,9 @@ fn map_in_place(
         let v = elem_at(buf, 0, i, enc.size())
             .and_then(|src| enc.read(src))
             .ok_or(short)?;
+        let v = f(i, v)?;
         elem_at_mut(buf, i, dec.size())
-            .and_then(|dst| dec.write(f(v), dst))
+            .and_then(|dst| dec.write(v, dst))
             .ok_or(short)
     };
     if dec.size() > enc.size() {

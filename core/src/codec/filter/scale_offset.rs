@@ -18,7 +18,7 @@
 
 use super::numeric::Elem;
 use super::spec::{EncodeRun, FilterAux, FilterCodec, FromFilterConfig, decode_error};
-use super::{FilterError, NumType, Value, check_sizes, elem_at, elem_at_mut, map_encode};
+use super::{FilterError, NumType, Value, map_encode, try_map_in_place};
 use crate::codec::config::{Config, ConfigValue, Reader};
 use crate::codec::{ChainError, CodecName, DecodeError};
 use crate::dtype::{f16_from_f64, f16_to_f64};
@@ -251,24 +251,11 @@ impl FilterCodec for ScaleOffset {
 
     /// Each element in place: `x / scale + offset`.
     fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
-        let error = decode_error(CodecName::ScaleOffset);
-        let (len, _) = check_sizes(buf.len(), n, self.dec, self.enc).map_err(&error)?;
-        let short = error(FilterError::BufferTooSmall {
-            needed: len,
-            len: buf.len(),
-        });
-        let size = self.enc.size();
-        for i in 0..n {
-            let x = elem_at(buf, 0, i, size)
-                .and_then(|b| self.enc.read(b))
-                .ok_or(short)?;
-            let v = self
-                .decode_value(x)
-                .ok_or_else(|| error(self.why_not(x, i as u64)))?;
-            let slot = elem_at_mut(buf, i, size).ok_or(short)?;
-            self.dec.write(v, slot).ok_or(short)?;
-        }
-        Ok(())
+        try_map_in_place(buf, n, (self.dec, self.enc), |i, x| {
+            self.decode_value(x)
+                .ok_or_else(|| self.why_not(x, i as u64))
+        })
+        .map_err(decode_error(CodecName::ScaleOffset))
     }
 
     fn encodes(&self) -> Result<(), &'static str> {
