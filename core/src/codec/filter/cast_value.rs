@@ -455,7 +455,7 @@ impl FilterCodec for CastValue {
 
     /// Each element in place (backwards when the decoded type is wider).
     fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
-        try_map_in_place(buf, n, (self.dec, self.enc), |i, x| {
+        try_map_in_place(buf, n, self.dec, self.enc, |i, x| {
             self.decode_value(x).ok_or(FilterError::OutOfRange {
                 index: i as u64,
                 ty: self.dec.ty,
@@ -585,13 +585,18 @@ mod tests {
         assert_eq!(c.decode_value(Value::Int(7)), Some(Value::Float(7.0)));
     }
 
-    /// The error decoding `n` elements of `stored` through `c` gives.
-    fn decode_error_of(c: &CastValue, stored: &mut [u8], n: usize) -> FilterError {
+    /// Decodes `n` elements of `stored` through `c`, in place.
+    fn decode_through(c: &CastValue, stored: &mut [u8], n: usize) -> Result<(), DecodeError> {
         let mut aux = FilterAux {
             spare: &mut [],
             table: &[],
         };
-        match c.decode(stored, n, &mut aux) {
+        c.decode(stored, n, &mut aux)
+    }
+
+    /// The error decoding `n` elements of `stored` through `c` gives.
+    fn decode_error_of(c: &CastValue, stored: &mut [u8], n: usize) -> FilterError {
+        match decode_through(c, stored, n) {
             Err(DecodeError::Filter { error, .. }) => error,
             other => panic!("{other:?}"),
         }
@@ -622,11 +627,7 @@ mod tests {
         assert_eq!(decode_error_of(&widening, &mut wide, 2), refused);
         let mut fine: std::vec::Vec<u8> =
             [7i16, 200].iter().flat_map(|v| v.to_le_bytes()).collect();
-        let mut aux = FilterAux {
-            spare: &mut [],
-            table: &[],
-        };
-        narrowing.decode(&mut fine, 2, &mut aux).unwrap();
+        decode_through(&narrowing, &mut fine, 2).unwrap();
         assert_eq!(fine[..2], [7, 200]);
     }
 }

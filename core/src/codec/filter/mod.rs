@@ -276,7 +276,7 @@ fn map_in_place(
     enc: Elem,
     mut f: impl FnMut(Value) -> Value,
 ) -> Result<(), FilterError> {
-    try_map_in_place(buf, n, (dec, enc), |_, v| Ok(f(v)))
+    try_map_in_place(buf, n, dec, enc, |_, v| Ok(f(v)))
 }
 
 /// [`map_in_place`] where `f(i, value)` may refuse element `i` by an error, which stops the
@@ -284,7 +284,8 @@ fn map_in_place(
 fn try_map_in_place(
     buf: &mut [u8],
     n: usize,
-    (dec, enc): (Elem, Elem),
+    dec: Elem,
+    enc: Elem,
     mut f: impl FnMut(usize, Value) -> Result<Value, FilterError>,
 ) -> Result<(), FilterError> {
     let (enc_len, dec_len) = check_sizes(buf.len(), n, dec, enc)?;

@@ -251,7 +251,7 @@ impl FilterCodec for ScaleOffset {
 
     /// Each element in place: `x / scale + offset`.
     fn decode(&self, buf: &mut [u8], n: usize, _: &mut FilterAux<'_>) -> Result<(), DecodeError> {
-        try_map_in_place(buf, n, (self.dec, self.enc), |i, x| {
+        try_map_in_place(buf, n, self.dec, self.enc, |i, x| {
             self.decode_value(x)
                 .ok_or_else(|| self.why_not(x, i as u64))
         })
