@@ -22,8 +22,10 @@ pub enum ConfigValue<'a> {
     Bool(bool),
     /// `null`.
     Null,
-    /// A list or an object (codecs here take neither).
-    Nested,
+    /// A list of this many entries (read through `key/0`, `key/1`, ...).
+    List(usize),
+    /// An object of this many entries (read through `key/name`).
+    Object(usize),
 }
 
 impl ConfigValue<'_> {
@@ -35,7 +37,8 @@ impl ConfigValue<'_> {
             Self::Str(_) => "a string",
             Self::Bool(_) => "a boolean",
             Self::Null => "null",
-            Self::Nested => "a list or object",
+            Self::List(_) => "a list",
+            Self::Object(_) => "an object",
         }
     }
 }
@@ -74,6 +77,42 @@ pub(crate) struct Reader<'c, C: Config + ?Sized> {
 }
 
 impl<C: Config + ?Sized> Reader<'_, C> {
+    /// The value at `key` (a path, as [`Config::get`] takes it).
+    pub(crate) fn get(&self, key: &str) -> Option<ConfigValue<'_>> {
+        self.config.get(key)
+    }
+
+    /// The length of the list at `key`, `None` if absent or `null`.
+    pub(crate) fn list(&self, key: &'static str) -> Result<Option<usize>, ChainError> {
+        match self.config.get(key) {
+            None | Some(ConfigValue::Null) => Ok(None),
+            Some(ConfigValue::List(n)) => Ok(Some(n)),
+            Some(_) => Err(self.error(key, "must be a list")),
+        }
+    }
+
+    /// Whether the object at `key` is there (`false` if absent or `null`), refusing one with
+    /// an entry not named in `known`: its entries are counted, and each known one looked for.
+    pub(crate) fn object(&self, key: &'static str, known: &[&str]) -> Result<bool, ChainError> {
+        let n = match self.config.get(key) {
+            None | Some(ConfigValue::Null) => return Ok(false),
+            Some(ConfigValue::Object(n)) => n,
+            Some(_) => return Err(self.error(key, "must be an object")),
+        };
+        let mut path = heapless::String::<64>::new();
+        let mut found = 0usize;
+        for name in known {
+            path.clear();
+            core::fmt::write(&mut path, format_args!("{key}/{name}"))
+                .map_err(|_| self.error(key, "has an entry name too long to look up"))?;
+            found += usize::from(self.config.get(&path).is_some());
+        }
+        if found != n {
+            return Err(self.error(key, "has an entry zinto does not know"));
+        }
+        Ok(true)
+    }
+
     pub(crate) fn error(&self, key: &'static str, what: &'static str) -> ChainError {
         ChainError::Config {
             codec: self.codec,

@@ -23,6 +23,14 @@ pub enum MetadataError {
     Unsupported(String),
     /// A codec name zinto does not know.
     UnknownCodec(String),
+    /// A field of a codec's (or grid's, or chunk key encoding's) configuration that zinto does
+    /// not read: refused rather than ignored, as ignoring a setting can read the data wrong.
+    UnknownField {
+        /// The codec (or grid, or encoding).
+        codec: String,
+        /// The field.
+        field: String,
+    },
     /// The fill value does not fit the data type.
     FillValue(String),
     /// The codec chain is not valid.
@@ -41,6 +49,11 @@ impl fmt::Display for MetadataError {
             Self::Invalid(what) => write!(f, "invalid metadata: {what}"),
             Self::Unsupported(what) => write!(f, "unsupported: {what}"),
             Self::UnknownCodec(name) => write!(f, "unknown codec {name:?}"),
+            Self::UnknownField { codec, field } => write!(
+                f,
+                "{codec}: configuration field {field:?} is not one zinto understands (refused \
+                 rather than ignored)"
+            ),
             Self::FillValue(what) => write!(f, "{what}"),
             Self::Chain(e) => write!(f, "{e}"),
             Self::Layout(e) => write!(f, "{e}"),

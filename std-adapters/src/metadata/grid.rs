@@ -29,6 +29,7 @@ pub(super) fn parse(
 ) -> Result<ChunkGrid, MetadataError> {
     match name {
         "regular" => {
+            super::codecs::only_fields("regular", configuration, &["chunk_shape"])?;
             let chunk_shape = shape_of(configuration.get("chunk_shape"), "chunk_shape")?;
             ChunkGrid::new(shape, &chunk_shape).map_err(MetadataError::Layout)
         }
@@ -47,6 +48,7 @@ fn rectilinear(config: &Map<String, Value>, shape: &[u64]) -> Result<ChunkGrid, 
         }
         None => return Err(invalid("rectilinear chunk grid without its kind".into())),
     }
+    super::codecs::only_fields("rectilinear", config, &["kind", "chunk_shapes"])?;
     let dims = config
         .get("chunk_shapes")
         .and_then(Value::as_array)

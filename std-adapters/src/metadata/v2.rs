@@ -149,13 +149,19 @@ fn object_type<'f>(
             "object array (|O) without an object codec filter".into(),
         ));
     };
-    match numcodecs_id(first, "filter")?.0 {
-        "vlen-utf8" => Ok((Some(DataType::String), rest)),
-        "vlen-bytes" => Ok((Some(DataType::Bytes), rest)),
-        other => Err(unsupported(format!(
-            "object array with filter {other:?} (only vlen-utf8 and vlen-bytes)"
-        ))),
-    }
+    let (id, config) = numcodecs_id(first, "filter")?;
+    let dtype = match id {
+        "vlen-utf8" => DataType::String,
+        "vlen-bytes" => DataType::Bytes,
+        other => {
+            return Err(unsupported(format!(
+                "object array with filter {other:?} (only vlen-utf8 and vlen-bytes)"
+            )));
+        }
+    };
+    // Neither takes a setting: one would be ignored.
+    super::codecs::only_fields(id, config, &["id"])?;
+    Ok((Some(dtype), rest))
 }
 
 /// The codec chain `.zarray` describes (order, filters, the bytes codec, the compressor) and
@@ -198,7 +204,7 @@ fn codecs_of(
         let (id, config, role) = step?;
         let name =
             CodecName::from_v2_id(id).ok_or_else(|| unsupported(format!("v2 {role} {id:?}")))?;
-        let codec = configured(name, config, elem)?
+        let codec = configured(name, config, elem, &["id"])?
             .ok_or_else(|| unsupported(format!("v2 {role} {id:?} (not a numcodecs codec)")))?;
         if let Codec::Filter(f) = &codec {
             same_byte_order(f, endian.unwrap_or(Endian::NATIVE), id)?;

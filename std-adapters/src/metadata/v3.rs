@@ -8,7 +8,7 @@ use zinto_core::codec::{
     ArrayToBytes, ChainError, Codec, CodecChain, CodecName, Endian, IndexLocation,
 };
 
-use super::codecs::{configured, elem_after, filter_elem};
+use super::codecs::{configured, elem_after, filter_elem, only_fields};
 use zinto_core::{Axis, ChunkGrid, MemoryOrder, dims};
 
 use super::document::{Known, kind_of_raw, top_level};
@@ -175,6 +175,7 @@ pub(crate) fn parse(json: &[u8]) -> Result<ArrayMetadata, MetadataError> {
 
 /// The chunk key encoding `default` (separator `/` unless stated) or `v2` (`.`).
 fn key_encoding(named: &Named) -> Result<ChunkKeyEncoding, MetadataError> {
+    only_fields(&named.name, &named.configuration, &["separator"])?;
     let sep = |default: char| -> Result<char, MetadataError> {
         match optional_str(&named.configuration, "separator")? {
             None => Ok(default),
@@ -246,6 +247,7 @@ fn vlen_as_bytes(dtype: DataType, codecs: &[Named]) -> Result<Vec<Named>, Metada
     };
     match codecs.split_first() {
         Some((first, rest)) if first.name == expected => {
+            only_fields(expected, &first.configuration, &[])?;
             let mut list = vec![Named {
                 name: "bytes".to_owned(),
                 configuration: serde_json::Map::new(),
@@ -381,13 +383,14 @@ fn chain(
         let name = v3_codec(&c.name).ok_or_else(|| MetadataError::UnknownCodec(c.name.clone()))?;
         let cfg = &c.configuration;
         let codec = match name {
-            CodecName::Bytes => Codec::Bytes(match optional_str(cfg, "endian")? {
+            CodecName::Bytes => Codec::Bytes(match bytes_endian(cfg)? {
                 None => None,
                 Some("little") => Some(Endian::Little),
                 Some("big") => Some(Endian::Big),
                 Some(other) => return Err(MetadataError::Invalid(format!("endian {other:?}"))),
             }),
             CodecName::Transpose => {
+                only_fields("transpose", cfg, &["order"])?;
                 let order = super::grid::shape_of(cfg.get("order"), "transpose order")?;
                 let order: Vec<usize> = order
                     .iter()
@@ -396,6 +399,7 @@ fn chain(
                 Codec::Transpose(MemoryOrder::permutation(&order).map_err(MetadataError::Layout)?)
             }
             CodecName::ShardingIndexed => {
+                only_fields("sharding_indexed", cfg, &SHARDING_FIELDS)?;
                 let inner_shape =
                     super::grid::shape_of(cfg.get("chunk_shape"), "sharding chunk_shape")?;
                 let inner_codecs = required_codecs(cfg, "codecs")?;
@@ -419,7 +423,7 @@ fn chain(
             }
             // Its labels would need a table v3 arrays do not lay out yet.
             CodecName::Categorize => return Err(unsupported("codec numcodecs.categorize in v3")),
-            other => configured(other, cfg, elem)?
+            other => configured(other, cfg, elem, &[])?
                 .ok_or_else(|| unsupported(format!("codec {}", c.name)))?,
         };
         elem = elem_after(&codec, elem);
@@ -429,13 +433,26 @@ fn chain(
         .map_err(MetadataError::Chain)
 }
 
-/// The index codecs must be `bytes` (little endian) optionally followed by `crc32c`.
+/// The fields of a `sharding_indexed` configuration.
+const SHARDING_FIELDS: [&str; 4] = ["chunk_shape", "codecs", "index_codecs", "index_location"];
+
+/// The `endian` of a `bytes` codec's configuration (its only field), if stated.
+fn bytes_endian(cfg: &serde_json::Map<String, Value>) -> Result<Option<&str>, MetadataError> {
+    only_fields("bytes", cfg, &["endian"])?;
+    optional_str(cfg, "endian")
+}
+
+/// The index codecs must be `bytes` (little endian) optionally followed by `crc32c`, each
+/// with no field but those.
 fn index_codecs_have_crc(codecs: &[Named]) -> Result<bool, MetadataError> {
     let names: Vec<&str> = codecs.iter().map(|c| c.name.as_str()).collect();
     let little = match codecs.first() {
-        Some(c) => optional_str(&c.configuration, "endian")? != Some("big"),
+        Some(c) => bytes_endian(&c.configuration)? != Some("big"),
         None => false,
     };
+    if let Some(crc) = codecs.get(1) {
+        only_fields(&crc.name, &crc.configuration, &[])?;
+    }
     match names.as_slice() {
         ["bytes"] if little => Ok(false),
         ["bytes", "crc32c"] if little => Ok(true),

@@ -10,7 +10,7 @@
 
 use super::FromConfig;
 use super::by_backend::ByBackend;
-use crate::codec::config::{Config, ConfigValue, Reader};
+use crate::codec::config::{Config, Reader};
 use crate::codec::{ChainError, CodecName};
 
 /// The most a byte of LZMA decodes to, generously: a repeated match costs a small fraction of
@@ -80,12 +80,34 @@ fn preset<C: Config + ?Sized>(
     }
 }
 
+/// What an entry of `filters` may state (Python's `lzma` filter specs): the ones a decoder
+/// needs, and the encoder's own search settings (`mode`, `nice_len`, `mf`, `depth`).
+const FILTER_FIELDS: [&str; 10] = [
+    "id",
+    "preset",
+    "dict_size",
+    "lc",
+    "lp",
+    "pb",
+    "mode",
+    "nice_len",
+    "mf",
+    "depth",
+];
+
 fn raw_filter<C: Config + ?Sized>(r: &Reader<'_, C>) -> Result<LzmaRawFilter, ChainError> {
-    if r.config.get("filters/1").is_some() {
-        return Err(r.error(
-            "filters",
-            "holds more than the one LZMA filter zinto decodes",
-        ));
+    match r.list("filters")? {
+        Some(1) => {}
+        Some(0) | None => return Err(r.error("filters", "is missing for the raw format")),
+        Some(_) => {
+            return Err(r.error(
+                "filters",
+                "holds more than the one LZMA filter zinto decodes",
+            ));
+        }
+    }
+    if !r.object("filters/0", &FILTER_FIELDS)? {
+        return Err(r.error("filters", "holds an entry that is not a filter object"));
     }
     let lzma2 = match r.int("filters/0/id")? {
         Some(LZMA2_ID) => true,
@@ -125,8 +147,8 @@ impl FromConfig for Lzma {
             2 => LzmaFormat::Alone,
             _ => LzmaFormat::Raw(raw_filter(r)?),
         };
-        let nested = matches!(r.config.get("filters"), Some(ConfigValue::Nested));
-        if nested && !matches!(format, LzmaFormat::Raw(_)) {
+        let listed = r.list("filters")?.is_some();
+        if listed && !matches!(format, LzmaFormat::Raw(_)) {
             return Err(r.error("filters", "is only for the raw format (3)"));
         }
         Ok(Self {
@@ -164,7 +186,7 @@ impl ByBackend for Lzma {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::{Compressor, ConfigValue::Int, NoConfig};
+    use crate::codec::{Compressor, ConfigValue, ConfigValue::Int, NoConfig};
 
     fn read(config: &[(&str, ConfigValue<'_>)]) -> Result<Lzma, ChainError> {
         match Compressor::from_config(CodecName::Lzma, config)? {
@@ -190,8 +212,8 @@ mod tests {
         );
         let raw = read(&[
             ("format", Int(3)),
-            ("filters", ConfigValue::Nested),
-            ("filters/0", ConfigValue::Nested),
+            ("filters", ConfigValue::List(1)),
+            ("filters/0", ConfigValue::Object(2)),
             ("filters/0/id", Int(33)),
             ("filters/0/preset", Int(1)),
         ])
@@ -206,9 +228,19 @@ mod tests {
 
     #[test]
     fn refuses_what_it_cannot_decode_by_name() {
+        // The extra entries first: they may restate `filters` (the first entry of a key wins).
         let raw = |extra: &[(&'static str, ConfigValue<'static>)]| {
-            let mut c = vec_of(&[("format", Int(3)), ("filters", ConfigValue::Nested)]);
-            c.extend_from_slice(extra).unwrap();
+            let fields = extra
+                .iter()
+                .filter(|(k, _)| k.starts_with("filters/0/"))
+                .count();
+            let mut c = vec_of(extra);
+            c.extend_from_slice(&[
+                ("format", Int(3)),
+                ("filters", ConfigValue::List(1)),
+                ("filters/0", ConfigValue::Object(fields)),
+            ])
+            .unwrap();
             read(&c)
         };
         for bad in [
@@ -216,8 +248,10 @@ mod tests {
             raw(&[("filters/0/id", Int(3))]),
             raw(&[
                 ("filters/0/id", Int(33)),
-                ("filters/1", ConfigValue::Nested),
+                ("filters", ConfigValue::List(2)),
+                ("filters/1", ConfigValue::Object(1)),
             ]),
+            raw(&[("filters/0/id", Int(33)), ("filters/0/lzma", Int(1))]),
             raw(&[
                 ("filters/0/id", Int(33)),
                 ("filters/0/dict_size", Int(1 << 30)),
@@ -225,7 +259,7 @@ mod tests {
             raw(&[("filters/0/id", Int(33)), ("filters/0/lc", Int(0))]),
             read(&[("format", Int(4))]),
             read(&[("preset", Int(10))]),
-            read(&[("format", Int(1)), ("filters", ConfigValue::Nested)]),
+            read(&[("format", Int(1)), ("filters", ConfigValue::List(1))]),
         ] {
             assert!(
                 matches!(

@@ -30,6 +30,12 @@ impl Pcodec {
 
 impl FromConfig for Pcodec {
     fn from_config<C: Config + ?Sized>(r: &Reader<'_, C>) -> Result<Self, ChainError> {
+        // The encoder's settings: the stream states what decoding needs. Checked, not kept.
+        for key in ["mode_spec", "delta_spec", "paging_spec"] {
+            r.str(key)?;
+        }
+        r.int_in("delta_encoding_order", 0, 7)?;
+        r.int_in("equal_pages_up_to", 1, i64::MAX)?;
         // In 0..=12, so it fits a u8.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Ok(Self {

@@ -11,7 +11,7 @@
 
 use super::FromConfig;
 use super::by_backend::ByBackend;
-use crate::codec::config::{Config, Reader};
+use crate::codec::config::{Config, ConfigValue, Reader};
 use crate::codec::{ChainError, CodecName};
 
 /// The most a stored byte decodes to, rounded up: a 4-dimensional block of 256 zero `float64`
@@ -42,6 +42,24 @@ impl Zfpy {
 
 impl FromConfig for Zfpy {
     fn from_config<C: Config + ?Sized>(r: &Reader<'_, C>) -> Result<Self, ChainError> {
+        // The encoder's settings (zfpy writes -1 for those its mode does not use): the header
+        // states what decoding needs. Checked, not kept.
+        r.float("tolerance")?;
+        r.float("rate")?;
+        r.int("precision")?;
+        r.object("compression_kwargs", &["tolerance", "rate", "precision"])?;
+        for key in [
+            "compression_kwargs/tolerance",
+            "compression_kwargs/rate",
+            "compression_kwargs/precision",
+        ] {
+            if !matches!(
+                r.get(key),
+                None | Some(ConfigValue::Int(_) | ConfigValue::UInt(_) | ConfigValue::Float(_))
+            ) {
+                return Err(r.error("compression_kwargs", "holds a setting that is not a number"));
+            }
+        }
         // In 0..=5, so it fits a u8.
         #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Ok(Self {

@@ -18,9 +18,12 @@ impl BitRound {
 
 impl FromFilterConfig for BitRound {
     fn from_config<C: Config + ?Sized>(
-        _: &Reader<'_, C>,
+        r: &Reader<'_, C>,
         _: Option<Elem>,
     ) -> Result<Self, ChainError> {
+        // The encoder's mantissa bits (numcodecs takes 0 to 52); decoding is the identity.
+        // Checked, not kept.
+        r.int_in("keepbits", 0, 52)?;
         Ok(Self)
     }
 }

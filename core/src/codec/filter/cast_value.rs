@@ -348,31 +348,46 @@ fn scalar(v: ConfigValue<'_>, ty: NumType) -> Option<Value> {
     (lo..=hi).contains(&i).then_some(Value::Int(i))
 }
 
-/// `scalar_map/<direction>`: pairs of a key of `from` and a value of `to`.
+/// `scalar_map/<direction>`: pairs of a key of `from` and a value of `to`. `scalar_map` is an
+/// object of `encode` and `decode` (either may be absent), each a list of `[key, value]` pairs;
+/// any other shape is refused, never read as no entries.
 fn read_map<C: Config + ?Sized>(
     r: &Reader<'_, C>,
     direction: &str,
     (from, to): (NumType, NumType),
 ) -> Result<ScalarMap, ChainError> {
     let mut map = ScalarMap::empty(from, to);
+    if !r.object("scalar_map", &["encode", "decode"])? {
+        return Ok(map);
+    }
+    let not_pairs = r.error(
+        "scalar_map",
+        "holds an encode or decode that is not a list of [key, value] pairs",
+    );
     let bad = r.error(
         "scalar_map",
         "holds an entry that is not a [key, value] its types hold",
     );
-    for i in 0..=MAX_SCALAR_MAP {
-        let mut key = heapless::String::<40>::new();
-        let mut at = |j: usize| -> Result<Option<ConfigValue<'_>>, ChainError> {
-            key.clear();
-            core::fmt::write(&mut key, format_args!("scalar_map/{direction}/{i}/{j}"))
-                .map_err(|_| bad)?;
-            Ok(r.config.get(&key))
-        };
-        let (Some(k), Some(v)) = (at(0)?, at(1)?) else {
-            return Ok(map);
-        };
-        if i == MAX_SCALAR_MAP {
-            return Err(r.error("scalar_map", "has more than 4 entries a direction"));
+    let mut key = heapless::String::<40>::new();
+    let mut at = |args: core::fmt::Arguments<'_>| -> Result<Option<ConfigValue<'_>>, ChainError> {
+        key.clear();
+        core::fmt::write(&mut key, args).map_err(|_| bad)?;
+        Ok(r.get(&key))
+    };
+    let n = match at(format_args!("scalar_map/{direction}"))? {
+        None => return Ok(map),
+        Some(ConfigValue::List(n)) => n,
+        Some(_) => return Err(not_pairs),
+    };
+    if n > MAX_SCALAR_MAP {
+        return Err(r.error("scalar_map", "has more than 4 entries a direction"));
+    }
+    for i in 0..n {
+        if at(format_args!("scalar_map/{direction}/{i}"))? != Some(ConfigValue::List(2)) {
+            return Err(not_pairs);
         }
+        let k = at(format_args!("scalar_map/{direction}/{i}/0"))?.ok_or(bad)?;
+        let v = at(format_args!("scalar_map/{direction}/{i}/1"))?.ok_or(bad)?;
         let (k, v) = (scalar(k, from).ok_or(bad)?, scalar(v, to).ok_or(bad)?);
         map.entries[i] = (bits_of(k), bits_of(v));
         map.len = i + 1;
@@ -380,11 +395,17 @@ fn read_map<C: Config + ?Sized>(
     Ok(map)
 }
 
+/// The spec's fields, none of which may be `null` (that would read as absent: a default).
+const FIELDS: [&str; 4] = ["data_type", "rounding", "out_of_range", "scalar_map"];
+
 impl FromFilterConfig for CastValue {
     fn from_config<C: Config + ?Sized>(
         r: &Reader<'_, C>,
         decoded: Option<Elem>,
     ) -> Result<Self, ChainError> {
+        if let Some(&key) = FIELDS.iter().find(|k| r.get(k) == Some(ConfigValue::Null)) {
+            return Err(r.error(key, "must not be null"));
+        }
         let dec = decoded
             .filter(|e| e.ty != NumType::Bool)
             .ok_or(r.error("data_type", "must convert from an integer or float type"))?;
@@ -403,7 +424,7 @@ impl FromFilterConfig for CastValue {
             Some("nearest-away") => Rounding::NearestAway,
             Some(_) => return Err(r.error("rounding", "is not a rounding mode of the spec")),
         };
-        let out_of_range = match r.config.get("out_of_range") {
+        let out_of_range = match r.get("out_of_range") {
             None | Some(ConfigValue::Null) => OutOfRange::Refuse,
             Some(ConfigValue::Str("clamp")) => OutOfRange::Clamp,
             Some(ConfigValue::Str("wrap")) if !enc.is_float() => OutOfRange::Wrap,
@@ -498,7 +519,34 @@ mod tests {
     extern crate std;
     use super::*;
     use crate::codec::Filter;
-    use ConfigValue::{Int, Nested, Str};
+    use ConfigValue::{Int, List, Object, Str};
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// `base` with a `scalar_map` laid out as a JSON document gives it: the object, each
+    /// direction's list, each pair, then the key and value.
+    fn with_map<'a>(
+        base: &[(&'a str, ConfigValue<'a>)],
+        map: &[(&str, &[(ConfigValue<'a>, ConfigValue<'a>)])],
+    ) -> Vec<(String, ConfigValue<'a>)> {
+        let mut c: Vec<(String, ConfigValue<'a>)> =
+            base.iter().map(|(k, v)| ((*k).into(), *v)).collect();
+        c.push(("scalar_map".into(), Object(map.len())));
+        for (direction, pairs) in map {
+            c.push((std::format!("scalar_map/{direction}"), List(pairs.len())));
+            for (i, (k, v)) in pairs.iter().enumerate() {
+                c.push((std::format!("scalar_map/{direction}/{i}"), List(2)));
+                c.push((std::format!("scalar_map/{direction}/{i}/0"), *k));
+                c.push((std::format!("scalar_map/{direction}/{i}/1"), *v));
+            }
+        }
+        c
+    }
+
+    /// The configuration `with_map` made, as `Filter::from_config` takes it.
+    fn view<'a>(c: &'a [(String, ConfigValue<'a>)]) -> Vec<(&'a str, ConfigValue<'a>)> {
+        c.iter().map(|(k, v)| (k.as_str(), *v)).collect()
+    }
 
     fn configured(
         from: NumType,
@@ -536,45 +584,102 @@ mod tests {
         );
         let wrap = [("data_type", Str("float32")), ("out_of_range", Str("wrap"))];
         refused(NumType::Int32, &wrap, "out_of_range");
-        let nan_key_for_int = [
-            ("data_type", Str("int8")),
-            ("scalar_map", Nested),
-            ("scalar_map/encode/0/0", Str("NaN")),
-            ("scalar_map/encode/0/1", Int(0)),
-        ];
-        refused(NumType::Int32, &nan_key_for_int, "scalar_map");
-        let too_big = [
-            ("data_type", Str("int8")),
-            ("scalar_map/encode/0/0", Str("NaN")),
-            ("scalar_map/encode/0/1", Int(999)),
-        ];
-        refused(f8, &too_big, "scalar_map");
-        let keys: std::vec::Vec<std::string::String> = (0..=MAX_SCALAR_MAP)
-            .flat_map(|i| [0, 1].map(|j| std::format!("scalar_map/decode/{i}/{j}")))
-            .collect();
-        let mut many = std::vec![("data_type", Str("int8"))];
-        many.extend(keys.iter().map(|k| (k.as_str(), Int(1))));
-        refused(f8, &many, "scalar_map");
-        many.truncate(1 + 2 * MAX_SCALAR_MAP);
-        let c = configured(f8, &many).unwrap();
+        let int8 = [("data_type", Str("int8"))];
+        let nan_key_for_int = with_map(&int8, &[("encode", &[(Str("NaN"), Int(0))])]);
+        refused(NumType::Int32, &view(&nan_key_for_int), "scalar_map");
+        let too_big = with_map(&int8, &[("encode", &[(Str("NaN"), Int(999))])]);
+        refused(f8, &view(&too_big), "scalar_map");
+        let pairs = [(Int(1), Int(1)); MAX_SCALAR_MAP + 1];
+        refused(
+            f8,
+            &view(&with_map(&int8, &[("decode", &pairs)])),
+            "scalar_map",
+        );
+        let fits = with_map(&int8, &[("decode", &pairs[..MAX_SCALAR_MAP])]);
+        let c = configured(f8, &view(&fits)).unwrap();
         assert_eq!((c.decode_map.len, c.encode_map.len), (MAX_SCALAR_MAP, 0));
+    }
+
+    /// A scalar map of any other shape than an object of `encode` and `decode`, each a list of
+    /// `[key, value]` pairs, is refused by name: never read as no entries (issue 61: a stored
+    /// 5 read as 5.0 instead of the mapped 6.5). Each shape as a JSON document would give it.
+    #[test]
+    fn malformed_scalar_maps_are_refused() {
+        let f4 = [("data_type", Str("float32"))];
+        let valid = with_map(&f4, &[("decode", &[(Int(5), ConfigValue::Float(6.5))])]);
+        let c = configured(NumType::Float64, &view(&valid)).unwrap();
+        assert_eq!(c.decode_value(Value::Float(5.0)), Some(Value::Float(6.5)));
+        let shapes: [&[(&str, ConfigValue<'_>)]; 8] = [
+            // [[1], [5, 6.5]]: a pair of one
+            &[
+                ("scalar_map", Object(1)),
+                ("scalar_map/decode", List(2)),
+                ("scalar_map/decode/0", List(1)),
+                ("scalar_map/decode/0/0", Int(1)),
+                ("scalar_map/decode/1", List(2)),
+                ("scalar_map/decode/1/0", Int(5)),
+                ("scalar_map/decode/1/1", ConfigValue::Float(6.5)),
+            ],
+            // [5, 6.5, 9]: numbers, not pairs
+            &[
+                ("scalar_map", Object(1)),
+                ("scalar_map/decode", List(3)),
+                ("scalar_map/decode/0", Int(5)),
+            ],
+            // [[5, 6.5, 9]]: a triple
+            &[
+                ("scalar_map", Object(1)),
+                ("scalar_map/decode", List(1)),
+                ("scalar_map/decode/0", List(3)),
+                ("scalar_map/decode/0/0", Int(5)),
+                ("scalar_map/decode/0/1", ConfigValue::Float(6.5)),
+            ],
+            // decode is an object, or a string
+            &[("scalar_map", Object(1)), ("scalar_map/decode", Object(1))],
+            &[
+                ("scalar_map", Object(1)),
+                ("scalar_map/decode", Str("5:6.5")),
+            ],
+            // the map itself a list, or a string
+            &[("scalar_map", List(1)), ("scalar_map/0", List(2))],
+            &[("scalar_map", Str("[[5, 6.5]]"))],
+            // an entry other than encode and decode
+            &[("scalar_map", Object(1)), ("scalar_map/decoded", List(0))],
+        ];
+        for (i, shape) in shapes.iter().enumerate() {
+            let mut c = std::vec![("data_type", Str("float32"))];
+            c.extend_from_slice(shape);
+            let e = configured(NumType::Float64, &c).map(|_| i).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    ChainError::Config {
+                        key: "scalar_map",
+                        ..
+                    }
+                ),
+                "shape {i}: {e:?}"
+            );
+        }
+        for key in FIELDS {
+            // The null first: the first entry of a key is the one read.
+            let c = [(key, ConfigValue::Null), ("data_type", Str("float32"))];
+            refused(NumType::Float64, &c, key);
+        }
     }
 
     /// A scalar map entry comes before rounding and range, NaN matching NaN, and each
     /// direction uses its own entries.
     #[test]
     fn scalar_map_entries_come_first() {
-        let c = configured(
-            NumType::Float32,
+        let c = with_map(
+            &[("data_type", Str("int16"))],
             &[
-                ("data_type", Str("int16")),
-                ("scalar_map/encode/0/0", Str("NaN")),
-                ("scalar_map/encode/0/1", Int(-1)),
-                ("scalar_map/decode/0/0", Int(-1)),
-                ("scalar_map/decode/0/1", Str("-Infinity")),
+                ("encode", &[(Str("NaN"), Int(-1))]),
+                ("decode", &[(Int(-1), Str("-Infinity"))]),
             ],
-        )
-        .unwrap();
+        );
+        let c = configured(NumType::Float32, &view(&c)).unwrap();
         assert_eq!(c.encode_value(Value::Float(f64::NAN)), Some(Value::Int(-1)));
         assert_eq!(c.encode_value(Value::Float(-1.0)), Some(Value::Int(-1)));
         assert_eq!(c.encode_value(Value::Float(f64::INFINITY)), None);

@@ -65,20 +65,19 @@ impl Categorize {
 
 /// How many labels the configuration lists (each must be a string).
 fn count_labels<C: Config + ?Sized>(r: &Reader<'_, C>) -> Result<usize, ChainError> {
-    if !matches!(r.config.get("labels"), Some(ConfigValue::Nested)) {
-        return Err(r.error("labels", "is missing or not a list of strings"));
-    }
-    let mut n = 0usize;
-    loop {
-        let mut key = heapless::String::<32>::new();
-        core::fmt::write(&mut key, format_args!("labels/{n}"))
+    let n = r
+        .list("labels")?
+        .ok_or(r.error("labels", "is missing or not a list of strings"))?;
+    let mut key = heapless::String::<32>::new();
+    for i in 0..n {
+        key.clear();
+        core::fmt::write(&mut key, format_args!("labels/{i}"))
             .map_err(|_| r.error("labels", "lists more labels than can be counted"))?;
-        match r.config.get(&key) {
-            None => return Ok(n),
-            Some(ConfigValue::Str(_)) => n += 1,
-            Some(_) => return Err(r.error("labels", "is not a list of strings")),
+        if !matches!(r.get(&key), Some(ConfigValue::Str(_))) {
+            return Err(r.error("labels", "is not a list of strings"));
         }
     }
+    Ok(n)
 }
 
 impl FromFilterConfig for Categorize {
@@ -299,12 +298,12 @@ mod tests {
     /// before any table is laid out.
     #[test]
     fn a_label_table_over_16_mib_is_refused() {
-        use crate::codec::ConfigValue::{Nested, Str};
+        use crate::codec::ConfigValue::{List, Str};
         use crate::codec::{CodecName, Filter};
         let config = |dtype| {
             [
                 ("dtype", Str(dtype)),
-                ("labels", Nested),
+                ("labels", List(1)),
                 ("labels/0", Str("a")),
             ]
         };

@@ -28,6 +28,8 @@ impl FromFilterConfig for Quantize {
     ) -> Result<Self, ChainError> {
         let dec = read_elem(r, "dtype", decoded)?;
         let enc = read_elem(r, "astype", Some(dec))?;
+        // The encoder's rounding; decoding is a cast. Checked, not kept.
+        r.int("digits")?;
         for e in [dec, enc] {
             if !e.ty.is_float() {
                 return Err(r.error("dtype", "of quantize must be a float type"));

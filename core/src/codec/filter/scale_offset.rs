@@ -161,7 +161,11 @@ fn read_value<C: Config + ?Sized>(
     ty: NumType,
     default: i8,
 ) -> Result<Value, ChainError> {
-    let value = r.config.get(key);
+    let value = r.get(key);
+    // The spec's fields are numbers: null is not "absent" (that would read another default).
+    if value == Some(ConfigValue::Null) {
+        return Err(r.error(key, "must be a number, not null"));
+    }
     if ty.is_float() {
         let x = match value {
             None => f64::from(default),

@@ -147,7 +147,7 @@ mod tests {
         let labelled: &[(&str, ConfigValue<'_>)] = &[
             ("dtype", Str("<U4")),
             ("astype", Str("|u1")),
-            ("labels", ConfigValue::Nested),
+            ("labels", ConfigValue::List(1)),
             ("labels/0", Str("a")),
         ];
         let f8 = Elem::parse_numpy("<f8", Endian::Little).ok();
