@@ -42,7 +42,8 @@ pub fn array_in_directory(
     zarr_format: u8,
     json: &[u8],
 ) -> PyResult<RsArray> {
-    let store: AnyStore = Arc::new(zinto::FileStore::new(root));
+    // zarr-python's LocalStore writes through links wherever they point: its pipeline does too.
+    let store: AnyStore = Arc::new(zinto::FileStore::new(root).writing_through_links());
     from_metadata(store, path, zarr_format, json)
 }
 

@@ -36,26 +36,35 @@ pub struct NewArray {
 }
 
 /// Creates the array `spec` states at `path` (a directory, or an `s3://`, `gs://`, `az://`
-/// URL; `anonymous` sends unsigned requests) and opens it.
+/// URL; `anonymous` sends unsigned requests) and opens it. In a directory, writes never follow
+/// a symbolic link out of it; `follow_symlinks = false` refuses every link inside it.
 #[pyfunction]
-#[pyo3(signature = (path, spec, anonymous = false))]
+#[pyo3(signature = (path, spec, anonymous = false, follow_symlinks = true))]
 pub fn create(
     py: Python<'_>,
     path: std::path::PathBuf,
     spec: NewArray,
     anonymous: bool,
+    follow_symlinks: bool,
 ) -> PyResult<RsArray> {
     let builder = spec.builder()?;
-    let (store, shown) = store_at(&path, anonymous)?;
+    let (store, shown) = store_at(&path, anonymous, follow_symlinks)?;
     py.detach(|| builder.create(store, ""))
         .map(RsArray::new)
         .map_err(|e| errors::to_py_at(&shown, &e))
 }
 
 /// The store to create an array in, and how to name it in messages.
-fn store_at(path: &std::path::Path, anonymous: bool) -> PyResult<(AnyStore, String)> {
+fn store_at(
+    path: &std::path::Path,
+    anonymous: bool,
+    follow_symlinks: bool,
+) -> PyResult<(AnyStore, String)> {
     if let Some(url) = path.to_str().filter(|p| p.contains("://")) {
         let shown = zinto::redact::printable_url(url);
+        if !follow_symlinks {
+            return Err(crate::no_links_in_urls(&shown));
+        }
         if !zinto::store::is_remote_url(url) {
             return Err(PyValueError::new_err(format!(
                 "{shown}: not a store zinto writes (s3://, gs://, az://, or a directory)"
@@ -68,7 +77,11 @@ fn store_at(path: &std::path::Path, anonymous: bool) -> PyResult<(AnyStore, Stri
         })?;
         return Ok((Arc::new(store), shown));
     }
-    let store: AnyStore = Arc::new(zinto::FileStore::new(path));
+    let store = match follow_symlinks {
+        true => zinto::FileStore::new(path),
+        false => zinto::FileStore::new(path).without_symlinks(),
+    };
+    let store: AnyStore = Arc::new(store);
     Ok((store, path.display().to_string()))
 }
 

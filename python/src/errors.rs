@@ -135,6 +135,9 @@ fn of_kind(kind: &ErrorKind, msg: String) -> PyErr {
         ErrorKind::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(msg),
         ErrorKind::Cancelled => Cancelled::new_err(msg),
         ErrorKind::Encode(_) => raised(encode_class, msg),
+        ErrorKind::Occupied { .. } | ErrorKind::InTheWay { .. } => {
+            pyo3::exceptions::PyFileExistsError::new_err(msg)
+        }
         _ => raised(decode_class, msg),
     }
 }

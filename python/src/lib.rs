@@ -40,7 +40,7 @@ fn remote_options(
 /// `http(s)://`): returns `RsArray` or `RsGroup`. For URLs, `anonymous` sends requests
 /// unsigned, `in_flight` bounds the requests a read keeps in flight and `read_ahead` the bytes
 /// of bodies it holds ahead of its workers; for a directory, `follow_symlinks = false` refuses
-/// symbolic links inside it.
+/// symbolic links inside it (refused for a URL, where it would do nothing).
 #[pyfunction]
 #[pyo3(signature = (path, anonymous = false, in_flight = None, follow_symlinks = true, read_ahead = None))]
 fn open(
@@ -57,6 +57,9 @@ fn open(
                 "{}: not a store zinto reads (s3://, gs://, az://, http(s)://, or a directory)",
                 zinto::redact::printable_url(url)
             )));
+        }
+        if !follow_symlinks {
+            return Err(no_links_in_urls(&zinto::redact::printable_url(url)));
         }
         let options = remote_options(anonymous, in_flight, read_ahead)?;
         let store = zinto::store::RemoteStore::from_url_with(url, options).map_err(|e| {
@@ -87,6 +90,13 @@ fn open(
     };
     let store: array::AnyStore = std::sync::Arc::new(store);
     wrap(py, zinto::Node::open(store, "").map_err(errors::to_py)?)
+}
+
+/// `follow_symlinks=False` given with the URL `shown`, where it would do nothing.
+pub(crate) fn no_links_in_urls(shown: &str) -> PyErr {
+    pyo3::exceptions::PyValueError::new_err(format!(
+        "{shown}: follow_symlinks=False applies to directories; a URL's store has no links"
+    ))
 }
 
 /// The Python object of an opened node.

@@ -65,12 +65,15 @@ def open(path, *, anonymous=False, in_flight=None, read_ahead=None, follow_symli
     at least 8 MiB; 0 holds none ahead: docs/memory.md). For a directory,
     ``follow_symlinks=False`` refuses every symbolic link inside
     it (a ``StoreError``), so that a dataset someone else wrote reads nothing outside itself
-    through one (docs/security.md); by default links are followed. ``decoded_chunk_limit``
+    through one (docs/security.md); by default reads follow links, and writes through the
+    array follow only those that stay inside the directory. It is refused (ValueError) with a
+    URL, where it would do nothing. ``decoded_chunk_limit``
     is the most one chunk of strings or bytes may decode to (default ``DECODED_CHUNK_LIMIT``,
     1 GiB; see `Array.decoded_chunk_limit`).
     """
     if isinstance(path, str) and "://" in path:
-        node = _zinto.open(path, anonymous, in_flight, read_ahead=read_ahead)
+        node = _zinto.open(path, anonymous, in_flight, read_ahead=read_ahead,
+                           follow_symlinks=follow_symlinks)
     else:
         node = _zinto.open(os.fspath(path), follow_symlinks=follow_symlinks)
     return _wrap(node, decoded_chunk_limit)

@@ -104,7 +104,7 @@ def _big_endian(dtype):
 
 def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fill_value=None,
            zarr_format=3, attributes=None, dimension_names=None, order="C", overwrite=False,
-           anonymous=False):
+           anonymous=False, follow_symlinks=True):
     """Creates an array at `path` (a directory, or an ``s3://``, ``gs://``, ``az://`` URL) and
     returns it, open for reading and writing (`Array.write`, ``arr[...] = value``).
 
@@ -127,7 +127,13 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
       memory order, ``"C"`` or ``"F"``.
     - `attributes`: a dict stored with the array; `dimension_names`: one name (or None) per
       dimension (v2: xarray's ``_ARRAY_DIMENSIONS``).
-    - `overwrite`: replace metadata already at `path` (chunks there stay until written).
+    - `overwrite`: create even where something is already (by default anything at `path` is
+      refused with FileExistsError, naming it): the array or group there is replaced, and of
+      everything else only what zarr would read as the new array's is removed (its metadata
+      and chunk keys); the user's other files stay.
+    - `follow_symlinks`: in a directory, writes never follow a symbolic link out of it (a
+      ``StoreError`` naming the link); ``False`` refuses every link inside it, as for
+      `zinto.open`. Refused (ValueError) for a URL.
     """
     from . import Array
 
@@ -158,7 +164,7 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     }
     if not (isinstance(path, str) and "://" in path):
         path = os.fspath(path)
-    return Array(_zinto.create(path, spec, anonymous))
+    return Array(_zinto.create(path, spec, anonymous, follow_symlinks))
 
 
 def _chunk_grid(chunks):

@@ -9,8 +9,11 @@ use zinto_core::codec::{BloscConfig, Compressor, Endian, Gzip, IndexLocation, Zl
 use zinto_core::codec::{ConfigFor, ConfigSink, ZarrVersion};
 
 use crate::Array;
+use crate::destination::{self, ChunkKeys};
 use crate::error::{Error, ErrorKind};
-use crate::metadata::{DataType, FillValue, MAX_ELEMENT_LEN, MetadataError, ZarrFormat};
+use crate::metadata::{
+    ChunkKeyEncoding, DataType, FillValue, MAX_ELEMENT_LEN, MetadataError, ZarrFormat,
+};
 use crate::store::Store;
 
 /// A new array, stated; [`ArrayBuilder::create`] writes its metadata and opens it.
@@ -367,8 +370,11 @@ impl ArrayBuilder {
         self
     }
 
-    /// Replace an array's (or group's) metadata already at the path; by default that is
-    /// refused. Chunks already there are not removed.
+    /// Replace an array (or group) already at the path, or write beside other files there;
+    /// by default anything at the path is refused, named. An overwrite removes only what zarr
+    /// would read as the array's: the metadata documents and the keys that are chunk keys of
+    /// the array that was there or of the new one (a stale chunk would read as data); every
+    /// other file stays.
     #[must_use]
     pub fn overwrite(mut self, overwrite: bool) -> Self {
         self.overwrite = overwrite;
@@ -380,27 +386,24 @@ impl ArrayBuilder {
     /// # Errors
     /// [`ErrorKind::Metadata`] for what zinto cannot create (named: a data type or compressor
     /// it does not write yet, a fill value the type cannot hold, dimension names of another
-    /// length), or metadata already at `path` without [`ArrayBuilder::overwrite`];
-    /// [`ErrorKind::Store`] if the store fails; then as [`Array::open`].
+    /// length), or anything at `path` without [`ArrayBuilder::overwrite`] (what is there is
+    /// named); [`ErrorKind::Store`] if the store fails; then as [`Array::open`].
     pub fn create<S: Store>(&self, store: S, path: &str) -> Result<Array<S>, Error> {
         let path = path.trim_matches('/');
         let err = |kind| Error::new(path, None, kind);
         let docs = self.documents().map_err(err)?;
-        for taken in ["zarr.json", ".zarray", ".zgroup"] {
-            let key = crate::doc::join(path, taken);
-            let store_err = |e| Error::new(path, Some(&key), ErrorKind::Store(e));
-            if store.size(&key).map_err(store_err)?.is_none() {
-                continue;
-            }
-            if !self.overwrite {
-                return Err(err(refused(format!(
-                    "creating an array where {key} exists (replace it with .overwrite(true))"
-                ))));
-            }
-            if !docs.iter().any(|(name, _)| *name == taken) {
-                store.delete(&key).map_err(store_err)?;
-            }
-        }
+        let keys = ChunkKeys {
+            encoding: match self.format {
+                ZarrFormat::V3 => ChunkKeyEncoding::Default { separator: '/' },
+                ZarrFormat::V2 => ChunkKeyEncoding::V2 {
+                    separator: '.',
+                    stated: true,
+                },
+            },
+            ndim: self.shape.len(),
+        };
+        destination::prepare(&store, path, &keys, self.overwrite)
+            .map_err(|(key, kind)| Error::new(path, key.as_deref(), kind))?;
         for (name, doc) in &docs {
             let bytes = serde_json::to_vec_pretty(doc)
                 .map_err(|e| err(ErrorKind::Encode(e.to_string())))?;
@@ -408,6 +411,17 @@ impl ArrayBuilder {
             store
                 .write_from(&key, &bytes)
                 .map_err(|e| Error::new(path, Some(&key), ErrorKind::Store(e)))?;
+        }
+        // The other version's documents, a group's, consolidated metadata: not this array's.
+        for stale in destination::METADATA_DOCS {
+            if docs.iter().any(|(name, _)| *name == stale) {
+                continue;
+            }
+            let key = crate::doc::join(path, stale);
+            let store_err = |e| Error::new(path, Some(&key), ErrorKind::Store(e));
+            if store.size(&key).map_err(store_err)?.is_some() {
+                store.delete(&key).map_err(store_err)?;
+            }
         }
         Array::open(store, path)
     }

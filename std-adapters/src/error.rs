@@ -97,6 +97,23 @@ pub enum ErrorKind {
         /// What is wrong, in a few words.
         why: &'static str,
     },
+    /// An array was to be created where something already is, and overwriting was not asked
+    /// for ([`ArrayBuilder::overwrite`](crate::ArrayBuilder::overwrite)): nothing was written.
+    Occupied {
+        /// The metadata document of the array or group already there, if one is.
+        node: Option<Box<str>>,
+        /// The first few entries there, sorted.
+        names: Box<[String]>,
+        /// How many entries there are in all.
+        total: usize,
+    },
+    /// A new array's chunks go in folders, and a file is where one of those folders belongs
+    /// (`c/0` a file, for chunk `c/0/0`): not the array's, so not removed, even by an
+    /// overwrite.
+    InTheWay {
+        /// The file's key.
+        key: Box<str>,
+    },
     /// The output buffer is not the size of the selection.
     OutputSize {
         /// Bytes the selection needs.
@@ -156,6 +173,12 @@ impl fmt::Display for ErrorKind {
                 holds,
             } => write!(f, "holds {holds}, but {first} holds {first_holds}"),
             Self::Encode(why) => f.write_str(why),
+            Self::Occupied { node, names, total } => occupied(f, node.as_deref(), names, *total),
+            Self::InTheWay { key } => write!(
+                f,
+                "{key} is a file where the new array's chunk folders go: it is not the array's, \
+                 so it is not removed; move it"
+            ),
             Self::OutputSize { expected, got } => write!(
                 f,
                 "output buffer holds {got} bytes, the selection needs {expected}"
@@ -178,6 +201,29 @@ impl fmt::Display for ErrorKind {
             }
         }
     }
+}
+
+/// [`ErrorKind::Occupied`], as a sentence.
+fn occupied(
+    f: &mut fmt::Formatter<'_>,
+    node: Option<&str>,
+    names: &[String],
+    total: usize,
+) -> fmt::Result {
+    if let Some(doc) = node {
+        return write!(
+            f,
+            "an array or group exists here ({doc}): overwrite to replace it"
+        );
+    }
+    write!(f, "the destination already holds {}", names.join(", "))?;
+    if total > names.len() {
+        write!(f, " and {} more", total - names.len())?;
+    }
+    f.write_str(
+        ", not a zarr array: create it in an empty folder, or overwrite, which keeps those \
+         files and replaces only the array's metadata and chunk keys",
+    )
 }
 
 /// An error with its context: the array's (or group's) path and, for chunk errors, the
@@ -316,6 +362,8 @@ impl std::error::Error for Error {
             | ErrorKind::WrongType { .. }
             | ErrorKind::ChunkChanged
             | ErrorKind::Encode(_)
+            | ErrorKind::Occupied { .. }
+            | ErrorKind::InTheWay { .. }
             | ErrorKind::Cancelled => None,
         }
     }

@@ -36,6 +36,7 @@ pub mod cli;
 pub mod codec_spec;
 mod concat;
 mod consolidate;
+mod destination;
 mod doc;
 mod error;
 mod group;

@@ -12,7 +12,9 @@ use crate::{
 };
 
 use super::slabs;
-use super::{AnyStore, Failure, ReadSummary, StoreArgs, create, open_node, rss, store_to_write};
+use super::{
+    AnyStore, Failure, ReadSummary, StoreArgs, apart, create, open_node, rss, store_to_write,
+};
 use crate::slabs::Slabs;
 
 /// What `zinto convert` was asked.
@@ -139,6 +141,9 @@ fn new_array(
 }
 
 pub fn convert(args: &ConvertArgs, remote: StoreArgs) -> Result<(), Failure> {
+    // Before anything is opened or written: a destination that is the source (or inside it,
+    // or around it) would be overwritten while it is read.
+    apart::check(&args.src, &args.dst)?;
     match open_node(&args.src, remote)? {
         Node::Array(src) => convert_array(&src, &args.dst, (args, remote)),
         Node::Group(src) => convert_group(&src, &args.dst, (args, remote), 0),
@@ -166,7 +171,11 @@ fn convert_group(
         n => return Err(Failure::Usage(format!("--zarr-format {n}: 2 or 3"))),
     };
     let attributes = src.attributes().map_err(failed)?.clone();
-    let created = Group::create(store_to_write(dst, remote)?, "", format, attributes)
+    let store = store_to_write(dst, remote)?;
+    if !args.overwrite {
+        empty_for_group(&store, dst)?;
+    }
+    let created = Group::create(store, "", format, attributes)
         .map_err(|e| Failure::Other(format!("{}: {e}", dst.display())))?;
     for member in src.members().map_err(failed)? {
         let to = dst.join(&member.name);
@@ -193,22 +202,55 @@ fn convert_group(
     Ok(())
 }
 
+/// A group's destination `dst` holds nothing (without `--overwrite`): the user's files there
+/// are not replaced. A store that cannot list cannot be written either.
+fn empty_for_group(store: &AnyStore, dst: &Path) -> Result<(), Failure> {
+    let entries = match store.list_dir("") {
+        Ok(entries) => entries,
+        Err(crate::store::StoreError::ListingUnsupported) => return Ok(()),
+        Err(e) => return Err(Failure::Other(format!("{}: {e}", dst.display()))),
+    };
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<&str> = entries.iter().take(5).map(String::as_str).collect();
+    let more = match entries.len().saturating_sub(5) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Err(Failure::Other(format!(
+        "{} holds {}{more}: convert writes into an empty folder, or with --overwrite beside \
+         what is there (replacing only the new arrays' metadata and chunk keys)",
+        dst.display(),
+        shown.join(", ")
+    )))
+}
+
 /// One array, slab by slab.
 fn convert_array(
     src: &Array<AnyStore>,
     to: &Path,
     (args, remote): (&ConvertArgs, StoreArgs),
 ) -> Result<(), Failure> {
+    let whole = Region::whole(src.shape()).map_err(|e| Failure::Other(e.to_string()))?;
+    // Slabs of whole shards, where there are: a slab that cut shards would rewrite them; on a
+    // rectilinear grid they end on its edges. Cut before the new array is made, so that a
+    // --memory too small leaves the destination as it was.
+    let elem = src.metadata().elem_size() as u64;
+    let fixed = src.dtype().fixed_size().is_some();
+    let slabs = match outer_grid(args)? {
+        Some(grid) if fixed => Some(create::outer_slabs(&whole, grid, elem, args.memory)?),
+        None if fixed && src.metadata().grid.is_regular() => {
+            Some(slabs::cut(&whole, src.chunk_shape(), elem, args.memory)?)
+        }
+        _ => None,
+    };
     let dst = new_array(src, to, (args, remote))?;
     if src.dtype().fixed_size().is_none() {
         return convert_vlen(args, (src, &dst));
     }
-    let whole = Region::whole(src.shape()).map_err(|e| Failure::Other(e.to_string()))?;
-    // Slabs of whole shards, where there are: a slab that cut shards would rewrite them; on a
-    // rectilinear grid they end on its edges.
-    let elem = src.metadata().elem_size() as u64;
-    let slabs = match outer_grid(args)? {
-        Some(grid) => create::outer_slabs(&whole, grid, elem, args.memory)?,
+    let slabs = match slabs {
+        Some(slabs) => slabs,
         None => slabs::cut(&whole, dst.chunk_shape(), elem, args.memory)?,
     };
     let baseline = rss::current_rss_bytes();

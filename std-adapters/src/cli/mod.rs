@@ -5,6 +5,7 @@
 //!
 //! Exit codes: 0 success, 2 usage error (bad arguments or selection), 1 any other error.
 
+mod apart;
 mod buffer;
 mod convert;
 mod create;
@@ -69,9 +70,12 @@ struct Cli {
     /// 8 MiB; 0 holds none ahead).
     #[arg(long, global = true, value_name = "BYTES")]
     read_ahead: Option<u64>,
-    /// For directories (info, read): refuse symbolic links inside the array or group (each a
-    /// store error), so that nothing outside it is read through one. By default they are
-    /// followed. merge reads the segment files it is given, as named.
+    /// For directories: refuse every symbolic link inside the array or group, on reads (info,
+    /// read, convert's source) and writes (create, convert's destination) alike (each a store
+    /// error naming the link), so that nothing outside it is read or written through one. By
+    /// default reads follow links and writes refuse only those that lead out of the
+    /// destination. Refused where no directory is named (URLs, merge, which reads the files it
+    /// is given as named).
     #[arg(long, global = true)]
     no_symlinks: bool,
 }
@@ -288,7 +292,8 @@ where
         read_ahead: cli.read_ahead,
         no_symlinks: cli.no_symlinks,
     };
-    let result = dispatch(cli.command, remote);
+    let result =
+        check_no_symlinks(&cli.command, remote).and_then(|()| dispatch(cli.command, remote));
     match result {
         Ok(()) | Err(Failure::StdoutClosed) => 0,
         Err(Failure::Usage(msg)) => {
@@ -382,8 +387,39 @@ fn store_to_write(path: &Path, remote: StoreArgs) -> Result<AnyStore, Failure> {
             "{}: not a store zinto writes (s3://, gs://, az://, or a directory)",
             printable_url(url)
         ))),
-        None => Ok(Arc::new(FileStore::new(path))),
+        None => Ok(Arc::new(file_store(path, remote))),
     }
+}
+
+/// The directory store at `path`, refusing links if `--no-symlinks` says so.
+fn file_store(path: &Path, remote: StoreArgs) -> FileStore {
+    match remote.no_symlinks {
+        true => FileStore::new(path).without_symlinks(),
+        false => FileStore::new(path),
+    }
+}
+
+/// Refuses `--no-symlinks` where it would do nothing: a command that names no directory.
+fn check_no_symlinks(command: &Command, remote: StoreArgs) -> Result<(), Failure> {
+    if !remote.no_symlinks {
+        return Ok(());
+    }
+    let is_dir = |p: &Path| !p.to_str().is_some_and(|s| s.contains("://"));
+    let names_a_dir = match command {
+        Command::Info { path, .. } => is_dir(path),
+        Command::Read { array, .. } => is_dir(array),
+        Command::Create(args) => is_dir(&args.dst),
+        Command::Convert(args) => is_dir(&args.src) || is_dir(&args.dst),
+        Command::Merge { .. } => false,
+    };
+    if names_a_dir {
+        return Ok(());
+    }
+    Err(Failure::Usage(
+        "--no-symlinks applies to array and group directories, and this command names none \
+         (URLs have no links; merge reads the files it is given as named)"
+            .into(),
+    ))
 }
 
 /// Opens what is at `path` (a directory or a URL): an array or a group, with messages for what
@@ -412,11 +448,7 @@ fn open_node(path: &Path, remote: StoreArgs) -> Result<Node<AnyStore>, Failure> 
     if !path.is_dir() {
         return Err(Failure::Other(format!("{shown}: no such directory")));
     }
-    let store = match remote.no_symlinks {
-        true => FileStore::new(path).without_symlinks(),
-        false => FileStore::new(path),
-    };
-    let store: AnyStore = Arc::new(store);
+    let store: AnyStore = Arc::new(file_store(path, remote));
     Node::open(store, "").map_err(|e| Failure::Other(format!("{shown}: {}", e.kind())))
 }
 

@@ -15,13 +15,19 @@ use super::{Halt, ObjectWriter, Store, StoreError, halt_on_break, settle};
 /// non-regular file) where a key's file belongs is [`StoreError::NotAFile`], not a missing key:
 /// a chunk that reads as missing silently becomes fill values.
 ///
-/// Symbolic links below the root are followed, as a shell follows them, wherever they point;
-/// a service reading datasets it did not write turns that off with
-/// [`FileStore::without_symlinks`] (docs/security.md).
+/// Symbolic links below the root are followed by reads, as a shell follows them, wherever they
+/// point; a service reading datasets it did not write turns that off with
+/// [`FileStore::without_symlinks`] (docs/security.md). Writes (and deletes) follow a link only
+/// where it resolves inside the root: a link out of it is [`StoreError::LinkOutside`], so a
+/// write never lands outside the destination it was given (the root itself, the caller's, may
+/// be a link). [`FileStore::writing_through_links`] lifts that, as zarr-python's `LocalStore`
+/// does not check.
 #[derive(Debug, Clone)]
 pub struct FileStore {
     root: PathBuf,
     follow_symlinks: bool,
+    /// Writes may follow a link out of the root.
+    pub(super) writes_leave_root: bool,
     /// Written files are synced to disk before they are renamed into place.
     fsync: bool,
 }
@@ -59,8 +65,25 @@ impl FileStore {
         Self {
             root: root.into(),
             follow_symlinks: true,
+            writes_leave_root: false,
             fsync: false,
         }
+    }
+
+    /// The same store, writing through symbolic links below its root wherever they point, as
+    /// zarr-python's `LocalStore` does (its codec pipeline writes through this): by default a
+    /// write refuses a link that leads out of the root. Has no effect with
+    /// [`FileStore::without_symlinks`], which refuses every link.
+    #[must_use]
+    pub fn writing_through_links(mut self) -> Self {
+        self.writes_leave_root = true;
+        self
+    }
+
+    /// Whether this store refuses every symbolic link below its root
+    /// ([`FileStore::without_symlinks`]).
+    pub fn refuses_symlinks(&self) -> bool {
+        !self.follow_symlinks
     }
 
     /// The same store, syncing each written file to disk (and its folder's entry) before it
@@ -75,7 +98,7 @@ impl FileStore {
 
     /// The same store, refusing every symbolic link below its root (a link as a key's file,
     /// or as a directory on the way to it) with [`StoreError::Symlink`], so that no key reads
-    /// outside the root through one. The root itself, the caller's, may be a link. Each key's
+    /// or writes outside the root through one. The root itself, the caller's, may be a link. Each key's
     /// path is checked before it is opened: a file replaced by a link between the check and
     /// the open is not caught (that needs `openat` with `O_NOFOLLOW` at every step).
     #[must_use]
@@ -190,6 +213,24 @@ impl Store for FileStore {
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(()),
             Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(()),
+            Err(e) => Err(StoreError::Io(e)),
+        }
+    }
+
+    /// Removes the directory `prefix` if it is empty; nothing if it holds anything or is
+    /// absent.
+    fn prune(&self, prefix: &str) -> Result<(), StoreError> {
+        let path = self.path_to_write(prefix)?;
+        match std::fs::remove_dir(&path) {
+            Ok(()) => Ok(()),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::NotFound | ErrorKind::DirectoryNotEmpty | ErrorKind::NotADirectory
+                ) =>
+            {
+                Ok(())
+            }
             Err(e) => Err(StoreError::Io(e)),
         }
     }

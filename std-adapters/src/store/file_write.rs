@@ -123,13 +123,61 @@ fn sync_dir(path: &Path) -> Result<(), StoreError> {
 }
 
 impl FileStore {
-    /// The file of `key` for writing: refused where the key cannot name one inside the root.
+    /// The file of `key` for writing: refused where the key cannot name one inside the root,
+    /// and where a symbolic link on its way (or the key's file itself) leads out of the root,
+    /// unless the store writes through links ([`FileStore::writing_through_links`]).
     pub(super) fn path_to_write(&self, key: &str) -> Result<PathBuf, StoreError> {
-        match self.path(key)? {
-            Some(p) if key.split('/').any(|s| !s.is_empty()) => Ok(p),
-            _ => Err(StoreError::BadKey {
-                key: key.to_owned(),
-            }),
+        let path = match self.path(key)? {
+            Some(p) if key.split('/').any(|s| !s.is_empty()) => p,
+            _ => {
+                return Err(StoreError::BadKey {
+                    key: key.to_owned(),
+                });
+            }
+        };
+        if !self.writes_leave_root {
+            self.no_link_out(key, &path)?;
         }
+        Ok(path)
+    }
+
+    /// Refuses a symbolic link below the root on the way to `path` (the file of `key`),
+    /// `path` itself included, that resolves outside the root. Each existing step is looked at
+    /// with `lstat`; the root is resolved only when a link is found. As for reads, a step
+    /// replaced by a link between this check and the write is not caught.
+    fn no_link_out(&self, key: &str, path: &Path) -> Result<(), StoreError> {
+        let below = path
+            .strip_prefix(self.root())
+            .map_err(|_| StoreError::Internal {
+                what: "a key's file outside its store's root",
+            })?;
+        let mut step = self.root().to_path_buf();
+        let mut root = None;
+        for part in below.components() {
+            step.push(part);
+            match std::fs::symlink_metadata(&step) {
+                Ok(m) if m.file_type().is_symlink() => {}
+                Ok(_) => continue,
+                // Nothing further down exists: the write makes it, inside.
+                Err(_) => return Ok(()),
+            }
+            let root = match &root {
+                Some(r) => r,
+                None => root.insert(std::fs::canonicalize(self.root()).map_err(StoreError::Io)?),
+            };
+            // A dangling link resolves to nothing: a write would make its target, wherever.
+            let target = std::fs::canonicalize(&step).ok();
+            if !target
+                .as_ref()
+                .is_some_and(|t| t.starts_with(root.as_path()))
+            {
+                let target = std::fs::read_link(&step).ok();
+                return Err(StoreError::LinkOutside {
+                    key: key.to_owned(),
+                    link: Box::new((step, target)),
+                });
+            }
+        }
+        Ok(())
     }
 }

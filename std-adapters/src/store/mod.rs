@@ -163,6 +163,18 @@ pub trait Store: Send + Sync {
         let _ = key;
         Err(StoreError::ReadOnly)
     }
+
+    /// Removes the folder `prefix` if nothing is left in it (after its objects were deleted):
+    /// a file store's folders outlive their files, an object store has no empty prefixes.
+    /// Nothing by default.
+    ///
+    /// # Errors
+    /// The store's error, if it has folders and one cannot be removed for another reason
+    /// than holding something.
+    fn prune(&self, prefix: &str) -> Result<(), StoreError> {
+        let _ = prefix;
+        Ok(())
+    }
 }
 
 /// The part of `buf` the next block of [`Store::read_blocks`] fills, `left` bytes being left.
@@ -249,6 +261,16 @@ pub enum StoreError {
         /// The key, as asked for.
         key: String,
     },
+    /// A symbolic link below a [`FileStore`]'s root, on the way to a key's file being written
+    /// or removed (or that file itself), that leads out of the root: a write does not follow
+    /// it, so it never lands outside the destination it was given.
+    LinkOutside {
+        /// The key, as asked for.
+        key: String,
+        /// The link, and what it points to as stored in it (`None` if that could not be
+        /// read).
+        link: Box<(std::path::PathBuf, Option<std::path::PathBuf>)>,
+    },
     /// The object is larger than the caller allows ([`Store::read_whole`]).
     TooLarge {
         /// Its length.
@@ -328,6 +350,14 @@ impl fmt::Display for StoreError {
                 f,
                 "{key:?} is or passes through a symbolic link, which this store does not follow"
             ),
+            Self::LinkOutside { key, link } => {
+                let (link, target) = &**link;
+                write!(f, "writing {key:?}: {} is a symbolic link", link.display())?;
+                if let Some(target) = target {
+                    write!(f, " to {}", target.display())?;
+                }
+                f.write_str(", outside the store's folder: writes do not follow it")
+            }
             Self::TooLarge { len, max } => {
                 write!(f, "object of {len} bytes is larger than the {max} allowed")
             }
@@ -418,6 +448,9 @@ impl<S: Store + ?Sized> Store for &S {
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         (**self).delete(key)
     }
+    fn prune(&self, prefix: &str) -> Result<(), StoreError> {
+        (**self).prune(prefix)
+    }
 }
 
 impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
@@ -457,6 +490,9 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         (**self).delete(key)
+    }
+    fn prune(&self, prefix: &str) -> Result<(), StoreError> {
+        (**self).prune(prefix)
     }
 }
 
