@@ -227,6 +227,11 @@ impl RsArray {
         };
         if small {
             py.detach(|| run(&AtomicBool::new(false), &|_, _| {}))?;
+        } else if array.store().read_ahead().is_some() {
+            // A remote read's workers (this thread among them) may all wait on a stalled
+            // server: signals are watched from here while the read runs on another thread,
+            // and a Ctrl-C drops its requests at once.
+            interruptible::run(py, |cancel| run(cancel, &|_, _| {}))?;
         } else {
             interruptible::run_here(py, run)?;
         }

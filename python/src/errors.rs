@@ -34,6 +34,11 @@ create_exception!(
 /// callers and tests catch that; through zinto's pipeline the same call raises these.
 static DECODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static ENCODE_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+/// `zinto.ExistsError`: a `MetadataError` (what it was before, for callers that catch that)
+/// that is also Python's `FileExistsError`.
+static EXISTS_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+const EXISTS_DOC: &str = "An array was to be created where something already is (an array, a \
+                          group, the user's files), and overwrite was not asked for.";
 
 const DECODE_DOC: &str = "A chunk did not decode (corrupt, truncated, wrong size, bad checksum, \
                           a value its type cannot hold).";
@@ -46,11 +51,19 @@ fn value_error_class<'py>(
     cell: &'static PyOnceLock<Py<PyType>>,
     (name, doc): (&str, &str),
 ) -> PyResult<&'py Bound<'py, PyType>> {
+    let bases = [py.get_type::<ZintoError>(), py.get_type::<PyValueError>()];
+    two_bases_class(py, cell, (name, doc), bases)
+}
+
+/// The class `name` deriving from both of `bases`, made once.
+fn two_bases_class<'py>(
+    py: Python<'py>,
+    cell: &'static PyOnceLock<Py<PyType>>,
+    (name, doc): (&str, &str),
+    bases: [Bound<'py, PyType>; 2],
+) -> PyResult<&'py Bound<'py, PyType>> {
     cell.get_or_try_init(py, || {
-        let bases = PyTuple::new(
-            py,
-            [py.get_type::<ZintoError>(), py.get_type::<PyValueError>()],
-        )?;
+        let bases = PyTuple::new(py, bases)?;
         let dict = PyDict::new(py);
         dict.set_item("__module__", "zinto")?;
         dict.set_item("__doc__", doc)?;
@@ -69,6 +82,14 @@ fn decode_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
 
 fn encode_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     value_error_class(py, &ENCODE_ERROR, ("EncodeError", ENCODE_DOC))
+}
+
+fn exists_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    let bases = [
+        py.get_type::<MetadataError>(),
+        py.get_type::<pyo3::exceptions::PyFileExistsError>(),
+    ];
+    two_bases_class(py, &EXISTS_ERROR, ("ExistsError", EXISTS_DOC), bases)
 }
 
 /// An exception of `class` (made on first use) with `msg`, or the error making it raised.
@@ -96,6 +117,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("StoreError", py.get_type::<StoreError>())?;
     m.add("DecodeError", decode_class(py)?)?;
     m.add("EncodeError", encode_class(py)?)?;
+    m.add("ExistsError", exists_class(py)?)?;
     m.add("Cancelled", py.get_type::<Cancelled>())?;
     Ok(())
 }
@@ -135,9 +157,7 @@ fn of_kind(kind: &ErrorKind, msg: String) -> PyErr {
         ErrorKind::OutOfMemory { .. } => pyo3::exceptions::PyMemoryError::new_err(msg),
         ErrorKind::Cancelled => Cancelled::new_err(msg),
         ErrorKind::Encode(_) => raised(encode_class, msg),
-        ErrorKind::Occupied { .. } | ErrorKind::InTheWay { .. } => {
-            pyo3::exceptions::PyFileExistsError::new_err(msg)
-        }
+        ErrorKind::Occupied { .. } | ErrorKind::InTheWay { .. } => raised(exists_class, msg),
         _ => raised(decode_class, msg),
     }
 }

@@ -21,8 +21,9 @@ impl RsGroup {
 #[pymethods]
 impl RsGroup {
     /// `(name, "array" | "group")` of each direct member, sorted by name.
-    fn members(&self) -> PyResult<Vec<(String, String)>> {
-        let members = self.inner.members().map_err(errors::to_py)?;
+    fn members(&self, py: Python<'_>) -> PyResult<Vec<(String, String)>> {
+        // Without the GIL, as every call that may wait on a store.
+        let members = py.detach(|| self.inner.members()).map_err(errors::to_py)?;
         Ok(members
             .into_iter()
             .map(|m| {
@@ -36,17 +37,15 @@ impl RsGroup {
     }
 
     /// The member array `name` (or a deeper path).
-    fn array(&self, name: &str) -> PyResult<RsArray> {
-        self.inner
-            .array(name)
+    fn array(&self, py: Python<'_>, name: &str) -> PyResult<RsArray> {
+        py.detach(|| self.inner.array(name))
             .map(RsArray::new)
             .map_err(errors::to_py)
     }
 
     /// The member group `name` (or a deeper path).
-    fn group(&self, name: &str) -> PyResult<RsGroup> {
-        self.inner
-            .group(name)
+    fn group(&self, py: Python<'_>, name: &str) -> PyResult<RsGroup> {
+        py.detach(|| self.inner.group(name))
             .map(RsGroup::new)
             .map_err(errors::to_py)
     }

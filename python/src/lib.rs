@@ -18,11 +18,39 @@ mod write;
 use pyo3::prelude::*;
 
 /// The settings of a remote store, as `open` takes them.
-fn remote_options(
+/// How a URL's store is reached, as `zinto.open` takes it.
+#[derive(FromPyObject)]
+#[pyo3(from_item_all)]
+struct Reach {
     anonymous: bool,
     in_flight: Option<usize>,
     read_ahead: Option<u64>,
-) -> PyResult<zinto::store::RemoteOptions> {
+    /// Seconds.
+    timeout: Option<f64>,
+    /// Seconds.
+    stall_timeout: Option<f64>,
+}
+
+/// `seconds` as a duration, if it is a positive number of them.
+fn duration(seconds: f64, what: &str) -> PyResult<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "{what} must be a positive number of seconds, not {seconds}"
+            ))
+        })
+}
+
+fn remote_options(reach: &Reach) -> PyResult<zinto::store::RemoteOptions> {
+    let Reach {
+        anonymous,
+        in_flight,
+        read_ahead,
+        timeout,
+        stall_timeout,
+    } = *reach;
     let mut options = zinto::store::RemoteOptions::default();
     options.anonymous = anonymous;
     if let Some(n) = in_flight {
@@ -33,23 +61,28 @@ fn remote_options(
     if let Some(bytes) = read_ahead {
         options.read_ahead = zinto::store::ReadAheadBudget::Bytes(bytes);
     }
+    if let Some(s) = stall_timeout {
+        options.stall_timeout = duration(s, "stall_timeout")?;
+    }
+    if let Some(s) = timeout {
+        options = options.with_timeout(duration(s, "timeout")?);
+    }
     Ok(options)
 }
 
 /// Opens the array or group at `path` (a directory, or a URL: `s3://`, `gs://`, `az://`,
-/// `http(s)://`): returns `RsArray` or `RsGroup`. For URLs, `anonymous` sends requests
-/// unsigned, `in_flight` bounds the requests a read keeps in flight and `read_ahead` the bytes
-/// of bodies it holds ahead of its workers; for a directory, `follow_symlinks = false` refuses
-/// symbolic links inside it (refused for a URL, where it would do nothing).
+/// `http(s)://`): returns `RsArray` or `RsGroup`. For URLs, `reach` (a dict) holds
+/// `anonymous` (unsigned requests), `in_flight` (requests a read keeps in flight),
+/// `read_ahead` (bytes of bodies it holds ahead of its workers), `timeout` and
+/// `stall_timeout` (seconds); for a directory, `follow_symlinks = false` refuses symbolic
+/// links inside it (refused for a URL, where it would do nothing).
 #[pyfunction]
-#[pyo3(signature = (path, anonymous = false, in_flight = None, follow_symlinks = true, read_ahead = None))]
+#[pyo3(signature = (path, reach = None, follow_symlinks = true))]
 fn open(
     py: Python<'_>,
     path: std::path::PathBuf,
-    anonymous: bool,
-    in_flight: Option<usize>,
+    reach: Option<Reach>,
     follow_symlinks: bool,
-    read_ahead: Option<u64>,
 ) -> PyResult<Py<PyAny>> {
     if let Some(url) = path.to_str().filter(|p| p.contains("://")) {
         if !zinto::store::is_remote_url(url) {
@@ -61,7 +94,14 @@ fn open(
         if !follow_symlinks {
             return Err(no_links_in_urls(&zinto::redact::printable_url(url)));
         }
-        let options = remote_options(anonymous, in_flight, read_ahead)?;
+        let reach = reach.unwrap_or(Reach {
+            anonymous: false,
+            in_flight: None,
+            read_ahead: None,
+            timeout: None,
+            stall_timeout: None,
+        });
+        let options = remote_options(&reach)?;
         let store = zinto::store::RemoteStore::from_url_with(url, options).map_err(|e| {
             pyo3::exceptions::PyValueError::new_err(
                 zinto::redact::scrub(&e.to_string()).into_owned(),
@@ -69,7 +109,11 @@ fn open(
         })?;
         let store: array::AnyStore = std::sync::Arc::new(store);
         let shown = zinto::redact::printable_url(url);
-        let node = zinto::Node::open(store, "").map_err(|e| errors::to_py_at(&shown, &e))?;
+        // Without the GIL: the metadata's requests may take up to the timeouts, and other
+        // Python threads (a server on this machine among them) run meanwhile.
+        let node = py
+            .detach(|| zinto::Node::open(store, ""))
+            .map_err(|e| errors::to_py_at(&shown, &e))?;
         return wrap(py, node);
     }
     if !path.exists() {
@@ -89,7 +133,11 @@ fn open(
         false => zinto::FileStore::new(&path).without_symlinks(),
     };
     let store: array::AnyStore = std::sync::Arc::new(store);
-    wrap(py, zinto::Node::open(store, "").map_err(errors::to_py)?)
+    wrap(
+        py,
+        py.detach(|| zinto::Node::open(store, ""))
+            .map_err(errors::to_py)?,
+    )
 }
 
 /// `follow_symlinks=False` given with the URL `shown`, where it would do nothing.

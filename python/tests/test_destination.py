@@ -15,8 +15,10 @@ def test_a_folder_holding_files_is_refused_without_overwrite(tmp_path):
     (dst / "c").mkdir(parents=True)
     (dst / "notes.txt").write_text("mine")
     (dst / "c" / "0").write_text("also mine")
-    with pytest.raises(FileExistsError, match="already holds c, notes.txt"):
+    with pytest.raises(FileExistsError, match="already holds c, notes.txt") as refused:
         zinto.save(dst, np.arange(10, dtype="int32"), chunks=5)
+    assert isinstance(refused.value, zinto.ExistsError)
+    assert isinstance(refused.value, zinto.MetadataError)
     assert (dst / "c" / "0").read_text() == "also mine"
     # Overwriting keeps the user's other files; c/0 is a chunk key of the new array, which a
     # stale file there would be read as: it goes.

@@ -95,7 +95,7 @@ def test_any_read_ahead_budget_reads_the_same_values(s3_env, read_ahead):
     there = zinto.open("s3://fixtures/weather.zarr/temperature", read_ahead=read_ahead)
     here = zinto.open(EXAMPLES / "weather.zarr/temperature")
     np.testing.assert_array_equal(there[...], here[...])
-    with pytest.raises(OverflowError):
+    with pytest.raises(ValueError, match="read_ahead must be 0 or more"):
         zinto.open("s3://fixtures/v3_gzip", read_ahead=-1)
 
 

@@ -22,7 +22,8 @@ import numpy as np
 
 from . import _vlen, _write, _zinto
 from ._write import create, save
-from ._zinto import Cancelled, DecodeError, EncodeError, MetadataError, StoreError, ZintoError
+from ._zinto import (Cancelled, DecodeError, EncodeError, ExistsError, MetadataError, StoreError,
+                     ZintoError)
 from ._zinto import DECODED_CHUNK_LIMIT, __version__
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Cancelled",
     "DecodeError",
     "EncodeError",
+    "ExistsError",
     "Group",
     "MetadataError",
     "SelectionError",
@@ -51,8 +53,8 @@ class SelectionError(IndexError, ValueError):
     """
 
 
-def open(path, *, anonymous=False, in_flight=None, read_ahead=None, follow_symlinks=True,  # noqa: A001
-         decoded_chunk_limit=None):
+def open(path, *, anonymous=False, in_flight=None, read_ahead=None, timeout=None,  # noqa: A001
+         stall_timeout=None, follow_symlinks=True, decoded_chunk_limit=None):
     """Opens the array or group at `path`: an `Array` or a `Group`.
 
     `path` is a directory, or a URL: ``s3://bucket/prefix``, ``gs://``, ``az://``,
@@ -62,7 +64,12 @@ def open(path, *, anonymous=False, in_flight=None, read_ahead=None, follow_symli
     unsigned (public buckets); ``in_flight`` bounds the requests a read keeps in flight
     (default 64); ``read_ahead`` is the bytes of response bodies a read may hold ahead of its
     workers, so that more bodies arrive than workers decode (default 2% of the read's output,
-    at least 8 MiB; 0 holds none ahead: docs/memory.md). For a directory,
+    at least 8 MiB; 0 holds none ahead: docs/memory.md). ``timeout`` (seconds, default 300)
+    bounds a request with its retries (it gives up within about twice it);
+    ``stall_timeout`` (seconds, default 30, never more than ``timeout``) fails a request
+    when no byte arrives for that long. Ctrl-C stops a read of a URL at once, its requests
+    dropped (opening reads metadata without watching for Ctrl-C: the timeouts bound it).
+    For a directory,
     ``follow_symlinks=False`` refuses every symbolic link inside
     it (a ``StoreError``), so that a dataset someone else wrote reads nothing outside itself
     through one (docs/security.md); by default reads follow links, and writes through the
@@ -72,8 +79,11 @@ def open(path, *, anonymous=False, in_flight=None, read_ahead=None, follow_symli
     1 GiB; see `Array.decoded_chunk_limit`).
     """
     if isinstance(path, str) and "://" in path:
-        node = _zinto.open(path, anonymous, in_flight, read_ahead=read_ahead,
-                           follow_symlinks=follow_symlinks)
+        if read_ahead is not None and read_ahead < 0:
+            raise ValueError(f"read_ahead must be 0 or more bytes, not {read_ahead}")
+        reach = {"anonymous": anonymous, "in_flight": in_flight, "read_ahead": read_ahead,
+                 "timeout": timeout, "stall_timeout": stall_timeout}
+        node = _zinto.open(path, reach, follow_symlinks=follow_symlinks)
     else:
         node = _zinto.open(os.fspath(path), follow_symlinks=follow_symlinks)
     return _wrap(node, decoded_chunk_limit)

@@ -128,7 +128,7 @@ def create(path, shape, dtype, chunks, *, shards=None, codecs=DEFAULT_CODECS, fi
     - `attributes`: a dict stored with the array; `dimension_names`: one name (or None) per
       dimension (v2: xarray's ``_ARRAY_DIMENSIONS``).
     - `overwrite`: create even where something is already (by default anything at `path` is
-      refused with FileExistsError, naming it): the array or group there is replaced, and of
+      refused with `zinto.ExistsError`, a `MetadataError` and a `FileExistsError`, naming it): the array or group there is replaced, and of
       everything else only what zarr would read as the new array's is removed (its metadata
       and chunk keys); the user's other files stay.
     - `follow_symlinks`: in a directory, writes never follow a symbolic link out of it (a

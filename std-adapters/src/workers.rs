@@ -95,6 +95,39 @@ impl Crew<'_> {
     }
 }
 
+/// How often [`watch_cancel`] looks at a cancel flag.
+const WATCH: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// Runs `job` while watching `cancel` from another thread: once it is set, `stop` is called at
+/// once, not when a worker next looks between items. For a job whose workers may all be
+/// blocked for long (waiting for a stalled server): `stop` ends what they wait for. Without a
+/// cancel flag, `job` runs alone.
+pub(crate) fn watch_cancel<T>(
+    cancel: Option<&AtomicBool>,
+    stop: &(dyn Fn() + Sync),
+    job: impl FnOnce() -> T,
+) -> T {
+    let Some(cancel) = cancel else {
+        return job();
+    };
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            while !done.load(Ordering::Acquire) {
+                if cancel.load(Ordering::Relaxed) {
+                    stop();
+                    return;
+                }
+                std::thread::park_timeout(WATCH);
+            }
+        });
+        let result = job();
+        done.store(true, Ordering::Release);
+        watcher.thread().unpark();
+        result
+    })
+}
+
 /// The first error any worker hit; once set, workers start no new piece.
 #[derive(Default)]
 pub(crate) struct FirstError {

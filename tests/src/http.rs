@@ -13,7 +13,7 @@ use std::fs::{File, Metadata};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, UNIX_EPOCH};
@@ -100,6 +100,8 @@ impl FileServer {
 #[derive(Debug)]
 pub struct FaultProxy {
     server: Background,
+    /// Dribbled bodies the client went away from before their end.
+    hung_up: Arc<AtomicUsize>,
 }
 
 impl FaultProxy {
@@ -127,10 +129,18 @@ impl FaultProxy {
         faults: Vec<Fault>,
         after: Fault,
     ) -> io::Result<FaultProxy> {
+        let hung_up = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&hung_up);
         let server = Background::start(move |stream, log| {
-            proxy_connection(stream, upstream, (&faults, after), log)
+            proxy_connection(stream, upstream, (&faults, after), (log, &counter))
         })?;
-        Ok(FaultProxy { server })
+        Ok(FaultProxy { server, hung_up })
+    }
+
+    /// How many bodies sent with [`Fault::Dribble`] the client went away from before their
+    /// end (it closed the connection: the request was cancelled, not waited out).
+    pub fn hung_up(&self) -> usize {
+        self.hung_up.load(Ordering::SeqCst)
     }
 
     /// The address the proxy listens on.
@@ -621,7 +631,7 @@ fn proxy_connection(
     stream: TcpStream,
     upstream: SocketAddr,
     (faults, after): (&[Fault], Fault),
-    log: &Log,
+    (log, hung_up): (&Log, &AtomicUsize),
 ) -> io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut writer = BufWriter::with_capacity(BUF_SIZE, stream);
@@ -654,7 +664,11 @@ fn proxy_connection(
             Fault::Dribble(pause) => {
                 let mut body = Vec::new();
                 relay(upstream, &req, &mut body, true, None)?;
-                return dribble(&mut writer, &body, pause);
+                let sent = dribble(&mut writer, &body, pause);
+                if sent.is_err() {
+                    hung_up.fetch_add(1, Ordering::SeqCst);
+                }
+                return sent;
             }
             Fault::Endless => {
                 let mut response = Vec::new();

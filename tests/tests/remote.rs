@@ -840,3 +840,102 @@ fn remote_writes_retry_dropped_and_refused_requests_and_leave_nothing_half_visib
         }
     }
 }
+
+/// A server that sends a body's bytes with long pauses between them: the stall timeout (no
+/// byte for that long) ends each attempt, whatever the request's timeout (30 s here, which the
+/// body would take minutes to reach).
+#[test]
+fn a_stalled_body_ends_at_the_stall_timeout() {
+    let mut options = quick();
+    options.timeout = Duration::from_secs(30);
+    options.stall_timeout = Duration::from_millis(300);
+    options.retries = 1;
+    let (message, took) = fail_every_time(Fault::Dribble(Duration::from_secs(3)), options);
+    assert!(took < Duration::from_secs(6), "{took:?}");
+    assert!(!message.is_empty());
+}
+
+/// `with_timeout` bounds a request with its retries: five retries and a minute's window by
+/// default shrink to the timeout's, so a body trickling a byte every 50 ms gives up within
+/// about twice the timeout, not after five attempts.
+#[test]
+fn with_timeout_bounds_a_request_and_its_retries() {
+    let mut options = quick();
+    options.retries = 5;
+    options.retry_timeout = Duration::from_secs(60);
+    let options = options.with_timeout(Duration::from_secs(1));
+    assert_eq!(options.retry_timeout, Duration::from_secs(1));
+    let (_, took) = fail_every_time(Fault::Dribble(Duration::from_millis(50)), options);
+    assert!(took < Duration::from_secs(4), "{took:?}");
+}
+
+/// A read of a server that sends a byte a second, cancelled: the read ends at once with
+/// `Cancelled` (not when a worker next looks between chunks, which a stalled body never
+/// lets it do), and its requests are dropped (the server sees its client go away), not
+/// waited out.
+#[test]
+fn a_cancelled_read_of_a_stalled_server_drops_its_requests_at_once() {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let proxy = FaultProxy::start(
+        server.addr(),
+        vec![Fault::Dribble(Duration::from_secs(1)); 1000],
+    )
+    .unwrap();
+    let store = remote(&proxy.url(), quick().with_timeout(Duration::from_secs(60)));
+    let (array, _) = gzip_array(&store);
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let options = ReadOptions {
+        cancel: Some(&cancel),
+        ..ReadOptions::default()
+    };
+    let whole = Region::whole(array.shape()).unwrap();
+    let mut out = vec![0u8; array.selection_len(&whole).unwrap()];
+    let (set_at, returned_at) = std::thread::scope(|s| {
+        let setter = s.spawn(|| {
+            std::thread::sleep(Duration::from_millis(500));
+            cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            Instant::now()
+        });
+        let e = array
+            .read_into_with(&whole, &mut out, &options)
+            .unwrap_err();
+        assert!(matches!(e.kind(), zinto::ErrorKind::Cancelled), "{e}");
+        (setter.join().unwrap(), Instant::now())
+    });
+    // Within a few of the watcher's 20 ms looks at the flag.
+    let after = returned_at.saturating_duration_since(set_at);
+    assert!(
+        after < Duration::from_millis(300),
+        "returned {after:?} after the cancel"
+    );
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while proxy.hung_up() == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(proxy.hung_up() > 0, "no request was dropped");
+}
+
+/// The command's `--timeout` reaches its requests: a read of a body trickling a byte every
+/// 50 ms fails within twice the timeout (the default, 300 s, would wait minutes).
+#[test]
+fn the_commands_timeout_ends_a_slow_read() {
+    let server = FileServer::start(fixtures().join("data")).unwrap();
+    let proxy =
+        FaultProxy::start_every(server.addr(), Fault::Dribble(Duration::from_millis(50))).unwrap();
+    let url = format!("{}/v3_gzip", proxy.url());
+    let started = Instant::now();
+    let code = zinto::cli::run(["zinto", "--timeout", "1", "read", &url]);
+    assert_eq!(code, 1);
+    assert!(
+        started.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        started.elapsed()
+    );
+    for bad in ["0", "-1", "soon"] {
+        assert_eq!(
+            zinto::cli::run(["zinto", "--timeout", bad, "read", &url]),
+            2,
+            "{bad}"
+        );
+    }
+}

@@ -70,6 +70,15 @@ struct Cli {
     /// 8 MiB; 0 holds none ahead).
     #[arg(long, global = true, value_name = "BYTES")]
     read_ahead: Option<u64>,
+    /// For URLs: a request (with its retries) gives up after about SECONDS (at most twice
+    /// that), so a slow or stalled server cannot hold a command for long (default 300;
+    /// decimals allowed: 0.5).
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = seconds)]
+    timeout: Option<std::time::Duration>,
+    /// For URLs: a request fails when no byte arrives for SECONDS: its answer, or the next
+    /// part of its body (default 30, and never more than --timeout).
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = seconds)]
+    stall_timeout: Option<std::time::Duration>,
     /// For directories: refuse every symbolic link inside the array or group, on reads (info,
     /// read, convert's source) and writes (create, convert's destination) alike (each a store
     /// error naming the link), so that nothing outside it is read or written through one. By
@@ -80,12 +89,24 @@ struct Cli {
     no_symlinks: bool,
 }
 
+/// A positive number of seconds, decimals allowed (`30`, `0.5`).
+fn seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("{text:?} is not a positive number of seconds (30, 0.5)"))
+}
+
 /// How to reach stores, from the command line.
 #[derive(Clone, Copy)]
 struct StoreArgs {
     anonymous: bool,
     in_flight: Option<NonZeroUsize>,
     read_ahead: Option<u64>,
+    timeout: Option<std::time::Duration>,
+    stall_timeout: Option<std::time::Duration>,
     /// Refuse symbolic links inside a directory store.
     no_symlinks: bool,
 }
@@ -290,6 +311,8 @@ where
         anonymous: cli.anonymous,
         in_flight: cli.in_flight,
         read_ahead: cli.read_ahead,
+        timeout: cli.timeout,
+        stall_timeout: cli.stall_timeout,
         no_symlinks: cli.no_symlinks,
     };
     let result =
@@ -369,6 +392,12 @@ fn remote_options(remote: StoreArgs) -> RemoteOptions {
     }
     if let Some(bytes) = remote.read_ahead {
         options.read_ahead = ReadAheadBudget::Bytes(bytes);
+    }
+    if let Some(stall) = remote.stall_timeout {
+        options.stall_timeout = stall;
+    }
+    if let Some(timeout) = remote.timeout {
+        options = options.with_timeout(timeout);
     }
     options
 }

@@ -123,7 +123,12 @@ impl<S: Store> Array<S> {
             out_shape: selection.shape(),
             contexts: &self.contexts,
         };
-        for_each_piece(&fanout, out, &job)
+        // A remote read's workers may all wait on a stalled server: a cancel then stops the
+        // fetches at once (their requests dropped), not when a worker next looks.
+        let cancel = options.cancel.filter(|_| job.fetches.is_some());
+        crate::workers::watch_cancel(cancel, &|| job.stop(), || {
+            for_each_piece(&fanout, out, &job)
+        })
     }
 
     /// Every key `pieces` read, in the order the workers take them, for a store that reads

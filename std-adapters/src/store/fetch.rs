@@ -178,15 +178,48 @@ enum Fetched {
 /// Where a worker waits for its piece's response.
 type Slot = Mutex<Option<oneshot::Receiver<Result<Fetched, StoreError>>>>;
 
+/// Fired once, when a read stops: every request of the read still running (the stage's, and
+/// the shard spans its workers started) is dropped at once, its connection closed, and the
+/// workers waiting for them wake.
+#[derive(Default)]
+pub(crate) struct Stop {
+    fired: AtomicBool,
+    notify: Notify,
+}
+
+impl Stop {
+    fn fire(&self) {
+        self.fired.store(true, Ordering::SeqCst);
+        self.notify.notify_waiters();
+    }
+
+    /// Returns once [`Stop::fire`] was called (at once if it was already).
+    async fn fired(&self) {
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            // Registered before the flag is looked at: a fire in between is not missed.
+            notified.as_mut().enable();
+            if self.fired.load(Ordering::SeqCst) {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
 /// The fetches of one read, one slot per piece; dropping it cancels what is in flight.
 pub(crate) struct FetchStage {
     slots: Vec<Slot>,
     driver: tokio::task::JoinHandle<()>,
+    stop: Arc<Stop>,
 }
 
 impl Drop for FetchStage {
     fn drop(&mut self) {
-        // Aborting the driver drops its JoinSet, which aborts every fetch it started.
+        // Aborting the driver drops its JoinSet, which aborts every fetch it started; the
+        // spans started by workers stop on the signal.
+        self.stop.fire();
         self.driver.abort();
     }
 }
@@ -197,6 +230,7 @@ impl FetchStage {
     /// nobody will use (a piece taken but never read keeps its request's permit: with more
     /// workers than requests in flight, a worker could otherwise wait for a permit forever).
     pub(crate) fn abort(&self) {
+        self.stop.fire();
         self.driver.abort();
     }
 
@@ -247,7 +281,11 @@ impl FetchStage {
             }
             while fetches.join_next().await.is_some() {}
         });
-        Self { slots, driver }
+        Self {
+            slots,
+            driver,
+            stop: Arc::default(),
+        }
     }
 
     /// The store the worker reading piece `index` (of `key`) reads through: the fetched object
@@ -277,6 +315,7 @@ impl FetchStage {
             key: key.to_owned(),
             fetched: Mutex::new(fetched),
             spans: Mutex::new(Spans::default()),
+            stop: Arc::clone(&self.stop),
         })
     }
 }
@@ -447,6 +486,8 @@ pub(crate) struct PieceStore<'r> {
     key: String,
     fetched: Mutex<Fetched>,
     spans: Mutex<Spans>,
+    /// The read's: a span's request ends when it fires.
+    stop: Arc<Stop>,
 }
 
 /// The spans of a shard still to fetch, in the order they will be read, and the one arriving.
@@ -565,9 +606,13 @@ impl PieceStore<'_> {
             permit: None,
             room: Room::new(None),
         };
-        self.remote
-            .runtime
-            .spawn(async move { request.run(tx, &errors).await });
+        let stop = Arc::clone(&self.stop);
+        self.remote.runtime.spawn(async move {
+            tokio::select! {
+                () = stop.fired() => {}
+                () = request.run(tx, &errors) => {}
+            }
+        });
         match rx.blocking_recv() {
             // The shard was there a moment ago (its index was read): not a missing chunk.
             Ok(Ok(Fetched::Missing)) => Err(Halt::Store(StoreError::Remote {

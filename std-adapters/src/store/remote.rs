@@ -40,8 +40,13 @@ pub struct RemoteOptions {
     /// Bytes of response bodies a read may hold ahead of its workers, beyond each body's few
     /// frames: what lets more bodies arrive than there are workers decoding them.
     pub read_ahead: ReadAheadBudget,
-    /// A request, body included, fails after this long (then is retried).
+    /// A request, body included, fails after this long (then is retried while
+    /// `retry_timeout` allows). Default 300 s; [`RemoteOptions::with_timeout`] sets it with
+    /// the retries' window, so that a request with its retries gives up within about twice it.
     pub timeout: Duration,
+    /// A request fails when no byte arrives for this long: its headers, or the next part of
+    /// its body (a stalled server), whatever the request's `timeout`. Default 30 s.
+    pub stall_timeout: Duration,
     /// Connecting fails after this long (then is retried).
     pub connect_timeout: Duration,
     /// Retries of a failed request (5xx answers, resets, timeouts, a body cut short), with
@@ -76,6 +81,7 @@ impl fmt::Debug for RemoteOptions {
             .field("in_flight", &self.in_flight)
             .field("read_ahead", &self.read_ahead)
             .field("timeout", &self.timeout)
+            .field("stall_timeout", &self.stall_timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("retries", &self.retries)
             .field("retry_timeout", &self.retry_timeout)
@@ -91,11 +97,26 @@ impl Default for RemoteOptions {
             in_flight: NonZeroUsize::MIN.saturating_add(63),
             read_ahead: ReadAheadBudget::Auto,
             timeout: Duration::from_secs(300),
+            stall_timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(5),
             retries: 5,
             retry_timeout: Duration::from_secs(60),
             config: Vec::new(),
         }
+    }
+}
+
+impl RemoteOptions {
+    /// These options with requests bounded by `timeout`, their retries included: each attempt
+    /// fails after `timeout`, and no retry starts later than `timeout` after the first (the
+    /// retries' window shrinks to it, never grows), so a request gives up within about twice
+    /// `timeout`. The stall timeout shrinks to it too.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self.retry_timeout = self.retry_timeout.min(timeout);
+        self.stall_timeout = self.stall_timeout.min(timeout);
+        self
     }
 }
 
@@ -219,6 +240,7 @@ impl RemoteStore {
         let ms = |d: Duration| format!("{}ms", d.as_millis());
         let mut client = vec![
             (ClientConfigKey::Timeout, ms(options.timeout)),
+            (ClientConfigKey::ReadTimeout, ms(options.stall_timeout)),
             (ClientConfigKey::ConnectTimeout, ms(options.connect_timeout)),
         ];
         if scheme == "http" {
