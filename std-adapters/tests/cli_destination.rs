@@ -283,3 +283,65 @@ fn a_folder_of_the_users_files_is_kept() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The same folder mounted a second time (`mount --bind`): no link and no `..` tell them
+/// apart, only the file system (one device and inode). Mounting needs root, as CI has;
+/// elsewhere the test says it did not run.
+#[cfg(unix)]
+#[test]
+fn convert_sees_through_a_bind_mount() {
+    let dir = scratch("bind");
+    let a = dir.join("A");
+    assert_eq!(create(&npy(&dir), &a, &[]).status.code(), Some(0));
+    let again = dir.join("M");
+    std::fs::create_dir_all(&again).unwrap();
+    let mounted = Command::new("mount")
+        .args(["--bind", s(&a), s(&again)])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !mounted {
+        eprintln!("not run: mount --bind needs root");
+        std::fs::remove_dir_all(&dir).unwrap();
+        return;
+    }
+    let out = zinto(&[
+        "convert",
+        s(&a),
+        s(&again),
+        "--overwrite",
+        "--chunks",
+        "8,8",
+    ]);
+    let inside = zinto(&["convert", s(&a), s(&again.join("sub")), "--chunks", "8,8"]);
+    let _ = Command::new("umount").arg(&again).status();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("is the source"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(inside.status.code(), Some(2), "{}", text(&inside.stderr));
+    assert_eq!(read(&a), counting());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A group converted into a folder that holds the user's files: refused without --overwrite,
+/// naming them; with it, written beside them.
+#[test]
+fn a_group_is_not_converted_over_the_users_files() {
+    let dir = scratch("group");
+    let weather = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/data/weather.zarr");
+    let dst = dir.join("W");
+    std::fs::create_dir_all(&dst).unwrap();
+    std::fs::write(dst.join("notes.txt"), b"mine").unwrap();
+    let out = zinto(&["convert", s(&weather), s(&dst)]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("holds notes.txt"), "{err}");
+    assert_eq!(files(&dst), ["notes.txt"]);
+    let out = zinto(&["convert", s(&weather), s(&dst), "--overwrite"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(dst.join("notes.txt")).unwrap(), b"mine");
+    assert!(dst.join("zarr.json").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1223,3 +1223,33 @@ fn strings_in_shards_read_by_their_index_and_bad_entries_are_refused_by_name() {
     );
     assert!(e.to_string().contains("s/c/0"), "{e}");
 }
+
+/// A `cast_value` `scalar_map` of any other shape than `{"encode": [[k, v], ...], "decode":
+/// [...]}` was read as no entries: a stored -32768 (mapped back to NaN) read as -32768 / 100.
+/// Issue 61's shapes, each refused naming the field; the valid map reads NaN there.
+#[test]
+fn a_malformed_scalar_map_is_refused_not_read_as_empty() {
+    let name = "z34_cast_value_f8_i2";
+    let values = read_all(&load(name)).unwrap();
+    let nans = values
+        .chunks_exact(8)
+        .filter(|v| f64::from_le_bytes((*v).try_into().unwrap()).is_nan())
+        .count();
+    assert!(nans > 0, "the fixture maps a stored -32768 back to NaN");
+    for map in [
+        json!({"decode": [[1], [-32768, "NaN"]]}),
+        json!({"decode": [-32768, "NaN", 9]}),
+        json!({"decode": {"-32768": "NaN"}}),
+        json!({"decode": "-32768:NaN"}),
+        json!([[-32768, "NaN"]]),
+        json!("decode"),
+        json!({"decode": [[-32768, "NaN"]], "decoded": []}),
+    ] {
+        let mut store = load(name);
+        edit_metadata(&mut store, |m| {
+            m["codecs"][1]["configuration"]["scalar_map"] = map.clone();
+        });
+        let e = read_all(&store).unwrap_err().to_string();
+        assert!(e.contains("scalar_map"), "{map}: {e}");
+    }
+}
