@@ -81,6 +81,40 @@ pub enum LayoutError {
         /// The range's end.
         end: u64,
     },
+    /// An index of a selection outside its axis (negative ones count from the end, as NumPy's).
+    IndexOutOfBounds {
+        /// The axis.
+        dim: usize,
+        /// The index, as given.
+        index: i64,
+        /// The axis's extent.
+        extent: u64,
+    },
+    /// A boolean mask of another length than its axis.
+    MaskLength {
+        /// The axis.
+        dim: usize,
+        /// The mask's length.
+        len: u64,
+        /// The axis's extent.
+        extent: u64,
+    },
+    /// A selection that names an axis twice, or leaves one out.
+    AxisSelection {
+        /// The axis.
+        dim: usize,
+        /// Named twice (else left out).
+        twice: bool,
+    },
+    /// The index lists of a coordinate selection (points) have different lengths.
+    PointsDiffer {
+        /// The axis whose list differs from the first's.
+        dim: usize,
+        /// Its length.
+        len: u64,
+        /// The first list's length.
+        first: u64,
+    },
 }
 
 impl fmt::Display for LayoutError {
@@ -117,6 +151,24 @@ impl fmt::Display for LayoutError {
             Self::BackwardsRange { dim, start, end } => write!(
                 f,
                 "range {start}..{end} along dimension {dim} ends before it starts"
+            ),
+            Self::IndexOutOfBounds { dim, index, extent } => write!(
+                f,
+                "index {index} is out of bounds for axis {dim} with size {extent}"
+            ),
+            Self::MaskLength { dim, len, extent } => write!(
+                f,
+                "boolean index of length {len} for axis {dim} with size {extent}"
+            ),
+            Self::AxisSelection { dim, twice: true } => {
+                write!(f, "axis {dim} is selected twice")
+            }
+            Self::AxisSelection { dim, twice: false } => {
+                write!(f, "axis {dim} is not selected")
+            }
+            Self::PointsDiffer { dim, len, first } => write!(
+                f,
+                "coordinate selection: the indices for axis {dim} are {len}, the first axis's {first} (they must be as many)"
             ),
         }
     }

@@ -48,6 +48,8 @@ mod order;
 pub mod records;
 mod region;
 mod runs;
+#[cfg(feature = "alloc")]
+pub mod selection;
 mod shape;
 
 #[cfg(feature = "alloc")]

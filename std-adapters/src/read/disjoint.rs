@@ -22,12 +22,28 @@
 //! So every live slice lies inside the buffer (1, 2, 4), inside the region of the claim it came
 //! from (4), and that region overlaps no other live claim's (3): no two live slices overlap.
 //!
+//! # A second handle: outputs of selections other than a rectangle
+//! [`OwnedOutput`] shares the output of a selection that gathers elements (lists of indices,
+//! points, `core::selection`): a chunk's elements land anywhere in it, in no rectangle. Each
+//! output element has one owner, a function of its coordinates: along each output axis, the
+//! chunk of that axis's group its position comes from ([`AxisOwners`], given to the handle and
+//! kept by it, so it cannot change). Its invariants:
+//! 5. The buffer is a C-order array of `shape` with `elem`-byte elements (checked when made),
+//!    borrowed mutably for the handle's life (as 1).
+//! 6. An [`OwnedClaim`] holds one owner tuple (one owner per output axis); tuples claimed at the
+//!    same time differ ([`OwnedOutput::claim`] checks a new one against every live claim,
+//!    under a lock), so no element belongs to two live claims.
+//! 7. A claim hands out one slice at a time ([`OwnedClaim::run_mut`] borrows it mutably), of
+//!    whole elements along the last output axis whose owners along every axis are the
+//!    claim's (each checked against the handle's own owners).
+//!
 //! Tests of this module run under Miri (`cargo +nightly miri test -p zinto --lib disjoint`),
 //! which checks the aliasing model and data races across threads.
 
 use std::marker::PhantomData;
 use std::sync::Mutex;
 
+use zinto_core::selection::AxisOwners;
 use zinto_core::{Dims, Region, dims, product};
 
 use crate::error::ErrorKind;
@@ -253,6 +269,177 @@ impl Drop for Claim<'_, '_> {
     }
 }
 
+/// An output buffer shared by workers that each gather one owner's elements (a selection's
+/// chunk): invariants 5 to 7.
+#[derive(Debug)]
+pub(crate) struct OwnedOutput<'a> {
+    ptr: *mut u8,
+    len: usize,
+    elem: usize,
+    shape: Dims,
+    /// C-order strides of `shape`, in elements.
+    strides: Dims,
+    /// Per output axis, the owner of each position: the handle's own, never changed.
+    owners: Vec<AxisOwners>,
+    claims: Mutex<ClaimedOwners>,
+    _borrow: PhantomData<&'a mut [u8]>,
+}
+
+#[derive(Debug, Default)]
+struct ClaimedOwners {
+    next_id: u64,
+    live: Vec<(u64, Dims)>,
+}
+
+// SAFETY: as for `DisjointOutput`: the handle only lets threads claim owner tuples no other
+// live claim holds (invariant 6) and slice elements of their own tuple (7), which never
+// overlap another claim's.
+unsafe impl Send for OwnedOutput<'_> {}
+// SAFETY: as above; the claim list is behind a mutex.
+unsafe impl Sync for OwnedOutput<'_> {}
+
+impl<'a> OwnedOutput<'a> {
+    /// Takes the whole buffer (invariant 5), a C-order array of `shape` with `elem`-byte
+    /// elements, whose positions along output axis `a` are owned as `owners[a]` says.
+    pub(crate) fn new(
+        buf: &'a mut [u8],
+        shape: &[u64],
+        elem: usize,
+        owners: Vec<AxisOwners>,
+    ) -> Result<Self, ErrorKind> {
+        let expected = product(shape).ok().and_then(|n| n.checked_mul(elem as u64));
+        if expected != Some(buf.len() as u64) || elem == 0 || owners.len() != shape.len() {
+            return Err(bug("gathered output of the wrong length or owners"));
+        }
+        let mut strides = dims(shape).map_err(ErrorKind::Layout)?;
+        let mut stride = 1u64;
+        for (s, &n) in strides.iter_mut().zip(shape).rev() {
+            *s = stride;
+            stride = stride.saturating_mul(n);
+        }
+        Ok(Self {
+            ptr: buf.as_mut_ptr(),
+            len: buf.len(),
+            elem,
+            shape: dims(shape).map_err(ErrorKind::Layout)?,
+            strides,
+            owners,
+            claims: Mutex::new(ClaimedOwners::default()),
+            _borrow: PhantomData,
+        })
+    }
+
+    /// Claims the elements owned by `owner` (one owner per output axis) until the claim is
+    /// dropped.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Internal`] for a tuple of the wrong length or one a live claim holds.
+    pub(crate) fn claim(&self, owner: &[u64]) -> Result<OwnedClaim<'_, 'a>, ErrorKind> {
+        if owner.len() != self.shape.len() {
+            return Err(bug("an owner tuple of the wrong length"));
+        }
+        let owner = dims(owner).map_err(ErrorKind::Layout)?;
+        let id = {
+            let Ok(mut list) = self.claims.lock() else {
+                return Err(bug("claim list poisoned"));
+            };
+            if list.live.iter().any(|(_, other)| *other == owner) {
+                None
+            } else {
+                let id = list.next_id;
+                list.next_id += 1;
+                list.live.push((id, owner.clone()));
+                Some(id)
+            }
+        };
+        let id = id.ok_or_else(|| bug("an owner claimed twice at once"))?;
+        Ok(OwnedClaim {
+            out: self,
+            id,
+            owner,
+        })
+    }
+
+    /// Whether elements `first..first + count` all lie along the last output axis in one
+    /// row, and are all owned by `owner`.
+    fn owns(&self, owner: &[u64], first: u64, count: u64) -> bool {
+        let mut rest = first;
+        let last = self.shape.len().checked_sub(1);
+        for (a, ((&stride, &n), axis)) in self
+            .strides
+            .iter()
+            .zip(self.shape.iter())
+            .zip(&self.owners)
+            .enumerate()
+        {
+            let c = rest / stride;
+            rest %= stride;
+            let Some(&want) = owner.get(a) else {
+                return false;
+            };
+            let ok = if Some(a) == last {
+                axis.covers(c, count, want, n)
+            } else {
+                axis.owner(c, n) == Some(want)
+            };
+            if !ok {
+                return false;
+            }
+        }
+        // A 0-d output: its one element.
+        last.is_some() || (first == 0 && count == 1)
+    }
+}
+
+/// One owner's elements of an [`OwnedOutput`], released when dropped.
+#[derive(Debug)]
+pub(crate) struct OwnedClaim<'o, 'a> {
+    out: &'o OwnedOutput<'a>,
+    id: u64,
+    owner: Dims,
+}
+
+impl OwnedClaim<'_, '_> {
+    /// The output bytes `start..start + len`: whole elements along the last output axis, all
+    /// of this claim's owner.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Internal`] if they are not.
+    pub(crate) fn run_mut(&mut self, start: usize, len: usize) -> Result<&mut [u8], ErrorKind> {
+        let elem = self.out.elem;
+        let end = start
+            .checked_add(len)
+            .filter(|&end| end <= self.out.len && len > 0)
+            .ok_or_else(|| bug("run outside the gathered output"))?;
+        if !start.is_multiple_of(elem) || !len.is_multiple_of(elem) {
+            return Err(bug("run not of whole elements"));
+        }
+        if !self
+            .out
+            .owns(&self.owner, (start / elem) as u64, (len / elem) as u64)
+        {
+            return Err(bug("run of elements another piece owns"));
+        }
+        debug_assert!(end <= self.out.len);
+        // SAFETY: `start..end` lies inside the buffer (checked above), borrowed mutably for
+        // `'a` (invariant 5), so the pointer stays in one allocation of initialised `u8`s.
+        // Every element of it is owned by this claim's tuple (checked above against the
+        // handle's own owners, which nothing changes), no other live claim holds that tuple
+        // (invariant 6), and an element has one owner tuple: no other live claim's slice
+        // holds these bytes. This claim has no other live slice: the result borrows `self`
+        // mutably (invariant 7). So this `&mut` is unique for its lifetime.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.out.ptr.add(start), len) })
+    }
+}
+
+impl Drop for OwnedClaim<'_, '_> {
+    fn drop(&mut self) {
+        if let Ok(mut list) = self.out.claims.lock() {
+            list.live.retain(|(id, _)| *id != self.id);
+        }
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -372,5 +559,78 @@ mod tests {
             DisjointOutput::new(&mut buf, &[3, 3], 1).map(drop)
         }));
         assert!(made.is_err() || matches!(made, Ok(Err(ErrorKind::Internal { .. }))));
+    }
+
+    /// Threads gathering interleaved, unsorted elements (a list selection's chunks): each
+    /// writes only what its owner tuple owns; a run across owners, a run into the next row,
+    /// part of an element and a tuple claimed twice are refused.
+    #[test]
+    #[allow(clippy::cast_possible_truncation)] // coordinates of a 2 x 6 output
+    fn owned_claims_write_only_their_owners_elements() {
+        use super::OwnedOutput;
+        use zinto_core::selection::AxisOwners;
+        // 2 x 6 output: rows owned by chunk 0 then 1 (a range), columns by chunks 1,0,0,1,2,2.
+        let owners = vec![
+            AxisOwners::Boundaries(vec![0, 1]),
+            AxisOwners::Each(vec![1, 0, 0, 1, 2, 2]),
+        ];
+        let mut buf = vec![0u8; 12];
+        {
+            let out = OwnedOutput::new(&mut buf, &[2, 6], 1, owners).unwrap();
+            std::thread::scope(|s| {
+                for (row, col) in [(0u64, 0u64), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)] {
+                    let out = &out;
+                    s.spawn(move || {
+                        let mut claim = out.claim(&[row, col]).unwrap();
+                        let mark = (10 * row + col) as u8 + 1;
+                        let base = row as usize * 6;
+                        match col {
+                            0 => claim.run_mut(base + 1, 2).unwrap().fill(mark),
+                            1 => {
+                                claim.run_mut(base, 1).unwrap().fill(mark);
+                                claim.run_mut(base + 3, 1).unwrap().fill(mark);
+                            }
+                            _ => claim.run_mut(base + 4, 2).unwrap().fill(mark),
+                        }
+                    });
+                }
+            });
+        }
+        assert_eq!(buf, [2, 1, 1, 2, 3, 3, 12, 11, 11, 12, 13, 13]);
+        let owners = vec![
+            AxisOwners::Boundaries(vec![0, 1]),
+            AxisOwners::Each(vec![1, 0, 0, 1, 2, 2]),
+        ];
+        let mut buf = vec![0u16; 12];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buf);
+        let out = OwnedOutput::new(bytes, &[2, 6], 2, owners).unwrap();
+        let mut claim = out.claim(&[0, 0]).unwrap();
+        assert_eq!(claim.run_mut(2, 4).unwrap().len(), 4);
+        for (start, len) in [
+            (0, 2),  // owned by chunk 1 along the columns
+            (2, 6),  // into a column of another owner
+            (3, 2),  // part of two elements
+            (10, 4), // past the row into the next (another owner too)
+            (14, 4), // row 1 is owner 1
+            (24, 2), // past the buffer
+        ] {
+            let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                claim.run_mut(start, len).map(|s| s.len())
+            }));
+            if cfg!(debug_assertions) {
+                assert!(refused.is_err(), "{start}+{len}: the debug assertion fires");
+            } else {
+                assert!(
+                    matches!(refused, Ok(Err(ErrorKind::Internal { .. }))),
+                    "{start}+{len}"
+                );
+            }
+        }
+        let twice = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            out.claim(&[0, 0]).map(drop)
+        }));
+        assert!(twice.is_err() || matches!(twice, Ok(Err(ErrorKind::Internal { .. }))));
+        drop(claim);
+        assert!(out.claim(&[0, 0]).is_ok());
     }
 }

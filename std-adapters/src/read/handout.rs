@@ -26,11 +26,11 @@ pub(crate) struct ContextPool {
 }
 
 impl ContextPool {
-    fn take(&self) -> Option<ReadContext> {
+    pub(super) fn take(&self) -> Option<ReadContext> {
         self.free.lock().ok()?.pop()
     }
 
-    fn give(&self, ctx: ReadContext) {
+    pub(super) fn give(&self, ctx: ReadContext) {
         if let Ok(mut free) = self.free.lock() {
             free.push(ctx);
         }

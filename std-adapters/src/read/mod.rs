@@ -15,6 +15,7 @@ pub(crate) mod context;
 pub(crate) mod decode;
 pub(crate) mod disjoint;
 pub(crate) mod element;
+mod gather;
 mod handout;
 mod many;
 mod out;
