@@ -238,6 +238,44 @@ impl RsArray {
         found.append_to(absent)
     }
 
+    /// Reads the selection `groups` states (see `selection::groups`: lists of indices, masks,
+    /// points, in output order) into `out` (its bytes, a flat `uint8` array), each chunk
+    /// read once and only the selected elements gathered, with the GIL released and Ctrl-C
+    /// honoured; `absent` as for `read_into`.
+    #[pyo3(signature = (groups, out, threads=None, absent=None))]
+    fn read_selection_into(
+        &self,
+        py: Python<'_>,
+        groups: &Bound<'_, PyList>,
+        mut out: PyReadwriteArray1<'_, u8>,
+        threads: Option<usize>,
+        absent: Option<&Bound<'_, PyList>>,
+    ) -> PyResult<()> {
+        let array = &self.inner;
+        let sel = selection::groups(groups, array.shape())?;
+        let out = out
+            .as_slice_mut()
+            .map_err(|_| pyo3::exceptions::PyValueError::new_err("out must be C-contiguous"))?;
+        let threads = crate::write::threads(threads)?;
+        let found = AbsentChunks::default();
+        let note = |coords: &[u64]| found.note(coords);
+        let wanted = absent.is_some();
+        interruptible::run(py, |cancel| {
+            let options = ReadOptions {
+                threads,
+                cancel: Some(cancel),
+                extra: zinto::ReadExtra {
+                    absent: wanted.then_some(&note as &(dyn Fn(&[u64]) + Sync)),
+                },
+                ..ReadOptions::default()
+            };
+            array
+                .read_selection_into_with(&sel, out, &options)
+                .map_err(errors::to_py)
+        })?;
+        found.append_to(absent)
+    }
+
     /// `keys` (a list) parsed as a batch of windows, as `selection::windows` does.
     fn windows(&self, keys: &Bound<'_, PyList>) -> PyResult<Option<Windows>> {
         selection::windows(keys, self.inner.shape())

@@ -4,7 +4,9 @@ use pyo3::prelude::*;
 use pyo3::types::slice::PySliceIndices;
 use pyo3::types::{PyList, PySlice, PyTuple};
 
+use numpy::PyReadonlyArray1;
 use zinto::Region;
+use zinto::core::selection::{AxisSel, Group, Points, Selection};
 
 use crate::errors;
 
@@ -85,4 +87,62 @@ impl Windows {
     fn starts(&self) -> Vec<Vec<u64>> {
         self.starts.clone()
     }
+}
+
+/// A selection as the Python side states it: one tuple per group, in output order,
+/// `("range", dim, start, stop)`, `("index", dim, i)`, `("list", dim, indices)` (an `int64`
+/// array, NumPy's indices: negative from the end) or `("points", dims, [indices, ...])` (one
+/// `int64` array per axis, all as long), checked against `shape` as the library checks one.
+pub(crate) fn groups(spec: &Bound<'_, PyList>, shape: &[u64]) -> PyResult<Selection> {
+    let bad = |e: zinto::core::LayoutError| errors::to_py(e.into());
+    let extent = |dim: usize| -> PyResult<u64> {
+        shape.get(dim).copied().ok_or_else(|| {
+            pyo3::exceptions::PyIndexError::new_err(format!(
+                "axis {dim} of a {}-dimensional array",
+                shape.len()
+            ))
+        })
+    };
+    let mut out = Vec::with_capacity(spec.len());
+    for item in spec.iter() {
+        let item = item.cast::<PyTuple>()?;
+        let kind: String = item.get_item(0)?.extract()?;
+        let group = match kind.as_str() {
+            "range" => {
+                let (_, dim, start, stop): (String, usize, u64, u64) = item.extract()?;
+                Group::Axis {
+                    dim,
+                    sel: AxisSel::Range { start, stop },
+                }
+            }
+            "index" => {
+                let (_, dim, i): (String, usize, u64) = item.extract()?;
+                Group::Axis {
+                    dim,
+                    sel: AxisSel::Index(i),
+                }
+            }
+            "list" => {
+                let (_, dim, list): (String, usize, PyReadonlyArray1<'_, i64>) = item.extract()?;
+                let sel = AxisSel::from_signed(list.as_slice()?, extent(dim)?, dim).map_err(bad)?;
+                Group::Axis { dim, sel }
+            }
+            "points" => {
+                let (_, dims, lists): (String, Vec<usize>, Vec<PyReadonlyArray1<'_, i64>>) =
+                    item.extract()?;
+                let slices = lists
+                    .iter()
+                    .map(|l| l.as_slice())
+                    .collect::<Result<Vec<&[i64]>, _>>()?;
+                Group::Points(Points::from_signed(&dims, &slices, shape).map_err(bad)?)
+            }
+            other => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "selection group {other:?} (a bug in zinto's Python side)"
+                )));
+            }
+        };
+        out.push(group);
+    }
+    Selection::new(out, shape).map_err(bad)
 }

@@ -20,7 +20,8 @@ import os
 
 import numpy as np
 
-from . import _vlen, _write, _zinto
+from . import _index, _vlen, _write, _zinto
+from ._errors import SelectionError
 from ._write import create, save
 from ._zinto import (Cancelled, DecodeError, EncodeError, ExistsError, MetadataError, StoreError,
                      ZintoError)
@@ -44,13 +45,6 @@ __all__ = [
     "open",
     "save",
 ]
-
-
-class SelectionError(IndexError, ValueError):
-    """A selection zinto does not take: out of bounds, a step, or not basic indexing.
-
-    Both an IndexError (what NumPy raises for an index out of bounds) and a ValueError.
-    """
 
 
 def open(path, *, anonymous=False, in_flight=None, read_ahead=None, timeout=None,  # noqa: A001
@@ -95,6 +89,28 @@ def _wrap(node, decoded_chunk_limit=None):
         arr.decoded_chunk_limit = decoded_chunk_limit
         return arr
     return Group(node)
+
+
+def _plain(key, ndim):
+    """Whether `key` is a tuple of one step-1 slice per dimension: a loader's window."""
+    return (type(key) is tuple and len(key) == ndim
+            and all(type(k) is slice and k.step is None for k in key))
+
+
+class _Indexer:
+    """`arr.oindex` and `arr.vindex`: ``[...]`` reads as zarr-python's."""
+
+    def __init__(self, array, mode):
+        self._array = array
+        self._mode = mode
+
+    def __getitem__(self, key):
+        return self._array._read_groups(*_index.plan(key, self._array.shape, self._mode))
+
+    def __setitem__(self, key, value):
+        raise NotImplementedError(
+            f"writes through {self._mode} are not supported yet: write a region "
+            "(arr[start:stop] = value), or read, change and write it back")
 
 
 def _normalize(key, shape):
@@ -291,10 +307,18 @@ class Array:
     def read(self, key=Ellipsis, out=None, threads=None):
         """Reads `self[key]` into `out` (allocated once if not given) and returns it.
 
+        `key` is what NumPy takes: ints, slices (any step), ``...``, and lists or arrays of
+        ints (any order, repeats, negative from the end) or booleans (masks), with NumPy's
+        result shape (several index arrays are broadcast together into points). Each chunk
+        that holds a selected element is read once, and only those elements are gathered.
         `out` may be a C-contiguous, writable NumPy array of the result's shape and dtype, or
         any writable buffer of exactly its size in bytes. `threads` sets the worker count
         (default: one per core).
         """
+        if not _plain(key, len(self.shape)):
+            fancy = _index.plan(key, self.shape)
+            if fancy is not None:
+                return self._read_groups(*fancy, out, threads)
         start, extent, kept = _normalize(key, self.shape)
         shape = tuple(n for n, k in zip(extent, kept) if k)
         if self._vlen:
@@ -311,6 +335,63 @@ class Array:
             self._rs.read_into(start, extent, flat, threads)
         return out
 
+    @property
+    def oindex(self):
+        """Orthogonal indexing, as zarr-python's `oindex`: ``arr.oindex[[3, 1], :, mask]``
+        takes each axis on its own (a list or mask selects along its axis, whatever the
+        others), where NumPy would broadcast several index arrays together."""
+        return _Indexer(self, "oindex")
+
+    @property
+    def vindex(self):
+        """Coordinate indexing, as zarr-python's `vindex`: ``arr.vindex[rows, cols]`` reads
+        the points (rows[i], cols[i]) (the index arrays broadcast together), and
+        ``arr.vindex[mask]`` the elements where a boolean mask of the array's shape is
+        true, in C order."""
+        return _Indexer(self, "vindex")
+
+    def _read_groups(self, groups, shape, out=None, threads=None):
+        """Reads the selection `groups` state (see `_index`) into `out` of `shape`."""
+        if self._vlen:
+            if out is not None:
+                raise ValueError("out= is not supported for variable-length strings or bytes")
+            return self._read_vlen_groups(groups, shape)
+        if out is None:
+            out = np.empty(shape, dtype=self.dtype)
+            target = out
+        else:
+            target = self._check_out(out, shape)
+        if target.size:
+            self._rs.read_selection_into(groups, target.reshape(-1).view(np.uint8), threads)
+        return out
+
+    def _read_vlen_groups(self, groups, shape):
+        """Strings and bytes of a selection: the box it spans read as a region, then its
+        elements taken (each group's coordinates, in output order)."""
+        coords = {}  # dim -> coordinates of each of the group's positions
+        for g in groups:
+            if g[0] == "range":
+                coords[g[1]] = np.arange(g[2], g[3], dtype=np.int64)
+            elif g[0] == "index":
+                coords[g[1]] = np.array([g[2]], dtype=np.int64)
+            elif g[0] == "list":
+                coords[g[1]] = np.asarray(g[2]) % self.shape[g[1]]
+            else:
+                for d, a in zip(g[1], g[2]):
+                    coords[d] = np.asarray(a) % self.shape[d]
+        if any(len(c) == 0 for c in coords.values()):
+            return np.empty(shape, dtype=self.dtype)
+        lo = [int(coords[d].min()) if d in coords else 0 for d in range(len(self.shape))]
+        hi = [int(coords[d].max()) + 1 if d in coords else 1 for d in range(len(self.shape))]
+        extent = [b - a for a, b in zip(lo, hi)]
+        box = self._read_vlen(lo, extent, tuple(extent)).reshape(-1)
+        strides = np.cumprod([1] + extent[::-1][:-1])[::-1]
+        linear = np.zeros(1, dtype=np.int64)
+        for g in groups:
+            dims = g[1] if g[0] == "points" else [g[1]]
+            part = sum((coords[d] - lo[d]) * int(strides[d]) for d in dims)
+            linear = (linear[:, None] + np.asarray(part)[None, :]).reshape(-1)
+        return box[linear].reshape(shape)
     def read_many(self, keys, out=None, threads=None):
         """Reads `self[key]` for each of `keys` (selections of one shape) into one stacked
         array of shape ``(len(keys), *shape)`` and returns it: `out` if given (C-contiguous

@@ -1,0 +1,139 @@
+"""Selections other than a rectangle (issue 62), differentially: arrays zarr-python writes
+(chunks, shards, zstd, raw, F order, edge chunks), read through `zinto.open(...)[key]` with
+random keys NumPy takes (lists and arrays of ints in any order with repeats and negatives,
+masks, steps, several index arrays broadcast together, mixed with ints and slices) and
+compared with NumPy indexing the same data, and `oindex`/`vindex` with zarr-python's own.
+Seeded: a failure names a case that reruns."""
+
+import numpy as np
+import pytest
+
+import zinto
+
+zarr = pytest.importorskip("zarr")
+
+LAYOUTS = [
+    # shape, chunks, shards, compressor, order
+    ((37, 23), (8, 5), None, "zstd", "C"),
+    ((37, 23), (8, 5), None, None, "C"),
+    ((40, 30), (10, 6), (20, 30), "zstd", "C"),
+    ((12, 9, 7), (5, 4, 3), None, "zstd", "F"),
+    ((50,), (7,), None, None, "C"),
+    ((11, 13, 5), (3, 13, 5), (6, 13, 5), None, "C"),
+]
+
+
+def write(path, shape, chunks, shards, compressor, order, dtype="int32"):
+    data = np.arange(int(np.prod(shape)), dtype=dtype).reshape(shape)
+    kwargs = {"chunks": chunks, "shards": shards, "dtype": dtype, "fill_value": -1}
+    if compressor is None:
+        kwargs["compressors"] = None
+    if order == "F":
+        kwargs["order"] = "F"
+        kwargs["zarr_format"] = 2
+        kwargs.pop("shards")
+    z = zarr.create_array(str(path), shape=shape, **kwargs)
+    z[...] = data
+    return data
+
+
+def random_item(rng, n, dim):
+    """One item of a key for an axis of `n`."""
+    kind = rng.integers(0, 7)
+    if kind == 0:
+        return int(rng.integers(-n, n))
+    if kind == 1:
+        a, b = sorted(rng.integers(-n, n + 1, 2))
+        return slice(int(a), int(b), int(rng.choice([1, 2, 3, -1, -2])))
+    if kind == 2:
+        return slice(None)
+    if kind == 3:
+        return rng.random(n) < 0.4
+    if kind == 4:
+        return [int(x) for x in rng.integers(-n, n, rng.integers(0, 6))]
+    return rng.integers(-n, n, rng.integers(1, 6))
+
+
+def random_key(rng, shape):
+    key = [random_item(rng, n, d) for d, n in enumerate(shape)]
+    arrays = [i for i, k in enumerate(key) if isinstance(k, (list, np.ndarray)) and
+              np.asarray(k).dtype != bool]
+    # Several int arrays broadcast together: make them one length (or one a scalar array).
+    if len(arrays) > 1:
+        m = len(np.asarray(key[arrays[0]]))
+        for i in arrays[1:]:
+            key[i] = rng.integers(-shape[i], shape[i], m)
+    # Several masks broadcast as their true positions: keep one.
+    masks = [i for i, k in enumerate(key) if isinstance(k, np.ndarray) and k.dtype == bool]
+    for i in masks[1:]:
+        key[i] = slice(None)
+    if masks and len(arrays) > 0:
+        key[masks[0]] = slice(None)
+    return tuple(key)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=lambda l: f"{l[0]}-{l[1]}-{l[2]}-{l[3]}-{l[4]}")
+def test_numpy_keys_read_as_numpy_indexes_the_data(tmp_path, layout):
+    data = write(tmp_path / "a.zarr", *layout)
+    a = zinto.open(tmp_path / "a.zarr")
+    rng = np.random.default_rng(abs(hash(layout)) % 2**32)
+    for case in range(60):
+        key = random_key(rng, data.shape)
+        want = data[key]
+        got = a[key]
+        assert got.shape == want.shape, (case, key)
+        np.testing.assert_array_equal(got, want, err_msg=f"case {case}: {key}")
+        if want.size and want.ndim:
+            out = np.empty(want.shape, want.dtype)
+            assert a.read(key, out=out) is out
+            np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS[:4], ids=lambda l: f"{l[0]}-{l[2]}-{l[3]}-{l[4]}")
+def test_oindex_and_vindex_read_as_zarr_python_reads_them(tmp_path, layout):
+    data = write(tmp_path / "a.zarr", *layout)
+    a = zinto.open(tmp_path / "a.zarr")
+    z = zarr.open_array(str(tmp_path / "a.zarr"), mode="r")
+    rng = np.random.default_rng(7)
+    for case in range(40):
+        key = []
+        for n in data.shape:
+            kind = rng.integers(0, 4)
+            key.append([int(rng.integers(0, n)), slice(1, n - 1), rng.random(n) < 0.5,
+                        rng.integers(0, n, rng.integers(1, 5))][kind])
+        key = tuple(key)
+        np.testing.assert_array_equal(a.oindex[key], z.oindex[key], err_msg=f"oindex {key}")
+        m = int(rng.integers(0, 8))
+        points = tuple(rng.integers(-n, n, m) for n in data.shape)
+        np.testing.assert_array_equal(a.vindex[points], z.vindex[points],
+                                      err_msg=f"vindex {points}")
+    mask = data % 3 == 0
+    np.testing.assert_array_equal(a.vindex[mask], z.vindex[mask])
+
+
+def test_strings_take_index_arrays_too(tmp_path):
+    values = np.array([f"s{i}" * (i % 4) for i in range(30)], dtype=object)
+    z = zarr.create_array(str(tmp_path / "s.zarr"), shape=(30,), chunks=(7,), dtype=str)
+    z[...] = values
+    a = zinto.open(tmp_path / "s.zarr")
+    for key in ([5, 1, 1, 29], np.arange(30) % 4 == 0, slice(None, None, -2), [-1]):
+        assert list(a[key]) == list(values[key]), key
+
+
+def test_bad_keys_are_refused_as_numpy_refuses_them(tmp_path):
+    write(tmp_path / "a.zarr", (10, 6), (4, 4), None, "zstd", "C")
+    a = zinto.open(tmp_path / "a.zarr")
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 10"):
+        a[[1, 10]]
+    with pytest.raises(IndexError, match="out of bounds for axis 1"):
+        a[:, [-7]]
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        a[np.ones(9, bool)]
+    with pytest.raises(IndexError, match="integer \\(or boolean\\) type"):
+        a[[1.5, 2.0]]
+    with pytest.raises(IndexError, match="could not be broadcast"):
+        a[[1, 2, 3], [1, 2]]
+    with pytest.raises(IndexError, match="slices are not coordinates"):
+        a.vindex[[1, 2], :]
+    with pytest.raises(NotImplementedError, match="not supported yet"):
+        a.oindex[[1, 2], :] = 0
