@@ -368,9 +368,11 @@ def test_sharded_arrays_from_any_store_are_read_by_zinto(tmp_path, location):
 @pytest.mark.parametrize("where", ["local", "memory-sharded"])
 def test_any_selection_and_output_layout_is_read_by_zinto(tmp_path, where):
     """Selections whose pieces do not tile one rectangle (steps, integer arrays, oindex,
-    vindex, boolean masks) and outputs zinto cannot fill as one region (F order, big-endian)
-    are read piece by piece by zinto: each piece decoded into a scratch of its box and put
-    through zarr-python's selections. Equal to the default pipeline's result."""
+    vindex, boolean masks) are read by zinto with one read gathered into the output (the
+    selection put together again from the batch, each chunk read once); outputs zinto cannot
+    fill in place (F order, big-endian) piece by piece, each piece decoded into a scratch of
+    its box and put through zarr-python's selections. Equal to the default pipeline's
+    result."""
     value = np.arange(20 * 18, dtype="i4").reshape(20, 18)
     if where == "local":
         store = str(tmp_path / "p.zarr")
@@ -394,10 +396,10 @@ def test_any_selection_and_output_layout_is_read_by_zinto(tmp_path, where):
         ("int and array", lambda a: a.oindex[7, [3, 4, 15]], value[7, [3, 4, 15]]),
     ]
     for name, select, want in selections:
-        before = (zinto.pipeline.reads_by_zinto, zinto.pipeline.reads_in_pieces)
+        before = (zinto.pipeline.reads_by_zinto, zinto.pipeline.reads_gathered)
         with zarr.config.set({"codec_pipeline.path": ZINTO}):
             got = select(zarr.open_array(store, mode="r"))
-        assert (zinto.pipeline.reads_by_zinto, zinto.pipeline.reads_in_pieces) == \
+        assert (zinto.pipeline.reads_by_zinto, zinto.pipeline.reads_gathered) == \
             (before[0] + 1, before[1] + 1), (name, zinto.pipeline.reads_handed_on)
         assert np.array_equal(got, want), name
     for order, dtype in [("F", "i4"), ("C", ">i4")]:

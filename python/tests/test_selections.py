@@ -137,3 +137,56 @@ def test_bad_keys_are_refused_as_numpy_refuses_them(tmp_path):
         a.vindex[[1, 2], :]
     with pytest.raises(NotImplementedError, match="not supported yet"):
         a.oindex[[1, 2], :] = 0
+
+
+PIPELINE = "zinto.ZintoCodecPipeline"
+DEFAULT = "zarr.core.codec_pipeline.BatchedCodecPipeline"
+
+
+@pytest.mark.parametrize("layout", LAYOUTS[:3] + LAYOUTS[5:],
+                         ids=lambda l: f"{l[0]}-{l[2]}-{l[3]}")
+def test_the_pipeline_gathers_what_zarr_python_selects(tmp_path, layout):
+    """zarr-python's oindex, vindex, masks and index arrays through zinto's pipeline: equal to
+    zarr-python's default pipeline, every read gathered by zinto (none piece by piece, none
+    handed on)."""
+    data = write(tmp_path / "a.zarr", *layout)
+    rng = np.random.default_rng(11)
+    keys = []
+    for _ in range(25):
+        ortho = tuple(rng.integers(-n, n, rng.integers(1, 5)) if rng.random() < 0.6
+                      else slice(None, None, int(rng.integers(1, 4))) for n in data.shape)
+        points = tuple(rng.integers(-n, n, 6) for n in data.shape)
+        keys.append(("oindex", ortho))
+        keys.append(("vindex", points))
+    keys.append(("vindex", data % 5 == 1))
+    keys.append(("getitem", (rng.integers(0, data.shape[0], 7),)))
+    for kind, key in keys:
+        with zarr.config.set({"codec_pipeline.path": DEFAULT}):
+            z = zarr.open_array(str(tmp_path / "a.zarr"), mode="r")
+            want = z.oindex[key] if kind == "oindex" else z.vindex[key] if kind == "vindex" \
+                else z[key]
+        before = (zinto.pipeline.reads_gathered, zinto.pipeline.reads_in_pieces,
+                  sum(zinto.pipeline.reads_handed_on.values()))
+        with zarr.config.set({"codec_pipeline.path": PIPELINE}):
+            z = zarr.open_array(str(tmp_path / "a.zarr"), mode="r")
+            got = z.oindex[key] if kind == "oindex" else z.vindex[key] if kind == "vindex" \
+                else z[key]
+        np.testing.assert_array_equal(got, want, err_msg=f"{kind} {key}")
+        after = (zinto.pipeline.reads_gathered, zinto.pipeline.reads_in_pieces,
+                 sum(zinto.pipeline.reads_handed_on.values()))
+        assert after[1:] == before[1:], (kind, key, zinto.pipeline.reads_handed_on)
+        assert after[0] >= before[0], (kind, key)
+
+
+def test_xarray_isel_with_index_lists_is_gathered_by_zinto(tmp_path):
+    xr = pytest.importorskip("xarray")
+    data = np.arange(60 * 40, dtype="float32").reshape(60, 40)
+    ds = xr.Dataset({"t": (("y", "x"), data)}, coords={"y": np.arange(60), "x": np.arange(40)})
+    ds.to_zarr(tmp_path / "d.zarr", encoding={"t": {"chunks": (16, 10)}})
+    rows = [50, 3, 3, 17]
+    with zarr.config.set({"codec_pipeline.path": PIPELINE}):
+        before = zinto.pipeline.reads_gathered
+        # Without Dask (chunks=None) xarray hands its indexer to zarr-python: oindex.
+        got = xr.open_zarr(tmp_path / "d.zarr", chunks=None)["t"].isel(y=rows, x=slice(5, 30)).values
+        assert zinto.pipeline.reads_gathered > before
+    np.testing.assert_array_equal(got, data[rows, 5:30])

@@ -13,7 +13,10 @@ zarr-python allocated: Rust workers decode every chunk into its part of it.
 - From any other store it decodes the bytes zarr-python fetched, held as the `bytes` the
   store gave where it gave them (for shards: the index, then only the inner chunks needed).
 
-Other selections and output layouts are read piece by piece (a scratch per piece, put
+Other selections (index lists, masks, steps, `oindex`, `vindex`) into such an output are read
+with one zinto read too: the selection put together again from the batch, each chunk read
+once and only its selected elements gathered into the output. Other output layouts, and
+batches that do not make one selection, are read piece by piece (a scratch per piece, put
 through zarr-python's selections); strings and bytes element by element. Writes into local
 files or an object store zinto addresses are encoded by zinto straight from zarr-python's
 value into the store; into any other store (MemoryStore, ZipStore, another fsspec store)
@@ -36,7 +39,8 @@ from zarr.core.codec_pipeline import BatchedCodecPipeline
 
 from . import counts, read, write, zarr_api
 from .batch import chunks_of
-from .counts import BY_PIECES, COUNTS, NO_METADATA, FOREIGN_CODEC, hand_on
+from .counts import (BY_PIECES, COUNTS, FOREIGN_CODEC, NO_METADATA, NOT_ONE_RECTANGLE,
+                     REMOTE_FAILED, hand_on)
 from .metadata import Meta, default_pipeline, foreign_codec, meta_of
 from .stores import Arrays
 
@@ -131,6 +135,12 @@ class ZintoCodecPipeline(CodecPipeline):
         if handed_on is None:
             chunks = chunks_of(batch, self._meta)
             handed_on = await read.whole(self._arrays, chunks, out, drop_axes, absent)
+            if handed_on == NOT_ONE_RECTANGLE:
+                absent.clear()
+                handed_on = await read.gathered(self._arrays, chunks, out, drop_axes, absent)
+                COUNTS.reads_gathered += handed_on is None
+                if handed_on not in (None, REMOTE_FAILED):
+                    handed_on = NOT_ONE_RECTANGLE  # piece by piece, it may still be read
             if handed_on in BY_PIECES:
                 absent.clear()
                 handed_on = await read.in_pieces(self._arrays, chunks, out, drop_axes, absent)

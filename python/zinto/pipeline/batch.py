@@ -177,3 +177,102 @@ def short_of(chunk_sel, chunk_shape):
     except Unhandled:
         return False
     return any(b is None or b[1] - b[0] < n for b, n in zip(spans, chunk_shape))
+
+
+def _positions(sel, n):
+    """One dimension of a chunk or output selection as the positions it names, in order: an
+    int array of them, or None for what is not a slice or an array of ints (`n`: the
+    extent the slice is taken of)."""
+    if isinstance(sel, slice):
+        return np.arange(*sel.indices(n), dtype=np.int64)
+    if isinstance(sel, np.ndarray) and sel.dtype.kind in "iu":
+        # np.ix_-shaped (n, 1), (1, m) arrays, as zarr-python's orthogonal indexer makes them.
+        if sum(s != 1 for s in sel.shape) > 1:
+            return None
+        return sel.reshape(-1).astype(np.int64, copy=False)
+    if isinstance(sel, np.ndarray) and sel.dtype == bool and sel.ndim == 1:
+        return np.flatnonzero(sel).astype(np.int64)
+    return None
+
+
+def selection(chunks, meta, out_shape, drop_axes=()):
+    """The one selection a batch that is not a rectangle reads, put together again from its
+    pieces: the groups `RsArray.read_selection_into` takes (each output position's array
+    coordinate along each axis, or the points, in output order), or None if the pieces do
+    not make one (a position named twice with two values, or not at all: a partial batch)."""
+    if array_path(chunks) is None:
+        return None
+    groups = _orthogonal(chunks, meta, out_shape, drop_axes)
+    if groups is None and len(out_shape) == 1 and meta.ndim > 1:
+        # Coordinates (every axis an index array) into a flat output.
+        groups = _points(chunks, meta, out_shape[0])
+    return groups
+
+
+def _orthogonal(chunks, meta, out_shape, drop_axes):
+    """Per axis, the coordinate of each output position (or the one index of a dropped
+    axis: an int, or one of `drop_axes`, which zarr-python's orthogonal indexer gives as an
+    array of one); every chunk's pieces must agree, and cover every position."""
+    lists = [np.full(n, -1, dtype=np.int64) for n in out_shape]
+    dropped = {}
+    for chunk in chunks:
+        sels, outs = chunk.chunk_sel, chunk.out_sel
+        if not isinstance(sels, tuple) or len(sels) != meta.ndim or not isinstance(outs, tuple):
+            return None
+        o = 0
+        for d, sel in enumerate(sels):
+            origin = meta.origin(chunk.coords, d)
+            if d in drop_axes and isinstance(sel, np.ndarray) and sel.size == 1:
+                sel = int(sel.reshape(-1)[0])
+            if isinstance(sel, (int, np.integer)):
+                if dropped.setdefault(d, origin + int(sel)) != origin + int(sel):
+                    return None
+                continue
+            if o >= len(outs) or o >= len(out_shape):
+                return None
+            here = _positions(sel, meta.chunk_shape_at(chunk.coords)[d])
+            at = _positions(outs[o], out_shape[o])
+            if here is None or at is None or len(here) != len(at):
+                return None
+            if len(at) and (at.min() < 0 or at.max() >= out_shape[o]):
+                return None
+            held = lists[o][at]
+            new = here + origin
+            if np.any((held != -1) & (held != new)):
+                return None
+            lists[o][at] = new
+            o += 1
+        if o != len(outs):
+            return None
+    if any(np.any(a < 0) for a in lists) or len(lists) + len(dropped) != meta.ndim:
+        return None
+    groups, kept = [], iter(lists)
+    for d in range(meta.ndim):
+        groups.append(("index", d, dropped[d]) if d in dropped else ("list", d, next(kept)))
+    return groups
+
+
+def _points(chunks, meta, n):
+    """A coordinate selection (zarr-python's `vindex` and masks): point `i` of the output
+    at the coordinates its chunk's piece gives it."""
+    coords = [np.full(n, -1, dtype=np.int64) for _ in range(meta.ndim)]
+    for chunk in chunks:
+        sels, outs = chunk.chunk_sel, chunk.out_sel
+        if not isinstance(sels, tuple) or len(sels) != meta.ndim:
+            return None
+        out_sel = outs[0] if isinstance(outs, tuple) and len(outs) == 1 else outs
+        at = _positions(out_sel, n)
+        if at is None or (len(at) and (at.min() < 0 or at.max() >= n)):
+            return None
+        for d, sel in enumerate(sels):
+            if not (isinstance(sel, np.ndarray) and sel.dtype.kind in "iu" and sel.ndim == 1
+                    and len(sel) == len(at)):
+                return None
+            new = sel.astype(np.int64) + meta.origin(chunk.coords, d)
+            held = coords[d][at]
+            if np.any((held != -1) & (held != new)):
+                return None
+            coords[d][at] = new
+    if any(np.any(c < 0) for c in coords):
+        return None
+    return [("points", list(range(meta.ndim)), coords)]

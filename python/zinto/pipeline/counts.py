@@ -30,7 +30,8 @@ FOREIGN_CODEC = "a codec class of the user's own (registered with zarr), not zar
 STORE_READ_ONLY = "read-only store"
 NOT_WRITTEN_BY_ZINTO = "codec, filter or type zinto does not write yet"
 
-# Reads zinto does piece by piece when it cannot write the whole region into the output.
+# Reads zinto does piece by piece when it cannot write the whole region into the output, nor
+# gather the selection into it.
 BY_PIECES = (NOT_ONE_RECTANGLE, OUTPUT_NOT_C_ORDER, OUTPUT_BIG_ENDIAN)
 
 
@@ -41,7 +42,9 @@ class Counts:
         # Reads done by zinto, and those handed on by why (a Counter of the reasons above).
         self.reads_by_zinto = 0
         self.reads_handed_on = Counter()
-        # Of the reads by zinto, those done piece by piece (a scratch per piece).
+        # Of the reads by zinto, those of index lists, masks and points gathered into the
+        # output, and those done piece by piece (a scratch per piece).
+        self.reads_gathered = 0
         self.reads_in_pieces = 0
         self.writes_by_zinto = 0
         self.writes_handed_on = Counter()

@@ -110,6 +110,53 @@ def _reader(rs, start, extent, target, absent):
     return lambda: rs.read_into(start, extent, flat, None, absent)
 
 
+async def gathered(arrays, chunks, out, drop_axes, absent):
+    """Reads a batch that is not one rectangle (index lists, masks, steps, points) with one
+    zinto read straight into `out`: the selection put together again from the batch's pieces,
+    each chunk (each inner chunk of a shard) read once into a worker's scratch, and only the
+    selected elements gathered into place (no scratch of a piece's whole box)."""
+    m = arrays.meta
+    target = ndarray_of(out)
+    refused = refuse_output(target)
+    if refused is not None:
+        return refused
+    if not m.knows(chunks):
+        return RESIZED
+    groups = geometry.selection(chunks, m, target.shape, drop_axes)
+    if groups is None:
+        return SELECTION_KIND
+    path = chunks[0].array_path
+    try:
+        rs, reports = await arrays.for_read(chunks, path, absent)
+    except _zinto.ZintoError:
+        return METADATA_NOT_TAKEN
+    if rs.dtype in ("string", "bytes") or target.dtype.kind in "OT" \
+            or np.dtype(rs.dtype) != target.dtype:
+        return DTYPE_DIFFERS
+    found = [] if reports else None
+    flat = target.reshape(-1).view(np.uint8)
+
+    def read():
+        if flat.size:
+            rs.read_selection_into(groups, flat, None, found)
+
+    remote = arrays.is_remote(path)
+    try:
+        if remote:
+            await asyncio.to_thread(read)
+        else:
+            read()
+    except _zinto.StoreError:
+        if not remote:
+            raise
+        arrays.give_up_remote(path)
+        return REMOTE_FAILED
+    except ValueError:
+        return RESIZED  # coordinates outside the shape zinto knows: nothing was written
+    absent.update(found or ())
+    return None
+
+
 async def in_pieces(arrays, chunks, out, drop_axes, absent):
     """Reads the batch piece by piece: each piece's chunk decoded by zinto into a scratch of
     the box its selection touches, then put into `out` through zarr-python's own selections
