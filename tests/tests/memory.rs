@@ -1241,3 +1241,140 @@ fn small_reads_allocate_nothing_chunk_sized_beyond_their_output() {
         );
     }
 }
+
+/// Rows of every chunk in any order with repeats, a list of columns, a band of the last axis:
+/// a selection the read gathers (issue 62).
+fn gathered_selection(shape: &[u64]) -> zinto::core::selection::Selection {
+    use zinto::core::selection::{AxisSel, Selection};
+    let cols: Vec<i64> = (0..60)
+        .map(|i| (i * 37 % 512) as i64)
+        .chain([-1, 5, 5])
+        .collect();
+    Selection::orthogonal(
+        vec![
+            AxisSel::from_signed(&[15, 0, 3, 3, 9, -4, 1], shape[0], 0).unwrap(),
+            AxisSel::from_signed(&cols, shape[1], 1).unwrap(),
+            AxisSel::Range {
+                start: 7,
+                stop: 407,
+            },
+        ],
+        shape,
+    )
+    .unwrap()
+}
+
+/// Points over the first two axes (rows of every chunk, one element of a row each: runs too
+/// short to read one by one), the last axis whole.
+fn gathered_points(shape: &[u64]) -> zinto::core::selection::Selection {
+    use zinto::core::selection::{AxisSel, Group, Points, Selection};
+    let rows: Vec<i64> = vec![15, 0, 3, 3, 9, 12, 1];
+    let cols: Vec<i64> = vec![0, 511, 5, 5, 100, 7, 300];
+    Selection::new(
+        vec![
+            Group::Points(Points::from_signed(&[0, 2], &[&rows, &cols], shape).unwrap()),
+            Group::Axis {
+                dim: 1,
+                sel: AxisSel::Range {
+                    start: 0,
+                    stop: 512,
+                },
+            },
+        ],
+        shape,
+    )
+    .unwrap()
+}
+
+/// Reads the gathered selection (or, with `points`, the points) on 2 workers that both hold
+/// a chunk at once: the extra live heap, the bytes checked against the field.
+fn gathered_read(store: &(impl Store + 'static), points: bool) -> usize {
+    let array = Array::open(store, "a").unwrap();
+    let sel = if points {
+        gathered_points(array.shape())
+    } else {
+        gathered_selection(array.shape())
+    };
+    let mut out = vec![0u8; array.selected_len(&sel).unwrap()];
+    let options = ReadOptions {
+        threads: NonZeroUsize::new(2),
+        ..ReadOptions::default()
+    };
+    let (result, _, extra) = measure(|| array.read_selection_into_with(&sel, &mut out, &options));
+    result.unwrap();
+    let expected = field();
+    let at = |z: u64, y: u64, x: u64| {
+        let i = ((z * 512 + y) * 512 + x) as usize * 4;
+        expected[i..i + 4].to_vec()
+    };
+    let last = out.len() - 4;
+    if points {
+        // Output (0, 0) is row 15, x 0, y 0; the last is row 1, x 300, y 511.
+        assert_eq!(out[..4].to_vec(), at(15, 0, 0));
+        assert_eq!(out[last..].to_vec(), at(1, 511, 300));
+    } else {
+        // Output (0, 0, 0) is row 15, column 0, x 7; the last is row 1, column 5, x 406.
+        assert_eq!(out[..4].to_vec(), at(15, 0, 7));
+        assert_eq!(out[last..].to_vec(), at(1, 5, 406));
+    }
+    extra
+}
+
+/// The bound of a gathered read on 2 workers (docs/memory.md): per worker one chunk of
+/// scratch (a compressed chunk decoded whole into it; an uncompressed one the rows of it the
+/// piece needs), the block and the decoder's state; the plan's index arrays; never a second
+/// chunk. Runs of an uncompressed chunk long enough are read straight into the output: no
+/// scratch at all.
+fn gathered_read_bound(name: &str, store: &MemoryStore, points: bool) -> usize {
+    let index_arrays = 64 * 1024;
+    let scratch = match (name, points) {
+        ("uncompressed", false) => 0,
+        // The chunk's rows read into scratch through the read path's block.
+        ("uncompressed", true) => CHUNK_LEN + BLOCK_LEN,
+        _ => CHUNK_LEN,
+    };
+    2 * (scratch + block(name, store) + decoder_state(name)) + index_arrays + BOOKKEEPING
+}
+
+/// Every case, and the uncompressed one again through its rows' box (points: runs too short).
+fn gathered_cases() -> Vec<(&'static str, MemoryStore, bool)> {
+    let mut all: Vec<_> = cases().into_iter().map(|(n, s)| (n, s, false)).collect();
+    all.push(("uncompressed", array(&[], <[u8]>::to_vec), true));
+    all
+}
+
+#[test]
+fn gathered_reads_use_one_chunk_of_scratch_per_worker() {
+    let _turn = one_at_a_time();
+    for (name, store, points) in gathered_cases() {
+        let bound = gathered_read_bound(name, &store, points);
+        let store: &'static Meeting<MemoryStore> = Box::leak(Box::new(Meeting::new(store, 2)));
+        let extra = gathered_read(store, points);
+        eprintln!("gathered {name} (points: {points}): {extra} bytes added, bound {bound}");
+        assert_eq!(store.threads_met(), 2);
+        assert!(
+            extra <= bound,
+            "{name}: a gathered read added {extra} live bytes, bound {bound}"
+        );
+    }
+}
+
+#[test]
+fn gathered_read_bound_catches_a_chunk_sized_buffer() {
+    // The mutation check of the test above: a chunk-sized buffer per chunk read goes over.
+    let _turn = one_at_a_time();
+    for (name, inner, points) in gathered_cases() {
+        let bound = gathered_read_bound(name, &inner, points);
+        let injecting = Injecting {
+            inner,
+            bytes: CHUNK_LEN,
+        };
+        let store: &'static Meeting<Injecting<MemoryStore>> =
+            Box::leak(Box::new(Meeting::new(injecting, 2)));
+        let extra = gathered_read(store, points);
+        assert!(
+            extra > bound,
+            "{name}: a chunk-sized buffer per read went unnoticed ({extra} <= {bound})"
+        );
+    }
+}

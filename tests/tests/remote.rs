@@ -917,6 +917,7 @@ fn a_cancelled_read_of_a_stalled_server_drops_its_requests_at_once() {
 
 /// The command's `--timeout` reaches its requests: a read of a body trickling a byte every
 /// 50 ms fails within twice the timeout (the default, 300 s, would wait minutes).
+#[cfg(feature = "cli")]
 #[test]
 fn the_commands_timeout_ends_a_slow_read() {
     let server = FileServer::start(fixtures().join("data")).unwrap();

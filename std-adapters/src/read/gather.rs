@@ -189,28 +189,39 @@ impl<S: Store> Array<S> {
     }
 }
 
-/// What decodes as one: the array's chunks, or a sharded array's inner chunks; and whether
-/// a unit is read whole (it is compressed: its box would cost as much to decode).
+/// Gathered runs at least this long on average are read from an uncompressed chunk straight
+/// into the output, one read each; shorter ones through the chunk's box in scratch (a read a
+/// run costs more than copying it).
+pub const DIRECT_RUN_LEN: usize = 512;
+
+/// What decodes as one: the array's chunks, or a sharded array's inner chunks; and how a
+/// unit's part is read.
 struct Units {
     /// The grid of units over the array.
     grid: ChunkGrid,
     /// Units are inner chunks of shards.
     inner: bool,
-    /// Units are compressed (or filtered, or checksummed).
+    /// Units are read whole into scratch: compressed (or filtered, or checksummed: the box
+    /// would cost as much to decode), or laid out in another order than C.
     whole: bool,
+    /// Units are uncompressed chunks of C order in a local store: runs may be read from them
+    /// straight into the output.
+    direct: bool,
 }
 
 impl Units {
     fn of<S: Store>(array: &Array<S>) -> Result<Self, LayoutError> {
         let chain = &array.meta.chain;
         let innermost = chain.innermost();
-        let whole =
-            innermost.bytes_codecs != BytesCodecs::default() || !innermost.filters.is_empty();
+        let plain =
+            innermost.bytes_codecs == BytesCodecs::default() && innermost.filters.is_empty();
+        let whole = !plain || !innermost.order.is_c();
         if chain.levels().len() == 1 {
             return Ok(Self {
                 grid: array.meta.grid.clone(),
                 inner: false,
                 whole,
+                direct: !whole && array.store.read_ahead().is_none(),
             });
         }
         // Shard edges hold whole inner chunks (checked when the metadata was read), so the
@@ -219,22 +230,31 @@ impl Units {
             grid: ChunkGrid::new(array.shape(), &innermost.chunk_shape)?,
             inner: true,
             whole,
+            direct: false,
         })
     }
 
     /// The stored chunk piece `p` reads and what of it, and the box the gather takes from
-    /// (in the unit's coordinates): for a compressed unit, all of it.
+    /// (in the unit's coordinates): for a unit read whole, all of it; else the rows of it
+    /// (along the first axis) the piece needs, whole, so that they are one range of its bytes
+    /// read straight into the scratch.
     fn stored<S: Store>(
         &self,
         array: &Array<S>,
         p: &SelPiece,
     ) -> Result<(Piece, Region), LayoutError> {
         let unit = self.grid.chunk_region(&p.chunk)?;
-        let boxed = if self.whole {
-            // The unit as stored: an edge chunk keeps its full shape.
-            Region::whole(&self.grid.chunk_shape_at(&p.chunk)?)?
-        } else {
-            p.in_chunk.clone()
+        // The unit as stored: an edge chunk keeps its full shape.
+        let full = self.grid.chunk_shape_at(&p.chunk)?;
+        let boxed = match (self.whole, p.in_chunk.start().first(), full.split_first()) {
+            (false, Some(&first), Some((_, rest))) => {
+                let mut start = vec![first];
+                start.extend(rest.iter().map(|_| 0));
+                let mut shape = vec![p.in_chunk.shape().first().copied().unwrap_or(0)];
+                shape.extend_from_slice(rest);
+                Region::new(&start, &shape)?
+            }
+            _ => Region::whole(&full)?,
         };
         let (chunk, base) = if self.inner {
             // The shard holding the inner chunk, and where the inner chunk starts in it.
@@ -346,22 +366,95 @@ impl<S: Store> Gathers<'_, S> {
         })?;
         let (stored, boxed) = self.units.stored(self.array, &piece).map_err(layout)?;
         let key = self.array.chunk_key(&stored.chunk);
+        if self.units.direct
+            && let Some(found) = self
+                .direct(&key, &piece)
+                .map_err(|kind| self.failed(&key, kind))?
+        {
+            return self.done(&stored, found);
+        }
         let found = self
             .fill_box(w, index, (&key, &stored))
             .map_err(|kind| self.failed(&key, kind))?;
+        piece.in_chunk = boxed;
+        self.gather(&w.scratch, &piece)
+            .map_err(|kind| Error::new(path, Some(&key), kind))?;
+        self.done(&stored, found)
+    }
+
+    /// Reports a piece done (and its chunk absent, if it was).
+    fn done(&self, stored: &Piece, found: Found) -> Result<(), Error> {
         if found == Found::Absent
             && let Some(absent) = self.options.extra.absent
         {
             absent(&stored.chunk);
         }
-        piece.in_chunk = boxed;
-        self.gather(&w.scratch, &piece)
-            .map_err(|kind| Error::new(path, Some(&key), kind))?;
         let n = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(progress) = self.options.progress {
             progress(n, self.plan.count());
         }
         Ok(())
+    }
+
+    /// Reads `piece`'s runs from the uncompressed chunk at `key` straight into the output,
+    /// one read each, if they are long enough on average ([`DIRECT_RUN_LEN`]); `None` (having
+    /// read nothing) if not. An absent chunk's runs are the fill value.
+    fn direct(&self, key: &str, piece: &SelPiece) -> Result<Option<Found>, ErrorKind> {
+        let meta = &self.array.meta;
+        let elem = meta.elem_size();
+        let mut whole = piece.clone();
+        whole.in_chunk = Region::whole(
+            &self
+                .units
+                .grid
+                .chunk_shape_at(&piece.chunk)
+                .map_err(ErrorKind::Layout)?,
+        )
+        .map_err(ErrorKind::Layout)?;
+        let runs = GatherRuns::new(self.plan, &whole, elem).map_err(ErrorKind::Layout)?;
+        let (count, bytes) = runs.clone().fold((0usize, 0usize), |(n, b), r| {
+            (n + 1, b.saturating_add(r.len))
+        });
+        if count == 0 || bytes / count < DIRECT_RUN_LEN {
+            return Ok(None);
+        }
+        let present = self.array.store.size(key).map_err(ErrorKind::Store)?;
+        let endian = match meta.chain.outer().array_to_bytes {
+            ArrayToBytes::Bytes(e) => e.filter(|&e| e != zinto_core::codec::Endian::NATIVE),
+            ArrayToBytes::Sharding(_) => None,
+        };
+        let mut claim = self.out.claim(&self.output_owners(piece))?;
+        for run in runs {
+            let dst = claim.run_mut(run.dst, run.len)?;
+            match present {
+                Some(_) => {
+                    self.array
+                        .store
+                        .read_into(key, run.src as u64, dst)
+                        .map_err(ErrorKind::Store)?;
+                    if let Some(e) = endian {
+                        zinto_core::codec::to_native_in_place(dst, meta.dtype.scalar_size(), e);
+                    }
+                }
+                None => fill(dst, meta.fill_value.as_bytes()),
+            }
+        }
+        Ok(Some(if present.is_some() {
+            Found::Stored
+        } else {
+            Found::Absent
+        }))
+    }
+
+    /// The piece's owner along each output axis: its claim on the output.
+    fn output_owners(&self, piece: &SelPiece) -> Vec<u64> {
+        piece
+            .owners
+            .iter()
+            .zip(self.plan.selection().groups())
+            .filter(|(_, g)| g.output_len().is_some())
+            .map(|(&o, _)| o)
+            .collect()
     }
 
     /// The error of a piece that failed: a cancellation once the fetches were stopped (the
@@ -418,14 +511,7 @@ impl<S: Store> Gathers<'_, S> {
     /// Copies `piece`'s elements out of `scratch` (its box) into their places.
     fn gather(&self, scratch: &[u8], piece: &SelPiece) -> Result<(), ErrorKind> {
         let elem = self.array.meta.elem_size();
-        let owners: Vec<u64> = piece
-            .owners
-            .iter()
-            .zip(self.plan.selection().groups())
-            .filter(|(_, g)| g.output_len().is_some())
-            .map(|(&o, _)| o)
-            .collect();
-        let mut claim: OwnedClaim<'_, '_> = self.out.claim(&owners)?;
+        let mut claim: OwnedClaim<'_, '_> = self.out.claim(&self.output_owners(piece))?;
         let runs = GatherRuns::new(self.plan, piece, elem).map_err(ErrorKind::Layout)?;
         for run in runs {
             let src = run
@@ -438,5 +524,15 @@ impl<S: Store> Gathers<'_, S> {
             claim.run_mut(run.dst, run.len)?.copy_from_slice(src);
         }
         Ok(())
+    }
+}
+
+/// Fills `dst` with copies of the element `value`.
+fn fill(dst: &mut [u8], value: &[u8]) {
+    match value.split_first() {
+        Some((&b, rest)) if rest.iter().all(|&x| x == b) => dst.fill(b),
+        _ => dst
+            .chunks_exact_mut(value.len().max(1))
+            .for_each(|e| e.copy_from_slice(value)),
     }
 }
