@@ -1736,3 +1736,42 @@ fn strings_read_without_an_output_are_read() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(!file.exists());
 }
+
+/// `--select` with lists and steps (issue 62): each dimension on its own, in any order with
+/// repeats, gathered as NumPy's `a[np.ix_(rows, cols)]` gives it.
+#[test]
+fn select_takes_lists_and_steps() {
+    // legacy_v2.zarr holds (i * 80 + j) % 977 as int32.
+    let dir = example("legacy_v2.zarr");
+    let value = |i: i64, j: i64| (i * 80 + j) % 977;
+    for (sel, rows, cols) in [
+        ("[10,3,3],5:9", vec![10, 3, 3], vec![5, 6, 7, 8]),
+        ("::-40,[0,-1]", vec![99, 59, 19], vec![0, 79]),
+        ("[-1],1:80:26", vec![99], vec![1, 27, 53, 79]),
+    ] {
+        let out = zinto(&[
+            "read",
+            dir.to_str().unwrap(),
+            "--select",
+            sel,
+            "--out",
+            "-",
+            "--format",
+            "raw",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{sel}: {}", text(&out.stderr));
+        let want: Vec<u8> = rows
+            .iter()
+            .flat_map(|&i| cols.iter().map(move |&j| value(i, j) as i32))
+            .flat_map(i32::to_ne_bytes)
+            .collect();
+        assert_eq!(out.stdout, want, "{sel}");
+    }
+    let out = zinto(&["read", dir.to_str().unwrap(), "--select", "[100]"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("out of bounds for axis 0"),
+        "{}",
+        text(&out.stderr)
+    );
+}

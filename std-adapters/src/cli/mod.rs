@@ -143,10 +143,13 @@ enum Command {
         /// The array's directory (or URL).
         array: PathBuf,
         /// What to read, NumPy-like, one item per dimension separated by commas:
-        /// `start:stop`, `:`, `start:`, `:stop`, an index, or `...`. Negative values count
-        /// from the end; stops past the end are clamped; an index drops its dimension from
-        /// .npy and JSON output (raw bytes are the same either way). Steps are not supported.
-        /// Missing trailing items select whole dimensions. Example: `--select 10:200,-5:`.
+        /// `start:stop[:step]`, `:`, `start:`, `:stop`, an index, a list of indices
+        /// `[3,1,-1]` (any order, repeats), or `...`. Negative values count from the end;
+        /// stops past the end are clamped; an index drops its dimension from .npy and JSON
+        /// output (raw bytes are the same either way). Lists and steps select along their
+        /// dimension each on its own (as zarr-python's oindex) into one buffer (--memory does
+        /// not apply), numbers only. Missing trailing items select whole dimensions. Example:
+        /// `--select 10:200,-5:` or `--select '[3,1,7],::2'`.
         #[arg(
             long,
             short,

@@ -1,26 +1,39 @@
-//! NumPy-like basic selections for `zinto read --select`: one item per dimension, each an
-//! integer `i`, a slice `start:stop` (any part may be left out) or `...` for the dimensions in
-//! between. Negative numbers count from the end, slice bounds are clamped to the dimension, and
-//! an integer drops its dimension from the result, all as NumPy does. Steps other than 1 are
-//! refused.
+//! NumPy-like selections for `zinto read --select`: one item per dimension, each an integer
+//! `i`, a slice `start:stop[:step]` (any part may be left out), a list of indices `[3,1,7]` (any
+//! order, repeats, negative from the end) or `...` for the dimensions in between. Negative
+//! numbers count from the end, slice bounds are clamped to the dimension, and an integer drops
+//! its dimension from the result, all as NumPy does. Lists select along their dimension each
+//! on its own, as zarr-python's `oindex` (two lists do not pair up into points, as NumPy's
+//! would).
 
 use std::num::IntErrorKind;
 
+use zinto_core::selection::AxisSel;
+
 use crate::Region;
 
-/// A parsed selection: the region to read, and which dimensions an integer index dropped.
+/// A parsed selection: the region to read, and which dimensions an integer index dropped;
+/// with lists or steps, the selection to gather instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {
-    /// The part of the array to read; a dimension an integer selected has length 1 here.
+    /// The part of the array to read (with lists or steps, the box they span); a dimension an
+    /// integer selected has length 1 here.
     pub region: Region,
     /// One flag per dimension: `false` where an integer index dropped it from the result.
     pub kept: Vec<bool>,
+    /// With a list or a step in some dimension, what to read: each dimension on its own.
+    pub lists: Option<zinto_core::selection::Selection>,
 }
 
 impl Selection {
     /// The shape of the result as NumPy gives it: the region's shape without the dropped
-    /// dimensions.
+    /// dimensions (with lists, their lengths).
     pub fn output_shape(&self) -> Vec<u64> {
+        if let Some(lists) = &self.lists {
+            return lists
+                .output_shape()
+                .map_or_else(|_| Vec::new(), |s| s.to_vec());
+        }
         self.region
             .shape()
             .iter()
@@ -32,7 +45,7 @@ impl Selection {
 }
 
 /// What one item selects in its dimension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct AxisPick {
     /// The first index read.
     start: u64,
@@ -40,6 +53,42 @@ struct AxisPick {
     len: u64,
     /// `false` when an integer selected the index and NumPy drops the dimension.
     kept: bool,
+    /// The indices a list or a stepped slice selects, in order.
+    list: Option<Vec<u64>>,
+}
+
+impl AxisPick {
+    fn range(start: u64, len: u64) -> Self {
+        Self {
+            start,
+            len,
+            kept: true,
+            list: None,
+        }
+    }
+
+    /// The pick of `list`: the box it spans, and the list.
+    fn of_list(list: Vec<u64>) -> Self {
+        let lo = list.iter().copied().min().unwrap_or(0);
+        let hi = list.iter().copied().max().map_or(0, |m| m + 1);
+        Self {
+            start: lo,
+            len: hi - lo,
+            kept: true,
+            list: Some(list),
+        }
+    }
+
+    fn sel(&self) -> AxisSel {
+        match (&self.list, self.kept) {
+            (Some(list), _) => AxisSel::List(list.clone()).simplified(),
+            (None, false) => AxisSel::Index(self.start),
+            (None, true) => AxisSel::Range {
+                start: self.start,
+                stop: self.start + self.len,
+            },
+        }
+    }
 }
 
 /// Parses `sel` against an array of `shape`.
@@ -59,33 +108,55 @@ pub fn parse(sel: &str, shape: &[u64]) -> Result<Selection, String> {
         ));
     }
     let per_axis = expand_ellipsis(sel, &items, shape.len())?;
-    let mut start = Vec::with_capacity(shape.len());
-    let mut len = Vec::with_capacity(shape.len());
-    let mut kept = Vec::with_capacity(shape.len());
+    let mut picks = Vec::with_capacity(shape.len());
     for (axis, (&n, item)) in shape.iter().zip(per_axis).enumerate() {
-        let pick = match item {
-            None => AxisPick {
-                start: 0,
-                len: n,
-                kept: true,
-            },
+        picks.push(match item {
+            None => AxisPick::range(0, n),
             Some(item) => axis_pick(item, axis, n)?,
-        };
-        start.push(pick.start);
-        len.push(pick.len);
-        kept.push(pick.kept);
+        });
     }
+    let start: Vec<u64> = picks.iter().map(|p| p.start).collect();
+    let len: Vec<u64> = picks.iter().map(|p| p.len).collect();
+    let kept = picks.iter().map(|p| p.kept).collect();
     let region = Region::new(&start, &len).map_err(|e| format!("selection {sel:?}: {e}"))?;
-    Ok(Selection { region, kept })
+    let lists = match picks.iter().any(|p| p.list.is_some()) {
+        true => Some(
+            zinto_core::selection::Selection::orthogonal(
+                picks.iter().map(AxisPick::sel).collect(),
+                shape,
+            )
+            .map_err(|e| format!("selection {sel:?}: {e}"))?,
+        ),
+        false => None,
+    };
+    Ok(Selection {
+        region,
+        kept,
+        lists,
+    })
 }
 
-/// The comma-separated items of `sel`, trimmed; none for a blank `sel`.
+/// The comma-separated items of `sel`, trimmed (a list's commas, inside its brackets, do not
+/// separate items); none for a blank `sel`.
 fn split_items(sel: &str) -> Vec<&str> {
     if sel.trim().is_empty() {
-        Vec::new()
-    } else {
-        sel.split(',').map(str::trim).collect()
+        return Vec::new();
     }
+    let mut items = Vec::new();
+    let (mut depth, mut from) = (0usize, 0usize);
+    for (i, c) in sel.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                items.push(sel[from..i].trim());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(sel[from..].trim());
+    items
 }
 
 /// One entry per dimension of an `ndim`-dimensional array: the item that selects it, or `None`
@@ -125,6 +196,9 @@ fn expand_ellipsis<'a>(
 
 /// What `item` (trimmed, not empty) selects in dimension `axis` of length `n`.
 fn axis_pick(item: &str, axis: usize, n: u64) -> Result<AxisPick, String> {
+    if let Some(inner) = item.strip_prefix('[') {
+        return list_pick(inner, item, axis, n);
+    }
     let parts: Vec<&str> = item.split(':').collect();
     match parts.as_slice() {
         [index] => {
@@ -133,13 +207,14 @@ fn axis_pick(item: &str, axis: usize, n: u64) -> Result<AxisPick, String> {
                 start: resolve_index(i, axis, n)?,
                 len: 1,
                 kept: false,
+                list: None,
             })
         }
         [start, stop] => slice_pick(start, stop, item, axis, n),
-        [start, stop, step] => {
-            check_step(step, item, axis)?;
-            slice_pick(start, stop, item, axis, n)
-        }
+        [start, stop, step] => match step_of(step, item, axis)? {
+            1 => slice_pick(start, stop, item, axis, n),
+            s => stepped_pick((start, stop, s), item, axis, n),
+        },
         _ => Err(format!(
             "{item:?} in dimension {axis} has {} colons; a slice is start:stop",
             parts.len().saturating_sub(1)
@@ -164,26 +239,65 @@ fn slice_pick(
         None => n,
         Some(v) => clamp_bound(v, n),
     };
-    Ok(AxisPick {
-        start: first,
-        // Saturating on purpose: a stop at or before the start selects nothing.
-        len: end.saturating_sub(first),
-        kept: true,
-    })
+    // Saturating on purpose: a stop at or before the start selects nothing.
+    Ok(AxisPick::range(first, end.saturating_sub(first)))
 }
 
-/// Refuses any step but 1 (or an empty step, which means 1).
-fn check_step(step: &str, item: &str, axis: usize) -> Result<(), String> {
+/// A slice's step: 1 if left out; zero refused.
+fn step_of(step: &str, item: &str, axis: usize) -> Result<i64, String> {
     match parse_bound(step, item, axis)? {
-        None | Some(1) => Ok(()),
+        None => Ok(1),
         Some(0) => Err(format!(
-            "{item:?} in dimension {axis}: slice step cannot be zero (steps are not supported; \
-             use start:stop)"
+            "{item:?} in dimension {axis}: slice step cannot be zero"
         )),
-        Some(s) => Err(format!(
-            "{item:?} in dimension {axis} has step {s}; steps are not supported, use start:stop"
-        )),
+        Some(s) => Ok(s),
     }
+}
+
+/// The indices `start:stop:step` selects (a step other than 1, negative ones too) in a
+/// dimension of length `n`, as Python's `slice.indices` and `range` give them.
+fn stepped_pick(
+    (start, stop, step): (&str, &str, i64),
+    item: &str,
+    axis: usize,
+    n: u64,
+) -> Result<AxisPick, String> {
+    let n = i128::from(n);
+    let (lo, hi) = if step < 0 { (-1, n - 1) } else { (0, n) };
+    let bound = |v: Option<i64>, default: i128| match v.map(i128::from) {
+        None => default,
+        Some(v) if v < 0 => (v + n).max(lo),
+        Some(v) => v.min(hi),
+    };
+    let first = bound(
+        parse_bound(start, item, axis)?,
+        if step < 0 { hi } else { lo },
+    );
+    let last = bound(
+        parse_bound(stop, item, axis)?,
+        if step < 0 { lo } else { hi },
+    );
+    let step = i128::from(step);
+    let mut list = Vec::new();
+    let mut i = first;
+    while (step > 0 && i < last) || (step < 0 && i > last) {
+        list.push(u64::try_from(i).map_err(|_| format!("{item:?}: index {i} out of range"))?);
+        i += step;
+    }
+    Ok(AxisPick::of_list(list))
+}
+
+/// The indices of `[3, -1, 7]` (`inner` the text after `[`) in a dimension of length `n`,
+/// each checked as an integer index is.
+fn list_pick(inner: &str, item: &str, axis: usize, n: u64) -> Result<AxisPick, String> {
+    let body = inner
+        .strip_suffix(']')
+        .ok_or_else(|| format!("{item:?} in dimension {axis}: a list of indices ends with ']'"))?;
+    let mut list = Vec::new();
+    for part in body.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        list.push(resolve_index(parse_int(part, item, axis)?, axis, n)?);
+    }
+    Ok(AxisPick::of_list(list))
 }
 
 /// A slice bound or step: `None` when left out (blank).
@@ -661,15 +775,57 @@ mod tests {
         assert!(e.contains("indexes 3 dimensions, the array has 2"), "{e}");
     }
 
-    #[test]
-    fn steps_refused() {
-        for sel in ["::2", "1:4:2", "::-1", "4:1:-1", ":: 3"] {
-            let e = err(sel, &[5]);
-            assert!(e.contains("steps are not supported"), "{sel:?}: {e}");
+    /// The indices a list or a stepped slice selects, as NumPy's `range(*slice.indices(n))`
+    /// and its list indexing give them (each checked against NumPy 2.4 by hand).
+    fn picked(sel: &str, shape: &[u64]) -> Vec<u64> {
+        use zinto_core::selection::{AxisSel, Group};
+        let s = parse(sel, shape).unwrap_or_else(|e| panic!("{sel:?}: {e}"));
+        let lists = s.lists.unwrap_or_else(|| panic!("{sel:?}: no lists"));
+        match &lists.groups()[0] {
+            Group::Axis {
+                sel: AxisSel::List(l),
+                ..
+            } => l.clone(),
+            Group::Axis {
+                sel: AxisSel::Range { start, stop },
+                ..
+            } => (*start..*stop).collect(),
+            other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn steps_and_lists() {
+        for (sel, want) in [
+            ("::2", vec![0, 2, 4]),
+            ("1:4:2", vec![1, 3]),
+            ("::-1", vec![4, 3, 2, 1, 0]),
+            ("4:1:-1", vec![4, 3, 2]),
+            (":: 3", vec![0, 3]),
+            ("-2::-2", vec![3, 1]),
+            ("10:-10:-3", vec![4, 1]),
+            ("[3, 1, -1, 3]", vec![3, 1, 4, 3]),
+            ("[2,3,4]", vec![2, 3, 4]),
+        ] {
+            assert_eq!(picked(sel, &[5]), want, "{sel}");
+        }
+        // An empty list, a list beside a slice and an index; the box the lists span.
+        let s = parse("[],2:4", &[5, 6]).unwrap();
+        assert_eq!(s.output_shape(), [0, 2]);
+        let s = parse("[4,0],1,2:4", &[5, 6, 7]).unwrap();
+        assert_eq!(s.output_shape(), [2, 2]);
+        assert_eq!(s.region.start(), [0, 1, 2]);
         let e = err("::0", &[5]);
         assert!(e.contains("slice step cannot be zero"), "{e}");
-        assert!(e.contains("steps are not supported"), "{e}");
+        let e = err("[1,5]", &[5]);
+        assert!(
+            e.contains("index 5 is out of bounds for axis 0 with size 5"),
+            "{e}"
+        );
+        let e = err("[1,2", &[5]);
+        assert!(e.contains("ends with ']'"), "{e}");
+        let e = err("[1,x]", &[5]);
+        assert!(e.contains("not an integer"), "{e}");
         assert_eq!(ok("1:3:1", &[5]), (vec![1], vec![2], vec![2]));
         assert_eq!(ok("1:3:", &[5]), (vec![1], vec![2], vec![2]));
     }
