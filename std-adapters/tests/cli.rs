@@ -1743,7 +1743,7 @@ fn strings_read_without_an_output_are_read() {
 fn select_takes_lists_and_steps() {
     // legacy_v2.zarr holds (i * 80 + j) % 977 as int32.
     let dir = example("legacy_v2.zarr");
-    let value = |i: i64, j: i64| (i * 80 + j) % 977;
+    let value = |i: i32, j: i32| (i * 80 + j) % 977;
     for (sel, rows, cols) in [
         ("[10,3,3],5:9", vec![10, 3, 3], vec![5, 6, 7, 8]),
         ("::-40,[0,-1]", vec![99, 59, 19], vec![0, 79]),
@@ -1762,7 +1762,7 @@ fn select_takes_lists_and_steps() {
         assert_eq!(out.status.code(), Some(0), "{sel}: {}", text(&out.stderr));
         let want: Vec<u8> = rows
             .iter()
-            .flat_map(|&i| cols.iter().map(move |&j| value(i, j) as i32))
+            .flat_map(|&i| cols.iter().map(move |&j| value(i, j)))
             .flat_map(i32::to_ne_bytes)
             .collect();
         assert_eq!(out.stdout, want, "{sel}");
