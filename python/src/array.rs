@@ -387,6 +387,22 @@ impl RsArray {
         crate::write::write(py, &self.inner, &w)
     }
 
+    /// Writes `input` (the selection's values in C order, native-order type, as bytes) into
+    /// the elements the selection `groups` states (see `selection::groups`), each chunk it
+    /// touches read, merged and written once; off the GIL, cancelled by Ctrl-C between chunks.
+    #[pyo3(signature = (groups, input, settings=None))]
+    fn write_selection_from(
+        &self,
+        py: Python<'_>,
+        groups: &Bound<'_, PyList>,
+        input: PyReadonlyArray1<'_, u8>,
+        settings: Option<crate::write::WriteSettings>,
+    ) -> PyResult<()> {
+        let sel = selection::groups(groups, self.inner.shape())?;
+        let w = crate::write::Write::new((&[], &[]), &input, settings)?;
+        crate::write::write_selection(py, &self.inner, &w, &sel)
+    }
+
     /// Writes variable-length values (a `string` or `bytes` array) into the region
     /// `start`/`shape`, C order, as `read_vlen` gives them: element `i` is
     /// `values[offsets[i]:offsets[i + 1]]` (UTF-8 for strings). Offsets that do not fit the

@@ -104,6 +104,22 @@ pub fn write<S: Store>(py: Python<'_>, array: &zinto::Array<S>, w: &Write<'_>) -
     })
 }
 
+/// Writes `w.input` into the elements `sel` picks (its region is not used), off the GIL,
+/// cancelled by Ctrl-C between chunks.
+pub fn write_selection<S: Store>(
+    py: Python<'_>,
+    array: &zinto::Array<S>,
+    w: &Write<'_>,
+    sel: &zinto::core::selection::Selection,
+) -> PyResult<()> {
+    interruptible::run(py, |cancel| {
+        let options = w.options(cancel);
+        array
+            .write_selection_from_with(sel, w.input, &options)
+            .map_err(errors::to_py)
+    })
+}
+
 /// Writes variable-length values into `array`'s region: element `i` is
 /// `w.input[offsets[i]..offsets[i + 1]]`, C order; off the GIL, cancelled by Ctrl-C between
 /// chunks.

@@ -108,9 +108,7 @@ class _Indexer:
         return self._array._read_groups(*_index.plan(key, self._array.shape, self._mode))
 
     def __setitem__(self, key, value):
-        raise NotImplementedError(
-            f"writes through {self._mode} are not supported yet: write a region "
-            "(arr[start:stop] = value), or read, change and write it back")
+        self._array._write_groups(*_index.plan(key, self._array.shape, self._mode), value)
 
 
 def _normalize(key, shape):
@@ -274,8 +272,9 @@ class Array:
         self.write(key, value)
 
     def write(self, key, value, threads=None, write_empty_chunks=False):
-        """Writes `value` into `self[key]` (NumPy basic indexing; `value` broadcast to the
-        selection and cast to the array's type as NumPy's assignment does).
+        """Writes `value` into `self[key]` (`key` as `read` takes it, index lists and masks
+        too; `value` broadcast to the selection and cast to the array's type as NumPy's
+        assignment does; an element selected twice takes the later value).
 
         Strings and bytes (variable-length arrays) take `str` and `bytes` elements (or arrays
         of them): they are encoded once into offsets and values, then written as numbers are.
@@ -287,6 +286,10 @@ class Array:
         worker count (default: one per core). Runs without the GIL; Ctrl-C stops it between
         chunks, each chunk written whole or not at all.
         """
+        if not _plain(key, len(self.shape)):
+            fancy = _index.plan(key, self.shape)
+            if fancy is not None:
+                return self._write_groups(*fancy, value, threads, write_empty_chunks)
         start, extent, kept = _normalize(key, self.shape)
         shape = tuple(n for n, k in zip(extent, kept) if k)
         settings = {"threads": threads, "write_empty_chunks": write_empty_chunks}
@@ -349,6 +352,18 @@ class Array:
         ``arr.vindex[mask]`` the elements where a boolean mask of the array's shape is
         true, in C order."""
         return _Indexer(self, "vindex")
+
+    def _write_groups(self, groups, shape, value, threads=None, write_empty_chunks=False):
+        """Writes `value` into the selection `groups` state (see `_index`), of `shape`: each
+        chunk it touches read, merged and written once."""
+        if self._vlen:
+            raise NotImplementedError(
+                "writes of strings or bytes through index lists, masks or points are not "
+                "supported yet: write a region (arr[start:stop] = value)")
+        data = _write.prepare(value, self.dtype, shape)
+        if data.size:
+            settings = {"threads": threads, "write_empty_chunks": write_empty_chunks}
+            self._rs.write_selection_from(groups, data.reshape(-1).view(np.uint8), settings)
 
     def _read_groups(self, groups, shape, out=None, threads=None):
         """Reads the selection `groups` state (see `_index`) into `out` of `shape`."""

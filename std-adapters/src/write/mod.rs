@@ -18,6 +18,7 @@
 mod chunk;
 mod filters;
 mod plan;
+mod scatter;
 mod shard;
 mod stream;
 mod vlen;
