@@ -7,8 +7,8 @@
 //! A [`Selection`] is a list of groups in the order their output axes come: an [`AxisSel`] of
 //! one array axis (a range or a list keeps an output axis, an index drops it), or
 //! [`Points`] over several array axes (one output axis, a point each). Every array axis is in
-//! exactly one group. [`Plan`](plan::Plan) groups what is selected by the chunk that holds it,
-//! and [`gather`] gives the byte runs that copy one chunk's part out of it.
+//! exactly one group. [`Plan`] groups what is selected by the chunk that holds it,
+//! and [`GatherRuns`] gives the byte runs that copy one chunk's part out of it.
 //!
 //! Indices are checked when the selection is made, against the array's shape: nothing is read
 //! for a selection with an index out of bounds.
