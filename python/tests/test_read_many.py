@@ -70,8 +70,11 @@ def test_a_batch_that_cannot_be_laid_out_is_refused(array):
         z.read_many(KEYS, out=out)
     with pytest.raises(ValueError, match="expected shape"):
         z.read_many(KEYS[:2], out=np.zeros((2, 10, 10), np.float64))
-    with pytest.raises(zinto.SelectionError):
+    # Steps are read (each gathered), but of another shape: refused before anything is read.
+    with pytest.raises(ValueError, match="one shape"):
         z.read_many([np.s_[0:10, 0:10], np.s_[0:10, 45:55:2]], out=out)
+    with pytest.raises(zinto.SelectionError):
+        z.read_many([np.s_[0:10, 0:10], np.s_[0:10, None]], out=out)
     assert (out == 7).all()
 
 

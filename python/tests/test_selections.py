@@ -221,3 +221,16 @@ def test_xarray_isel_with_index_lists_is_gathered_by_zinto(tmp_path):
         got = xr.open_zarr(tmp_path / "d.zarr", chunks=None)["t"].isel(y=rows, x=slice(5, 30)).values
         assert zinto.pipeline.reads_gathered > before
     np.testing.assert_array_equal(got, data[rows, 5:30])
+
+
+def test_read_many_takes_keys_with_index_arrays(tmp_path):
+    data = write(tmp_path / "a.zarr", (37, 23), (8, 5), None, "zstd", "C")
+    a = zinto.open(tmp_path / "a.zarr")
+    rng = np.random.default_rng(3)
+    keys = [(rng.integers(0, 37, 4), slice(2, 9)) for _ in range(5)] + [(slice(3, 7), slice(0, 7))]
+    got = a.read_many(keys)
+    assert got.shape == (6, 4, 7)
+    for i, k in enumerate(keys):
+        np.testing.assert_array_equal(got[i], data[k])
+    with pytest.raises(ValueError, match="one shape"):
+        a.read_many([([1, 2],), ([1],)])

@@ -415,7 +415,9 @@ class Array:
         The selections are shared out to `threads` workers (default: one per core), each read
         whole by one worker, as a read of it alone is (same memory, same errors); the batch
         stops at the first error or at Ctrl-C, between selections. What a data loader's
-        ``__getitems__`` asks for: a batch of windows, one call.
+        ``__getitems__`` asks for: a batch of windows, one call. Keys with index lists, masks
+        or steps (of one result shape) are read one after another into their places, each
+        gathered by all the workers.
         """
         if self._vlen:
             raise TypeError("read_many reads numbers; strings and bytes are read one by one")
@@ -423,6 +425,10 @@ class Array:
         batch = self._rs.windows(keys)  # plain windows, parsed in one call
         shape = None if batch is None else batch.extent
         if batch is None:
+            fancy = [None if _plain(k, len(self.shape)) else _index.plan(k, self.shape)
+                     for k in keys]
+            if any(f is not None for f in fancy):
+                return self._read_many_groups(keys, fancy, out, threads)
             batch, shape = self._general_batch(keys)
         full = (len(keys), *shape)
         if out is None:
@@ -432,6 +438,29 @@ class Array:
             target = self._check_out(out, full)
         if target.size:
             self._rs.read_many_into(batch, target.reshape(-1).view(np.uint8), threads)
+        return out
+
+    def _read_many_groups(self, keys, fancy, out, threads):
+        """`read_many` of keys some of which are not basic: each read into its place of the
+        stacked output, in turn."""
+        def basic_shape(k):
+            _, extent, kept = _normalize(k, self.shape)
+            return tuple(n for n, keep in zip(extent, kept) if keep)
+
+        shapes = {f[1] if f is not None else basic_shape(k) for k, f in zip(keys, fancy)}
+        if len(shapes) > 1:
+            raise ValueError(f"read_many takes selections of one shape, not {sorted(shapes)}")
+        full = (len(keys), *shapes.pop())
+        if out is None:
+            out = np.empty(full, dtype=self.dtype)
+            target = out
+        else:
+            target = self._check_out(out, full)
+        for i, (k, f) in enumerate(zip(keys, fancy)):
+            if f is None:
+                self.read(k, out=target[i], threads=threads)
+            else:
+                self._read_groups(*f, out=target[i], threads=threads)
         return out
 
     def _general_batch(self, keys):
