@@ -202,6 +202,55 @@ impl<'s> Plan<'s> {
         })
     }
 
+    /// Where `piece` lands in the output, if it lands as one hyper-rectangle copied from its
+    /// box as it is: every group one axis, in the array's order, and the piece's positions
+    /// along each both consecutive in the output and consecutive in the array (a list's run,
+    /// a range, an index). The region is in the array's dimensions: a dropped axis (an index)
+    /// has extent 1 at 0, as in a region read. Such a piece can be read straight into the
+    /// output, as a region's piece is.
+    pub fn output_box(&self, piece: &SelPiece) -> Option<Region> {
+        let mut start = [0u64; MAX_DIMS];
+        let mut extent = [1u64; MAX_DIMS];
+        for (g, ((group, sel), &b)) in self
+            .groups
+            .iter()
+            .zip(self.sel.groups())
+            .zip(&piece.owners)
+            .enumerate()
+        {
+            match (group, sel) {
+                (GroupPlan::Range { dim, start: a, .. }, _) if *dim == g => {
+                    let cs = self.grid.axes().get(g)?.chunk(*piece.chunk.get(g)?)?.0;
+                    start[g] = cs + piece.in_chunk.start().get(g)? - a;
+                    extent[g] = *piece.in_chunk.shape().get(g)?;
+                }
+                (GroupPlan::Listed(l), Group::Axis { dim, sel }) if *dim == g => {
+                    let b = usize::try_from(b).ok()?;
+                    let entries = l.entries.get(*l.starts.get(b)?..*l.starts.get(b + 1)?)?;
+                    let coord =
+                        |o: u64| coords_of(self.sel.groups().get(g)?, o, &mut [0; 1]).map(|c| c[0]);
+                    let first = *entries.first()?;
+                    let consecutive = entries.windows(2).all(|w| {
+                        w[1] == w[0] + 1
+                            && coord(w[1])
+                                .zip(coord(w[0]))
+                                .is_some_and(|(x, y)| x == y + 1)
+                    });
+                    if !consecutive {
+                        return None;
+                    }
+                    if sel.keeps_axis() {
+                        start[g] = first;
+                        extent[g] = entries.len() as u64;
+                    }
+                }
+                _ => return None,
+            }
+        }
+        let n = self.groups.len();
+        Region::new(&start[..n], &extent[..n]).ok()
+    }
+
     /// For each output axis, which chunk of its group every position comes from.
     ///
     /// # Errors

@@ -319,3 +319,65 @@ fn owners_name_the_chunk_of_every_output_position() {
     // A region is read as one.
     assert!(range.as_region().is_some() && sel.as_region().is_none());
 }
+
+/// A piece whose positions run on by one in the output and in the array along every axis (in
+/// the array's order) lands as one hyper-rectangle: it may be read straight into the output.
+#[test]
+fn pieces_that_land_as_rectangles_say_where() {
+    let shape = [4u64, 10, 6];
+    let grid = ChunkGrid::new(&shape, &[2, 1, 6]).unwrap();
+    // A list along an axis of one-wide chunks: every piece is a rectangle (`[:, [0, 3, 6]]`).
+    let sel = Selection::orthogonal(
+        vec![
+            AxisSel::Range { start: 1, stop: 4 },
+            AxisSel::List(vec![0, 3, 6]),
+            AxisSel::Index(2),
+        ],
+        &shape,
+    )
+    .unwrap();
+    let plan = Plan::new(&sel, &grid).unwrap();
+    let boxes: Vec<_> = (0..plan.count())
+        .map(|i| plan.output_box(&plan.piece(i).unwrap()).unwrap())
+        .collect();
+    // Rows 1 (chunk 0) and 2..4 (chunk 1), each of the three list entries.
+    assert_eq!(boxes.len(), 6);
+    assert_eq!(
+        (boxes[0].start(), boxes[0].shape()),
+        (&[0u64, 0, 0][..], &[1u64, 1, 1][..])
+    );
+    assert_eq!(
+        (boxes[5].start(), boxes[5].shape()),
+        (&[1u64, 2, 0][..], &[2u64, 1, 1][..])
+    );
+    let grid = ChunkGrid::new(&shape, &[4, 5, 6]).unwrap();
+    for (list, rect) in [(vec![5, 6], true), (vec![6, 5], false), (vec![1, 3], false)] {
+        let sel = Selection::orthogonal(
+            vec![
+                AxisSel::Range { start: 0, stop: 4 },
+                AxisSel::List(list.clone()),
+                AxisSel::Range { start: 0, stop: 6 },
+            ],
+            &shape,
+        )
+        .unwrap();
+        let plan = Plan::new(&sel, &grid).unwrap();
+        let piece = plan.piece(0).unwrap();
+        assert_eq!(plan.output_box(&piece).is_some(), rect, "{list:?}");
+    }
+    // Points are never one: their output axis is no array axis.
+    let points = Points::from_signed(&[0, 1], &[&[1], &[2]], &shape).unwrap();
+    let sel = Selection::new(
+        vec![
+            Group::Points(points),
+            Group::Axis {
+                dim: 2,
+                sel: AxisSel::Range { start: 0, stop: 6 },
+            },
+        ],
+        &shape,
+    )
+    .unwrap();
+    let plan = Plan::new(&sel, &grid).unwrap();
+    assert!(plan.output_box(&plan.piece(0).unwrap()).is_none());
+}

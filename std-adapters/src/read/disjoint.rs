@@ -33,9 +33,11 @@
 //! 6. An [`OwnedClaim`] holds one owner tuple (one owner per output axis); tuples claimed at the
 //!    same time differ ([`OwnedOutput::claim`] checks a new one against every live claim,
 //!    under a lock), so no element belongs to two live claims.
-//! 7. A claim hands out one slice at a time ([`OwnedClaim::run_mut`] borrows it mutably), of
-//!    whole elements along the last output axis whose owners along every axis are the
-//!    claim's (each checked against the handle's own owners).
+//! 7. A claim hands out one slice at a time ([`OwnedClaim::run_mut`] and
+//!    [`OwnedClaim::span_mut`] borrow it mutably), of elements (whole ones along the last
+//!    output axis for a run; any bytes of them, across rows, for a span) whose owners along
+//!    every axis are the claim's (each element touched checked against the handle's own
+//!    owners).
 //!
 //! Tests of this module run under Miri (`cargo +nightly miri test -p zinto --lib disjoint`),
 //! which checks the aliasing model and data races across threads.
@@ -389,6 +391,23 @@ impl<'a> OwnedOutput<'a> {
         // A 0-d output: its one element.
         last.is_some() || (first == 0 && count == 1)
     }
+
+    /// Whether elements `first..first + count`, across rows of the last output axis as a
+    /// piece that is a hyper-rectangle of the output hands them (its runs may span whole
+    /// rows), are all owned by `owner`: each row's part checked as [`Self::owns`] checks one.
+    fn owns_span(&self, owner: &[u64], first: u64, count: u64) -> bool {
+        let row = self.shape.last().copied().unwrap_or(1).max(1);
+        let end = first.saturating_add(count);
+        let mut at = first;
+        while at < end {
+            let seg = (row - at % row).min(end - at);
+            if !self.owns(owner, at, seg) {
+                return false;
+            }
+            at += seg;
+        }
+        count > 0
+    }
 }
 
 /// One owner's elements of an [`OwnedOutput`], released when dropped.
@@ -406,28 +425,50 @@ impl OwnedClaim<'_, '_> {
     /// # Errors
     /// [`ErrorKind::Internal`] if they are not.
     pub(crate) fn run_mut(&mut self, start: usize, len: usize) -> Result<&mut [u8], ErrorKind> {
+        self.slice_mut(start, len, false)
+    }
+
+    /// As [`Self::run_mut`], the run perhaps across rows of the last output axis (a piece
+    /// read straight into a hyper-rectangle of the output), every element of it this claim's.
+    ///
+    /// # Errors
+    /// [`ErrorKind::Internal`] if they are not.
+    pub(crate) fn span_mut(&mut self, start: usize, len: usize) -> Result<&mut [u8], ErrorKind> {
+        self.slice_mut(start, len, true)
+    }
+
+    fn slice_mut(&mut self, start: usize, len: usize, rows: bool) -> Result<&mut [u8], ErrorKind> {
+        if rows && len == 0 {
+            return Ok(&mut []);
+        }
         let elem = self.out.elem;
         let end = start
             .checked_add(len)
             .filter(|&end| end <= self.out.len && len > 0)
             .ok_or_else(|| bug("run outside the gathered output"))?;
-        if !start.is_multiple_of(elem) || !len.is_multiple_of(elem) {
+        // A run of the gather is of whole elements; a span of the read path may begin or end
+        // inside one (a window's bytes): every element it touches is checked.
+        if !rows && (!start.is_multiple_of(elem) || !len.is_multiple_of(elem)) {
             return Err(bug("run not of whole elements"));
         }
-        if !self
-            .out
-            .owns(&self.owner, (start / elem) as u64, (len / elem) as u64)
-        {
+        let first = start / elem;
+        let count = (end.div_ceil(elem) - first) as u64;
+        let owned = match rows {
+            true => self.out.owns_span(&self.owner, first as u64, count),
+            false => self.out.owns(&self.owner, first as u64, count),
+        };
+        if !owned {
             return Err(bug("run of elements another piece owns"));
         }
         debug_assert!(end <= self.out.len);
         // SAFETY: `start..end` lies inside the buffer (checked above), borrowed mutably for
         // `'a` (invariant 5), so the pointer stays in one allocation of initialised `u8`s.
-        // Every element of it is owned by this claim's tuple (checked above against the
-        // handle's own owners, which nothing changes), no other live claim holds that tuple
-        // (invariant 6), and an element has one owner tuple: no other live claim's slice
-        // holds these bytes. This claim has no other live slice: the result borrows `self`
-        // mutably (invariant 7). So this `&mut` is unique for its lifetime.
+        // Every element it touches (row by row, for a span) is owned by this claim's tuple
+        // (checked above against the handle's own owners, which nothing changes), no other
+        // live claim holds that tuple (invariant 6), and an element has one owner tuple: no
+        // other live claim's slice holds these bytes. This claim has no other live slice:
+        // the result borrows `self` mutably (invariant 7). So this `&mut` is unique for its
+        // lifetime.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.out.ptr.add(start), len) })
     }
 }

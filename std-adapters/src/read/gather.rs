@@ -122,6 +122,11 @@ impl<S: Store> Array<S> {
         let job = Gathers {
             array: self,
             plan: &plan,
+            padded: selection
+                .groups()
+                .iter()
+                .map(|g| g.output_len().unwrap_or(1))
+                .collect(),
             units: &units,
             out: &shared,
             options,
@@ -294,6 +299,9 @@ impl Units {
 struct Gathers<'a, S> {
     array: &'a Array<S>,
     plan: &'a Plan<'a>,
+    /// The output's shape in the array's dimensions (a dropped axis of extent 1), for pieces
+    /// read straight in.
+    padded: Vec<u64>,
     units: &'a Units,
     out: &'a OwnedOutput<'a>,
     options: &'a ReadOptions<'a>,
@@ -366,6 +374,12 @@ impl<S: Store> Gathers<'_, S> {
         })?;
         let (stored, boxed) = self.units.stored(self.array, &piece).map_err(layout)?;
         let key = self.array.chunk_key(&stored.chunk);
+        if let Some(out_box) = self.plan.output_box(&piece) {
+            let found = self
+                .straight(w, index, (&key, &stored, &boxed), (&piece, out_box))
+                .map_err(|kind| self.failed(&key, kind))?;
+            return self.done(&stored, found);
+        }
         if self.units.direct
             && let Some(found) = self
                 .direct(&key, &piece)
@@ -380,6 +394,48 @@ impl<S: Store> Gathers<'_, S> {
         self.gather(&w.scratch, &piece)
             .map_err(|kind| Error::new(path, Some(&key), kind))?;
         self.done(&stored, found)
+    }
+
+    /// Reads `piece`, whose part of the output is the hyper-rectangle `out_box` (see
+    /// `Plan::output_box`), straight into the output as a region's piece is read: no scratch.
+    fn straight(
+        &self,
+        w: &mut Worker,
+        index: u64,
+        (key, stored, boxed): (&str, &Piece, &Region),
+        (piece, out_box): (&SelPiece, Region),
+    ) -> Result<Found, ErrorKind> {
+        // The piece's own box in the stored chunk: `stored` starts at the unit's box, which
+        // may start before the piece's (rows read whole).
+        let start: Vec<u64> = stored
+            .in_chunk
+            .start()
+            .iter()
+            .zip(boxed.start())
+            .zip(piece.in_chunk.start())
+            .map(|((s, b), p)| s - b + p)
+            .collect();
+        let within = Piece {
+            chunk: stored.chunk.clone(),
+            in_chunk: Region::new(&start, piece.in_chunk.shape()).map_err(ErrorKind::Layout)?,
+            in_output: out_box,
+        };
+        let mut target = PieceOut::Owned(self.out.claim(&self.output_owners(piece))?);
+        let mut reader = |store: &dyn Store, ctx: &mut ReadContext| {
+            ChunkReader {
+                store,
+                meta: &self.array.meta,
+                out_shape: &self.padded,
+            }
+            .read_piece(ctx, key, &within, &mut target)
+        };
+        match self.fetches {
+            Some(fetches) => {
+                let store = fetches.piece(index, key).map_err(ErrorKind::Store)?;
+                reader(&*store, &mut w.ctx)
+            }
+            None => reader(&self.array.store, &mut w.ctx),
+        }
     }
 
     /// Reports a piece done (and its chunk absent, if it was).

@@ -1,7 +1,7 @@
 //! Where one piece's bytes go ([`PieceOut`]): its own span of the output, or its claimed
 //! region of an output shared with workers writing other pieces (`disjoint.rs`).
 
-use super::disjoint::Claim;
+use super::disjoint::{Claim, OwnedClaim};
 use crate::error::ErrorKind;
 
 /// Where one piece's bytes go.
@@ -16,6 +16,9 @@ pub(crate) enum PieceOut<'o, 'b> {
     },
     /// The piece's region of an output shared with workers writing other (disjoint) pieces.
     Shared(Claim<'o, 'b>),
+    /// The piece's elements of a gathered output (a selection's chunk whose part is a
+    /// hyper-rectangle of the output, read straight in).
+    Owned(OwnedClaim<'o, 'b>),
 }
 
 impl PieceOut<'_, '_> {
@@ -33,6 +36,7 @@ impl PieceOut<'_, '_> {
                     what: "byte range outside the piece's span of the output",
                 }),
             Self::Shared(claim) => claim.slice_mut(start, len),
+            Self::Owned(claim) => claim.span_mut(start, len),
         }
     }
 }
