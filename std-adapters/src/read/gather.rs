@@ -592,3 +592,87 @@ fn fill(dst: &mut [u8], value: &[u8]) {
             .for_each(|e| e.copy_from_slice(value)),
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::cast_possible_truncation)] // test values are small
+mod tests {
+    //! Gathered reads on several threads through the owned output; run under Miri too (the
+    //! CI step's filter takes tests named `disjoint`).
+
+    use std::num::NonZeroUsize;
+
+    use zinto_core::selection::{AxisSel, Group, Points, Selection};
+
+    use crate::{Array, MemoryStore, ReadOptions};
+
+    /// A 6 x 8 uint8 array whose element (r, c) is 10 * r + c, in chunks of 2 x 3, stored as
+    /// `codecs` says.
+    fn store(codecs: &str) -> MemoryStore {
+        let mut s = MemoryStore::new();
+        let meta = format!(
+            r#"{{"zarr_format": 3, "node_type": "array", "shape": [6, 8], "data_type": "uint8",
+            "chunk_grid": {{"name": "regular", "configuration": {{"chunk_shape": [2, 3]}}}},
+            "chunk_key_encoding": {{"name": "default"}}, "fill_value": 0, "codecs": {codecs}}}"#
+        );
+        s.insert("a/zarr.json", meta.into_bytes());
+        for cr in 0..3u64 {
+            for cc in 0..3u64 {
+                let bytes: Vec<u8> = (0..2u64)
+                    .flat_map(|r| (0..3u64).map(move |c| (cr * 2 + r, cc * 3 + c)))
+                    .map(|(r, c)| if c < 8 { (10 * r + c) as u8 } else { 0 })
+                    .collect();
+                s.insert(format!("a/c/{cr}/{cc}"), bytes);
+            }
+        }
+        s
+    }
+
+    fn read(s: &MemoryStore, sel: &Selection) -> Vec<u8> {
+        let array = Array::open(s, "a").unwrap();
+        let mut out = vec![0u8; array.selected_len(sel).unwrap()];
+        let options = ReadOptions {
+            threads: NonZeroUsize::new(3),
+            ..ReadOptions::default()
+        };
+        array
+            .read_selection_into_with(sel, &mut out, &options)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn disjoint_owned_output_gathers_lists_and_points_on_threads() {
+        let s = store(r#"[{"name": "bytes"}]"#);
+        let shape = [6, 8];
+        // Rows and columns in any order with repeats: pieces gathered, runs read straight
+        // out of the uncompressed chunks, and rectangles (one row of a chunk).
+        let rows = vec![5, 0, 3, 3];
+        let cols = vec![7, 1, 2, 6];
+        let sel = Selection::orthogonal(
+            vec![AxisSel::List(rows.clone()), AxisSel::List(cols.clone())],
+            &shape,
+        )
+        .unwrap();
+        let want: Vec<u8> = rows
+            .iter()
+            .flat_map(|&r| cols.iter().map(move |&c| (10 * r + c) as u8))
+            .collect();
+        assert_eq!(read(&s, &sel), want);
+        let band = Selection::orthogonal(
+            vec![
+                AxisSel::List(vec![4, 1]),
+                AxisSel::Range { start: 2, stop: 7 },
+            ],
+            &shape,
+        )
+        .unwrap();
+        let want: Vec<u8> = [4u8, 1]
+            .iter()
+            .flat_map(|&r| (2..7u8).map(move |c| 10 * r + c))
+            .collect();
+        assert_eq!(read(&s, &band), want);
+        let points = Points::from_signed(&[0, 1], &[&[5, 0, 2], &[7, 1, 3]], &shape).unwrap();
+        let sel = Selection::new(vec![Group::Points(points)], &shape).unwrap();
+        assert_eq!(read(&s, &sel), [57, 1, 23]);
+    }
+}
