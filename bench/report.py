@@ -69,6 +69,11 @@ BENCHES = [
     Bench("random_reads_breakdown", "Where a small read's time goes", PY313,
           ["bench/random_reads.py", "--breakdown"], ["bench/random_reads.py", "--breakdown"],
           "One window of one chunk from Python, by part of the call."),
+    Bench("selections", "Index lists, masks and oindex", PY313,
+          ["bench/selections.py", "--runs", "3"], ["bench/selections.py", "--runs", "1"],
+          "zarr-python's three reports' arrays read with an index list beside the equal slice, "
+          "and a loader's batches of random rows, by each reader in a fresh process.",
+          ["tensorstore", "zarrs"]),
     Bench("writes", "Writes against the peers", PY311, ["bench/write.py", "--runs", "3"],
           ["bench/write.py", "--runs", "1"],
           "Arrays written from memory by zinto and each peer, fresh process each; extra memory "

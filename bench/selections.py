@@ -11,8 +11,8 @@ default):
 - `planes` (#3641, scaled by 1/4 to fit here): (1, 10, 6144, 6144) float32 in chunks
   (1, 1, 1024, 1024), shards (1, 1, 2048, 2048); `a[:, [0, 3, 6]]` beside `a[:, 0:3]` (as
   many bytes).
-- `loader` : (1_000_000, 64) float32 in chunks (10000, 64); 100 batches of 256 random rows
-  (unsorted, the same seeded rows for every reader), one call each (`a[rows]`).
+- `loader`: (1_000_000, 64) float32 in chunks (256, 64) (64 KiB each); 50 batches of 256
+  random rows (unsorted, the same seeded rows for every reader), one call each (`a[rows]`).
 
 Readers: `zinto.open(path)[key]`; zarr-python 3.4.2 with its default pipeline, its
 `FusedCodecPipeline`, zinto's pipeline and the zarrs pipeline (zarrs-python 0.2.3); and
@@ -48,7 +48,7 @@ CASES = {
     "planes": dict(shape=(1, 10, 6144, 6144), dtype="float32", chunks=(1, 1, 1024, 1024),
                    shards=(1, 1, 2048, 2048), key="[:, [0, 3, 6]]", slice="[:, 0:3]",
                    report="zarr-python #3641, scaled by 1/4"),
-    "loader": dict(shape=(1_000_000, 64), dtype="float32", chunks=(10000, 64), shards=None,
+    "loader": dict(shape=(1_000_000, 64), dtype="float32", chunks=(256, 64), shards=None,
                    key="batches", slice=None, report="a loader's random rows"),
 }
 
@@ -146,7 +146,7 @@ def write(name, spec):
     return path
 
 
-def batches(spec, n=100, size=256):
+def batches(spec, n=50, size=256):
     import numpy as np
     rng = np.random.default_rng(1)
     return [rng.integers(0, spec["shape"][0], size).tolist() for _ in range(n)]
@@ -185,7 +185,7 @@ def table(name, spec, runs):
     keys = [spec["key"]] + ([spec["slice"]] if spec["slice"] else [])
     results = {k: measure(name, spec, k, runs) for k in keys}
     head = "| reader | " + " | ".join(
-        ("100 batches of 256 random rows" if k == "batches" else f"`a{k}`" if not
+        ("50 batches of 256 random rows" if k == "batches" else f"`a{k}`" if not
          k.startswith("oindex") else f"`a.{k}`") + " (s, extra)" for k in keys) + " |"
     lines += [head, "|---|" + "---:|" * len(keys)]
     for i, (label, _) in enumerate(READERS):
