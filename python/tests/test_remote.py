@@ -264,3 +264,16 @@ def test_the_pipeline_writes_to_an_s3fs_store_itself(s3_env, monkeypatch):
                                     "a")
     finally:
         _close(fs)
+
+
+@pytest.mark.parametrize("name", ["v3_gzip", "v3_shard_end"])
+def test_index_lists_and_points_read_from_s3_as_from_disk(s3_env, name):
+    there = zinto.open(f"s3://fixtures/{name}")
+    here = zinto.open(DATA / name)
+    rng = np.random.default_rng(5)
+    for _ in range(5):
+        rows = rng.integers(0, here.shape[0], 6)
+        cols = rng.integers(0, here.shape[1], 6)
+        np.testing.assert_array_equal(there[rows], here[rows])
+        np.testing.assert_array_equal(there.oindex[rows, cols], here.oindex[rows, cols])
+        np.testing.assert_array_equal(there.vindex[rows, cols], here.vindex[rows, cols])
