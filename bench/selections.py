@@ -18,8 +18,9 @@ Readers: `zinto.open(path)[key]`; zarr-python 3.4.2 with its default pipeline, i
 `FusedCodecPipeline`, zinto's pipeline and the zarrs pipeline (zarrs-python 0.2.3); and
 tensorstore 0.1.86 (`a.oindex[key].read().result()`, its orthogonal indexing). For each: the
 median seconds of `--runs` fresh processes (page cache warm: each case is read once before),
-and the read's extra memory: peak RSS minus the RSS just before the read minus the output,
-over the output. Every reader's result is checksummed; readers that disagree stop the run.
+and the read's extra memory: peak RSS (VmHWM, reset through /proc/self/clear_refs just before
+the read) minus the RSS then minus the output, over the output (for the loader, whose batches
+are 64 KiB each, in MiB over all 50 batches). Every reader's result is checksummed; readers that disagree stop the run.
 
 Run from the repository root with the Python of bench/peers.py's second column (made as its
 docstring says):
@@ -57,14 +58,19 @@ READERS = [("`zinto.open(...)[key]`", "zinto"), ("zarr-python + zinto's pipeline
            ("zarr-python default", "zarr"), ("tensorstore 0.1.86", "tensorstore")]
 
 READER = r"""
-import json, resource, sys, time
+import json, sys, time
 import numpy as np
 kind, path, key = sys.argv[1], sys.argv[2], sys.argv[3]
 batches = json.loads(sys.argv[4]) if key == "batches" else None
 
-def rss():
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * 4096
+def rss(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field):
+            return int(line.split()[1]) * 1024
+
+def reset_peak():
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # VmHWM back to the present resident set
 
 if kind == "tensorstore":
     import tensorstore as ts
@@ -103,7 +109,8 @@ if kind != "tensorstore":
 check = 0.0
 if batches is not None:
     rows(np.array(batches[0]))  # imports, opening and first-call setup are not timed
-    before = rss()
+    reset_peak()
+    before = rss("VmRSS:")
     t = time.perf_counter()
     for b in batches:
         got = rows(np.array(b))
@@ -111,14 +118,16 @@ if batches is not None:
     secs = time.perf_counter() - t
     out_bytes = got.nbytes
 else:
-    before = rss()
+    reset_peak()
+    before = rss("VmRSS:")
     t = time.perf_counter()
     got = read(key)
     secs = time.perf_counter() - t
     out_bytes = got.nbytes
     check = float(got.reshape(-1)[::97].astype("float64").sum())
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-print(json.dumps({"seconds": secs, "sum": check, "extra": (peak - before - out_bytes) / max(out_bytes, 1)}))
+peak = rss("VmHWM:")
+print(json.dumps({"seconds": secs, "sum": check, "extra_bytes": peak - before - out_bytes,
+                  "extra": (peak - before - out_bytes) / out_bytes}))
 """
 
 
@@ -170,7 +179,8 @@ def measure(name, spec, key, runs):
         got = [run(kind, path, key, extra) for _ in range(runs)]
         sums[label] = got[0]["sum"]
         rows.append((label, statistics.median(g["seconds"] for g in got),
-                     statistics.median(g["extra"] for g in got)))
+                     statistics.median(g["extra"] for g in got),
+                     statistics.median(g["extra_bytes"] for g in got)))
     first = next(iter(sums.values()))
     for label, s in sums.items():
         if abs(s - first) > 1e-6 * max(1.0, abs(first)):
@@ -189,7 +199,9 @@ def table(name, spec, runs):
          k.startswith("oindex") else f"`a.{k}`") + " (s, extra)" for k in keys) + " |"
     lines += [head, "|---|" + "---:|" * len(keys)]
     for i, (label, _) in enumerate(READERS):
-        cells = [f"{results[k][i][1]:.3f}, {100 * results[k][i][2]:.0f}%" for k in keys]
+        # A batch's output is small (64 KiB): its extra is given in MiB, not against it.
+        cells = [f"{r[1]:.3f}, {r[3] / 2**20:.1f} MiB" if k == "batches" else
+                 f"{r[1]:.3f}, {100 * r[2]:.0f}%" for k in keys for r in [results[k][i]]]
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
