@@ -471,11 +471,11 @@ fn read_segment_header<S: Store + ?Sized>(
     let file_len = store
         .size(key)
         .map_err(ErrorKind::Store)?
-        .ok_or(ErrorKind::Store(StoreError::Missing))?;
+        .ok_or_else(|| ErrorKind::Store(StoreError::Missing))?;
     let n = usize::try_from(file_len)
         .unwrap_or(usize::MAX)
         .min(head.len());
-    let prefix = head.get_mut(..n).ok_or(ErrorKind::Internal {
+    let prefix = head.get_mut(..n).ok_or_else(|| ErrorKind::Internal {
         what: "a header longer than its buffer",
     })?;
     if n > 0 {
@@ -501,7 +501,7 @@ impl SegmentsHeld {
         self.rows = self
             .rows
             .checked_add(this.rows)
-            .ok_or(ErrorKind::Layout(LayoutError::Overflow))?;
+            .ok_or_else(|| ErrorKind::Layout(LayoutError::Overflow))?;
         Ok(())
     }
 }

@@ -42,7 +42,8 @@ fn write_attributes<S: Store + ?Sized>(
     match format {
         ZarrFormat::V3 => {
             let key = join(path, "zarr.json");
-            let mut doc = read_json(store, &key)?.ok_or(ErrorKind::Store(StoreError::Missing))?;
+            let mut doc =
+                read_json(store, &key)?.ok_or_else(|| ErrorKind::Store(StoreError::Missing))?;
             let obj = doc.as_object_mut().ok_or_else(|| {
                 ErrorKind::Metadata(MetadataError::Invalid(format!("{key}: not an object")))
             })?;
@@ -114,7 +115,7 @@ impl<S: Store> Group<S> {
                 let key = join(self.path(), "zarr.json");
                 let mut doc = read_json(store, &key)
                     .map_err(err)?
-                    .ok_or(err(ErrorKind::Store(StoreError::Missing)))?;
+                    .ok_or_else(|| err(ErrorKind::Store(StoreError::Missing)))?;
                 if let Some(obj) = doc.as_object_mut() {
                     obj.insert(
                         "consolidated_metadata".into(),

@@ -315,16 +315,18 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         mut runs: Runs,
         out: &mut PieceOut<'_, '_>,
     ) -> Result<(), ErrorKind> {
-        let run =
-            runs.next()
-                .filter(|run| run.len == chunk.chunk_len)
-                .ok_or(ErrorKind::Internal {
-                    what: "a whole chunk's single run is not the chunk's length",
-                })?;
+        let run = runs
+            .next()
+            .filter(|run| run.len == chunk.chunk_len)
+            .ok_or_else(|| ErrorKind::Internal {
+                what: "a whole chunk's single run is not the chunk's length",
+            })?;
         let dst = out.get(run.dst, run.len)?;
-        let stored = dst.get_mut(..chunk.stored_len).ok_or(ErrorKind::Internal {
-            what: "filters that grow elements decoded into a smaller buffer",
-        })?;
+        let stored = dst
+            .get_mut(..chunk.stored_len)
+            .ok_or_else(|| ErrorKind::Internal {
+                what: "filters that grow elements decoded into a smaller buffer",
+            })?;
         decode_stored(self.store, ctx, chunk.at, &chunk.lv.bytes_codecs, stored)?;
         chunk.filters.undo(dst, &mut ctx.spare)?;
         self.to_native(dst, chunk.endian);
@@ -347,17 +349,18 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         grow(&mut scratch, chunk.filters.buffer_len()?)?;
         let result = scratch
             .get_mut(..chunk.stored_len)
-            .ok_or(ErrorKind::Internal {
+            .ok_or_else(|| ErrorKind::Internal {
                 what: "scratch shorter than the stored chunk",
             })
             .and_then(|stored| decode_stored(self.store, ctx, chunk.at, codecs, stored))
             .and_then(|()| chunk.filters.undo(&mut scratch, &mut ctx.spare))
             .and_then(|()| {
-                let decoded = scratch
-                    .get_mut(..chunk.chunk_len)
-                    .ok_or(ErrorKind::Internal {
-                        what: "scratch shorter than the chunk",
-                    })?;
+                let decoded =
+                    scratch
+                        .get_mut(..chunk.chunk_len)
+                        .ok_or_else(|| ErrorKind::Internal {
+                            what: "scratch shorter than the chunk",
+                        })?;
                 self.to_native(decoded, chunk.endian);
                 copy_runs(runs, decoded, 0, out)
             });
@@ -400,9 +403,12 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
                         break;
                     }
                     if from < to {
-                        let src = bytes.get(from - pos..to - pos).ok_or(ErrorKind::Internal {
-                            what: "a run outside the window's bytes",
-                        })?;
+                        let src =
+                            bytes
+                                .get(from - pos..to - pos)
+                                .ok_or_else(|| ErrorKind::Internal {
+                                    what: "a run outside the window's bytes",
+                                })?;
                         out.get(run.dst + (from - run.src), to - from)?
                             .copy_from_slice(src);
                     }
@@ -525,7 +531,7 @@ fn copy_runs(
             .src
             .checked_sub(src_base)
             .and_then(|from| src.get(from..from.checked_add(run.len)?))
-            .ok_or(ErrorKind::Internal {
+            .ok_or_else(|| ErrorKind::Internal {
                 what: "a run outside the bytes read for it",
             })?;
         out.get(run.dst, run.len)?.copy_from_slice(src);
@@ -574,7 +580,7 @@ impl Filters<'_> {
                 });
             };
             let span = decoded.max(encoded);
-            let part = buf.get_mut(..span).ok_or(ErrorKind::Internal {
+            let part = buf.get_mut(..span).ok_or_else(|| ErrorKind::Internal {
                 what: "a filter's buffer shorter than its elements",
             })?;
             if f.needs_spare() {

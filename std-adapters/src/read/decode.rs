@@ -73,9 +73,11 @@ pub(crate) fn decode_stored<S: Store + ?Sized>(
         grow(&mut ctx.block, block_len)?;
     }
     let ReadContext { decoder, block, .. } = ctx;
-    let buf = block.get_mut(..block_len).ok_or(ErrorKind::Internal {
-        what: "a block longer than the read buffer",
-    })?;
+    let buf = block
+        .get_mut(..block_len)
+        .ok_or_else(|| ErrorKind::Internal {
+            what: "a block longer than the read buffer",
+        })?;
     let mut status = Status::NeedsInput;
     read_blocks(store, key, offset, len, buf, &mut |bytes| {
         status = decoder.feed(bytes, dst).map_err(ErrorKind::Decode)?.status;
@@ -150,9 +152,11 @@ pub(crate) fn decode_windowed<S: Store + ?Sized>(
     let mut started = false;
     let mut stalls = 0;
     let mut status = Status::NeedsInput;
-    let buf = block.get_mut(..block_len).ok_or(ErrorKind::Internal {
-        what: "a block longer than the read buffer",
-    })?;
+    let buf = block
+        .get_mut(..block_len)
+        .ok_or_else(|| ErrorKind::Internal {
+            what: "a block longer than the read buffer",
+        })?;
     let mut feed = |bytes: &[u8]| -> Result<(), ErrorKind> {
         if !started {
             start_windowed(decoder, window, codecs, bytes, len, size)?;
@@ -160,7 +164,7 @@ pub(crate) fn decode_windowed<S: Store + ?Sized>(
         }
         let mut used = 0;
         loop {
-            let rest = bytes.get(used..).ok_or(ErrorKind::Internal {
+            let rest = bytes.get(used..).ok_or_else(|| ErrorKind::Internal {
                 what: "a decoder consumed past its input",
             })?;
             let before = decoder.written();
@@ -168,7 +172,7 @@ pub(crate) fn decode_windowed<S: Store + ?Sized>(
                 .feed_window(rest, window)
                 .map_err(ErrorKind::Decode)?;
             used += p.consumed;
-            let out = window.get(p.produced).ok_or(ErrorKind::Internal {
+            let out = window.get(p.produced).ok_or_else(|| ErrorKind::Internal {
                 what: "decoded bytes outside the window",
             })?;
             if out.is_empty() && p.consumed == 0 {

@@ -537,7 +537,7 @@ impl<S: Store> Gathers<'_, S> {
             .ok()
             .and_then(|n| n.checked_mul(self.array.meta.elem_size() as u64))
             .and_then(|n| usize::try_from(n).ok())
-            .ok_or(ErrorKind::Layout(LayoutError::Overflow))?;
+            .ok_or_else(|| ErrorKind::Layout(LayoutError::Overflow))?;
         w.scratch.clear();
         w.scratch
             .try_reserve_exact(len)
@@ -574,7 +574,7 @@ impl<S: Store> Gathers<'_, S> {
                 .src
                 .checked_add(run.len)
                 .and_then(|end| scratch.get(run.src..end))
-                .ok_or(ErrorKind::Internal {
+                .ok_or_else(|| ErrorKind::Internal {
                     what: "a gathered run outside its chunk's box",
                 })?;
             claim.run_mut(run.dst, run.len)?.copy_from_slice(src);

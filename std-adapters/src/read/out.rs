@@ -32,7 +32,7 @@ impl PieceOut<'_, '_> {
             Self::Span { base, slice } => start
                 .checked_sub(*base)
                 .and_then(|s| slice.get_mut(s..s.checked_add(len)?))
-                .ok_or(ErrorKind::Internal {
+                .ok_or_else(|| ErrorKind::Internal {
                     what: "byte range outside the piece's span of the output",
                 }),
             Self::Shared(claim) => claim.slice_mut(start, len),

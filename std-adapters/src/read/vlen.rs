@@ -166,10 +166,12 @@ pub(crate) fn read<S: Store>(
         limit,
     } = hooks;
     let at = |kind| (None, kind);
-    let codec = vlen_codec(meta.dtype).ok_or(at(ErrorKind::WrongType {
-        dtype: meta.dtype,
-        read_as: "variable-length values (use Array::read_into)",
-    }))?;
+    let codec = vlen_codec(meta.dtype).ok_or_else(|| {
+        at(ErrorKind::WrongType {
+            dtype: meta.dtype,
+            read_as: "variable-length values (use Array::read_into)",
+        })
+    })?;
     // The offsets first: a selection too large for them is refused before anything else is
     // allocated for it.
     let n = selection
@@ -274,7 +276,7 @@ impl<S: Store> Walk<'_, S> {
         let at = |kind| (None, kind);
         // Lengths, at offsets[i + 1], then their running sums.
         self.each((ctx, chunk), Pass::First, &mut |i, item| {
-            let slot = offsets.get_mut(i + 1).ok_or(ErrorKind::Internal {
+            let slot = offsets.get_mut(i + 1).ok_or_else(|| ErrorKind::Internal {
                 what: "a variable-length element outside the selection",
             })?;
             *slot = item.len() as u64;
@@ -296,13 +298,17 @@ impl<S: Store> Walk<'_, S> {
         offsets: &[u64],
     ) -> Result<Vec<u8>, KeyedError> {
         let at = |kind| (None, kind);
-        let total = offsets.last().copied().ok_or(at(ErrorKind::Internal {
-            what: "variable-length offsets without their end",
-        }))?;
+        let total = offsets.last().copied().ok_or_else(|| {
+            at(ErrorKind::Internal {
+                what: "variable-length offsets without their end",
+            })
+        })?;
         let total = usize::try_from(total).map_err(|_| at(OVERFLOW))?;
-        let mut values = crate::buffer::zeroed_buffer(total).ok_or(at(ErrorKind::OutOfMemory {
-            bytes: total as u64,
-        }))?;
+        let mut values = crate::buffer::zeroed_buffer(total).ok_or_else(|| {
+            at(ErrorKind::OutOfMemory {
+                bytes: total as u64,
+            })
+        })?;
         let utf8 = self.codec == CodecName::VlenUtf8;
         self.each((ctx, chunk), Pass::Second, &mut |i, item| {
             let (Some(&start), Some(&end)) = (offsets.get(i), offsets.get(i + 1)) else {
@@ -322,7 +328,7 @@ impl<S: Store> Walk<'_, S> {
             let dst = usize::try_from(start)
                 .ok()
                 .and_then(|s| values.get_mut(s..s.checked_add(item.len())?))
-                .ok_or(ErrorKind::Internal {
+                .ok_or_else(|| ErrorKind::Internal {
                     what: "a variable-length element past the values buffer",
                 })?;
             dst.copy_from_slice(item);
@@ -431,9 +437,14 @@ impl<S: Store> Walk<'_, S> {
         piece: &Piece,
         visit: &mut Visit<'_>,
     ) -> Result<(), ErrorKind> {
-        let inner = self.meta.chain.levels().get(1).ok_or(ErrorKind::Internal {
-            what: "a shard without its inner chain level",
-        })?;
+        let inner = self
+            .meta
+            .chain
+            .levels()
+            .get(1)
+            .ok_or_else(|| ErrorKind::Internal {
+                what: "a shard without its inner chain level",
+            })?;
         let range = layout.index_range(at.len).map_err(ErrorKind::Shard)?;
         // Bounded by `at.len`, the shard's actual stored size.
         let mut index = vec![0u8; usize::try_from(range.len).map_err(|_| OVERFLOW)?];
@@ -446,7 +457,7 @@ impl<S: Store> Walk<'_, S> {
             .pieces(&piece.in_chunk)
             .map_err(ErrorKind::Layout)?;
         for i in 0..pieces.chunk_count().map_err(ErrorKind::Layout)? {
-            let ip = pieces.get(i).ok_or(ErrorKind::Internal {
+            let ip = pieces.get(i).ok_or_else(|| ErrorKind::Internal {
                 what: "an inner piece missing from its own count",
             })?;
             let in_output = shifted(&piece.in_output, &ip.in_output)?;
@@ -529,12 +540,16 @@ impl ChunkItems {
 
     /// Item `i` of the chunk loaded last, in storage order.
     pub(crate) fn item(&self, i: usize) -> Result<&[u8], ErrorKind> {
-        let (start, len) = self.spans.get(i).copied().ok_or(ErrorKind::Internal {
-            what: "a run past the chunk's items",
-        })?;
+        let (start, len) = self
+            .spans
+            .get(i)
+            .copied()
+            .ok_or_else(|| ErrorKind::Internal {
+                what: "a run past the chunk's items",
+            })?;
         self.bytes
             .get(start..start + len)
-            .ok_or(ErrorKind::Internal {
+            .ok_or_else(|| ErrorKind::Internal {
                 what: "an item span past the decoded chunk",
             })
     }

@@ -70,8 +70,8 @@ pub(super) fn lay_fill(
     // Chunks of one size reuse the buffer; on a rectilinear grid a smaller chunk keeps the
     // larger one's room (at most the longest chunk's).
     if scratch.capacity() < len {
-        *scratch =
-            buffer::zeroed_buffer(len).ok_or(ErrorKind::OutOfMemory { bytes: len as u64 })?;
+        *scratch = buffer::zeroed_buffer(len)
+            .ok_or_else(|| ErrorKind::OutOfMemory { bytes: len as u64 })?;
     } else {
         scratch.resize(len, 0);
     }
@@ -296,7 +296,7 @@ fn read_old<S: Store>(
         .selection_len(in_array)
         .map_err(Error::into_kind)?;
     let mut part =
-        buffer::zeroed_buffer(len).ok_or(ErrorKind::OutOfMemory { bytes: len as u64 })?;
+        buffer::zeroed_buffer(len).ok_or_else(|| ErrorKind::OutOfMemory { bytes: len as u64 })?;
     job.array
         .read_into_with(in_array, &mut part, &one)
         .map_err(Error::into_kind)?;

@@ -205,13 +205,13 @@ impl WritePlan {
 
     /// The plan for `meta`, its elements `elem` bytes each as the chain sees them.
     fn with_elem(meta: &ArrayMetadata, elem: usize) -> Result<Self, ErrorKind> {
-        let (level, outer) = meta
-            .chain
-            .levels()
-            .split_last()
-            .ok_or(ErrorKind::Internal {
-                what: "a chain without levels",
-            })?;
+        let (level, outer) =
+            meta.chain
+                .levels()
+                .split_last()
+                .ok_or_else(|| ErrorKind::Internal {
+                    what: "a chain without levels",
+                })?;
         // Every level but the innermost is a shard, with no codecs around it (`Array` refuses
         // bytes-to-bytes codecs around any level of shards when it opens).
         let shards = outer

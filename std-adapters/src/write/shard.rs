@@ -91,7 +91,7 @@ impl IndexOut {
         self.at = self
             .at
             .checked_add(len)
-            .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+            .ok_or_else(|| ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         Ok(())
     }
 
@@ -237,7 +237,7 @@ impl<'a, 'w> NestedShard<'a, 'w> {
                 w.write(&index).map_err(ErrorKind::Store)?;
                 len_before_index
                     .checked_add(index.len() as u64)
-                    .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?
+                    .ok_or_else(|| ErrorKind::Layout(zinto_core::LayoutError::Overflow))?
             }
         };
         Ok(Some(len))
@@ -336,8 +336,8 @@ impl Worker {
     ) -> Result<(), ErrorKind> {
         let len = array.selection_len(in_array).map_err(Error::into_kind)?;
         if scratch.len() != len {
-            *scratch =
-                buffer::zeroed_buffer(len).ok_or(ErrorKind::OutOfMemory { bytes: len as u64 })?;
+            *scratch = buffer::zeroed_buffer(len)
+                .ok_or_else(|| ErrorKind::OutOfMemory { bytes: len as u64 })?;
         }
         array
             .read_into_with(in_array, scratch, &one_worker())
@@ -499,7 +499,7 @@ pub(super) fn inner_box(
     for ((&c, &n), &e) in coords.iter().zip(inner).zip(extent) {
         let s = c
             .checked_mul(n)
-            .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+            .ok_or_else(|| ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         if s >= e {
             return Ok(None);
         }
@@ -519,7 +519,7 @@ fn shifted(part: &Region, origin: &[u64]) -> Result<Region, ErrorKind> {
         .zip(origin)
         .map(|(&p, &o)| p.checked_add(o))
         .collect::<Option<Vec<u64>>>()
-        .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+        .ok_or_else(|| ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
     Region::new(&start, part.shape()).map_err(ErrorKind::Layout)
 }
 

@@ -159,9 +159,11 @@ impl<S: Store> Array<S> {
     ) -> Result<(), Error> {
         let err = |kind| Error::new(self.path(), None, kind);
         let plan = WritePlan::of_vlen(self.metadata()).map_err(err)?;
-        let codec = vlen_codec(self.dtype()).ok_or(err(ErrorKind::Internal {
-            what: "a variable-length plan for a fixed-size type",
-        }))?;
+        let codec = vlen_codec(self.dtype()).ok_or_else(|| {
+            err(ErrorKind::Internal {
+                what: "a variable-length plan for a fixed-size type",
+            })
+        })?;
         let elements = region
             .num_elements()
             .and_then(|n| usize::try_from(n).map_err(|_| zinto_core::LayoutError::Overflow))
@@ -264,7 +266,7 @@ impl VlenWorker {
         let elements = product(shape)
             .ok()
             .and_then(|n| usize::try_from(n).ok())
-            .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+            .ok_or_else(|| ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         self.sources.clear();
         self.sources
             .try_reserve_exact(elements)
@@ -309,7 +311,7 @@ impl VlenWorker {
             let len = element(&self.old, job, source)?.len() as u64;
             total = total
                 .checked_add(4 + len)
-                .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+                .ok_or_else(|| ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         }
         let cap = if job.plan.whole_input {
             usize::try_from(total).map_err(|_| ErrorKind::OutOfMemory { bytes: total })?

@@ -160,7 +160,7 @@ impl VlenWorker {
             .zip(inner.in_output.start())
             .map(|(a, b)| a.checked_add(*b))
             .collect::<Option<Vec<u64>>>()
-            .ok_or(ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
+            .ok_or_else(|| ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         let in_output = Region::new(&start, inner.in_output.shape()).map_err(ErrorKind::Layout)?;
         let part = (&inner.in_chunk, &in_output);
         self.lay_sources(job, (&job.plan.chunk_shape, part), old.as_ref())?;
