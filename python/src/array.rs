@@ -260,10 +260,11 @@ impl RsArray {
         let found = AbsentChunks::default();
         let note = |coords: &[u64]| found.note(coords);
         let wanted = absent.is_some();
-        interruptible::run(py, |cancel| {
+        let mut run = |cancel: &AtomicBool, watch: &(dyn Fn(u64, u64) + Sync)| {
             let options = ReadOptions {
                 threads,
                 cancel: Some(cancel),
+                progress: Some(watch),
                 extra: zinto::ReadExtra {
                     absent: wanted.then_some(&note as &(dyn Fn(&[u64]) + Sync)),
                 },
@@ -272,7 +273,16 @@ impl RsArray {
             array
                 .read_selection_into_with(&sel, out, &options)
                 .map_err(errors::to_py)
-        })?;
+        };
+        if array.store().read_ahead().is_some() {
+            // As `read_into`: a remote read's signals are watched from here, the read on
+            // another thread (its workers may all wait on a stalled server).
+            interruptible::run(py, |cancel| run(cancel, &|_, _| {}))?;
+        } else {
+            // A loader's batch of rows takes a few milliseconds: a thread started to watch
+            // for Ctrl-C cost 0.1 ms a call (a tenth of a batch's time).
+            interruptible::run_here(py, run)?;
+        }
         found.append_to(absent)
     }
 

@@ -187,7 +187,7 @@ def _positions(sel, n):
         return np.arange(*sel.indices(n), dtype=np.int64)
     if isinstance(sel, np.ndarray) and sel.dtype.kind in "iu":
         # np.ix_-shaped (n, 1), (1, m) arrays, as zarr-python's orthogonal indexer makes them.
-        if sum(s != 1 for s in sel.shape) > 1:
+        if sel.ndim > 1 and sum(s != 1 for s in sel.shape) > 1:
             return None
         return sel.reshape(-1).astype(np.int64, copy=False)
     if isinstance(sel, np.ndarray) and sel.dtype == bool and sel.ndim == 1:
@@ -213,7 +213,7 @@ def _orthogonal(chunks, meta, out_shape, drop_axes):
     """Per axis, the coordinate of each output position (or the one index of a dropped
     axis: an int, or one of `drop_axes`, which zarr-python's orthogonal indexer gives as an
     array of one); every chunk's pieces must agree, and cover every position."""
-    lists = [np.full(n, -1, dtype=np.int64) for n in out_shape]
+    pieces = [_AxisPieces(n) for n in out_shape]
     dropped = {}
     for chunk in chunks:
         sels, outs = chunk.chunk_sel, chunk.out_sel
@@ -230,26 +230,58 @@ def _orthogonal(chunks, meta, out_shape, drop_axes):
                 continue
             if o >= len(outs) or o >= len(out_shape):
                 return None
-            here = _positions(sel, meta.chunk_shape_at(chunk.coords)[d])
-            at = _positions(outs[o], out_shape[o])
-            if here is None or at is None or len(here) != len(at):
+            if not pieces[o].add(sel, meta.chunk_shape_at(chunk.coords)[d], origin, outs[o]):
                 return None
-            if len(at) and (at.min() < 0 or at.max() >= out_shape[o]):
-                return None
-            held = lists[o][at]
-            new = here + origin
-            if np.any((held != -1) & (held != new)):
-                return None
-            lists[o][at] = new
             o += 1
         if o != len(outs):
             return None
-    if any(np.any(a < 0) for a in lists) or len(lists) + len(dropped) != meta.ndim:
+    lists = [p.coordinates() for p in pieces]
+    if any(a is None for a in lists) or len(lists) + len(dropped) != meta.ndim:
         return None
     groups, kept = [], iter(lists)
     for d in range(meta.ndim):
         groups.append(("index", d, dropped[d]) if d in dropped else ("list", d, next(kept)))
     return groups
+
+
+class _AxisPieces:
+    """One output axis of an orthogonal batch: every chunk's piece of it (the positions it
+    selects in its chunk, where the chunk starts, the output positions they fill), laid into
+    one list of array coordinates at the end (one scatter, not one per chunk: a loader's
+    batch has a piece in hundreds of chunks). A piece given again (a slice every chunk of a
+    row repeats) is kept once."""
+
+    def __init__(self, n):
+        self.n, self.at, self.coords, self.seen = n, [], [], set()
+
+    def add(self, sel, extent, origin, out):
+        """Whether the piece is one this axis can take (positions of equal count, inside)."""
+        if isinstance(sel, slice) and isinstance(out, slice):
+            key = (sel.indices(extent), origin, out.indices(self.n))
+            if key in self.seen:
+                return True
+            self.seen.add(key)
+        here, at = _positions(sel, extent), _positions(out, self.n)
+        if here is None or at is None or len(here) != len(at):
+            return False
+        self.at.append(at)
+        self.coords.append(here + origin)
+        return True
+
+    def coordinates(self):
+        """The coordinate of every output position, or None if a position is named by no
+        piece, or by two with different coordinates, or lies outside."""
+        if not self.at:
+            return None if self.n else np.empty(0, dtype=np.int64)
+        at, new = np.concatenate(self.at), np.concatenate(self.coords)
+        if len(at) and (at.min() < 0 or at.max() >= self.n):
+            return None
+        lists = np.full(self.n, -1, dtype=np.int64)
+        lists[at] = new
+        # Where two pieces name one position, the last one laid must agree with each.
+        if not np.array_equal(lists[at], new) or np.any(lists < 0):
+            return None
+        return lists
 
 
 def _points(chunks, meta, n):
