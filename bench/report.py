@@ -70,7 +70,7 @@ BENCHES = [
           ["bench/random_reads.py", "--breakdown"], ["bench/random_reads.py", "--breakdown"],
           "One window of one chunk from Python, by part of the call."),
     Bench("selections", "Index lists, masks and oindex", PY313,
-          ["bench/selections.py", "--runs", "3"], ["bench/selections.py", "--runs", "1"],
+          ["bench/selections.py", "--runs", "5"], ["bench/selections.py", "--runs", "1"],
           "zarr-python's three reports' arrays read with an index list beside the equal slice, "
           "and a loader's batches of random rows, by each reader in a fresh process.",
           ["tensorstore", "zarrs"]),

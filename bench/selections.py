@@ -24,7 +24,7 @@ are 64 KiB each, in MiB over all 50 batches). Every reader's result is checksumm
 
 Run from the repository root with the Python of bench/peers.py's second column (made as its
 docstring says):
-    target/bench-venv-3.4/bin/python bench/selections.py [--runs 3] [--cases rows_sharded,...]
+    target/bench-venv-3.4/bin/python bench/selections.py [--runs 5] [--cases rows_sharded,...]
 """
 
 import argparse
@@ -208,7 +208,7 @@ def table(name, spec, runs):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--runs", type=int, default=5)
     p.add_argument("--cases", default=",".join(CASES))
     args = p.parse_args()
     DATA.mkdir(exist_ok=True)
