@@ -284,6 +284,9 @@ fn axes(
 impl Iterator for Runs {
     type Item = Run;
 
+    // Inlined into the copy loops of other crates (no LTO): a run can be 40 bytes, and a call
+    // per run cost as much as its copy.
+    #[inline]
     fn next(&mut self) -> Option<Run> {
         if self.done {
             return None;
@@ -307,6 +310,7 @@ impl Iterator for Runs {
 
 impl Runs {
     /// Moves the odometer to the next run's offsets, or marks the iterator done.
+    #[inline]
     fn step(&mut self) {
         // Odometer over the outer axes, innermost first. None of this arithmetic can wrap:
         // - `*count + 1`: the counter is below the axis's extent, a `usize`;

@@ -362,7 +362,7 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
                             what: "scratch shorter than the chunk",
                         })?;
                 self.to_native(decoded, chunk.endian);
-                copy_runs(runs, decoded, 0, out)
+                out.copy_runs(runs, decoded, 0)
             });
         ctx.scratch = scratch;
         result
@@ -493,7 +493,7 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
                         .map_err(ErrorKind::Store)
                         .and_then(|()| {
                             swap(&mut scratch);
-                            copy_runs(first.take(count), &scratch, start, out)
+                            out.copy_runs(first.take(count), &scratch, start)
                         });
                     ctx.scratch = scratch;
                     result?;
@@ -517,26 +517,6 @@ fn walks_forwards(runs: Runs) -> bool {
         prev_end = run.src + run.len;
     }
     true
-}
-
-/// Copies `runs` from `src` (whose first byte is chunk offset `src_base`) into the output.
-fn copy_runs(
-    runs: impl Iterator<Item = Run>,
-    src: &[u8],
-    src_base: usize,
-    out: &mut PieceOut<'_, '_>,
-) -> Result<(), ErrorKind> {
-    for run in runs {
-        let src = run
-            .src
-            .checked_sub(src_base)
-            .and_then(|from| src.get(from..from.checked_add(run.len)?))
-            .ok_or_else(|| ErrorKind::Internal {
-                what: "a run outside the bytes read for it",
-            })?;
-        out.get(run.dst, run.len)?.copy_from_slice(src);
-    }
-    Ok(())
 }
 
 /// The filters of one chain level over one chunk of `elements` elements.
