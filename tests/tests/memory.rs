@@ -24,8 +24,8 @@ use std::thread::ThreadId;
 use std::time::Duration;
 
 use zinto::{
-    Array, ArrayBuilder, BLOCK_LEN, COALESCE_GAP, DataType, MemoryStore, ReadOptions, Region,
-    Store, StoreError, WINDOW_LEN,
+    Array, ArrayBuilder, BLOCK_LEN, COALESCE_GAP, COALESCE_MAX, DataType, MemoryStore, ReadOptions,
+    Region, Store, StoreError, WINDOW_LEN,
 };
 use zinto_tests::alloc::{Counting, measure, one_at_a_time};
 
@@ -492,17 +492,88 @@ fn uncompressed_partial_reads_fetch_the_bytes_selected_and_no_more_than_the_gaps
     }
 
     // One column: the elements are a row apart (from a plane's last row to the next plane's
-    // first, too), less than the coalescing distance, so each chunk's are one read from its
-    // first selected byte to its last: the 4-byte elements and the gaps merged between them.
+    // first, too), less than the coalescing distance, so each chunk's are read from a selected
+    // byte to a later one, the 4-byte elements and the gaps merged between them, in reads of
+    // at most COALESCE_MAX: as many elements as fit, then the next read.
     assert!(row - 4 < COALESCE_GAP);
     let sel = Region::new(&[0, 0, 3], &[16, 512, 1]).unwrap();
     let out = read(&sel);
-    let per_chunk = (4 * 512 - 1) * row + 4;
-    assert_eq!(store.take(), (4 * per_chunk as u64, 4));
+    let per_read = (COALESCE_MAX - 4) / row + 1; // elements a read holds
+    let elements = 4 * 512; // in a chunk
+    let (reads, bytes) = (0..elements)
+        .step_by(per_read)
+        .map(|first| (1, ((elements - first).min(per_read) - 1) * row + 4))
+        .fold((0, 0), |(r, b), (n, len)| (r + n, b + len));
+    assert!(reads > 1, "a chunk's column was one read");
+    assert_eq!(store.take(), (4 * bytes as u64, 4 * reads));
     for (k, v) in out.chunks(4).enumerate() {
         let i = (k * 512 + 3) * 4;
         assert_eq!(v, &expected[i..i + 4], "element {k}");
     }
+}
+
+/// Half the columns of every plane, on 2 workers that both hold a chunk at once: rows of 1 KiB
+/// with 1 KiB between them, every range of a chunk within the coalescing distance of the next
+/// (the shape of a 3-d chunk read whole into a larger output). Extra live heap.
+fn half_columns_read(store: &(impl Store + 'static)) -> usize {
+    let array = Array::open(store, "a").unwrap();
+    let sel = Region::new(&[0, 0, 0], &[16, 512, 256]).unwrap();
+    let mut out = vec![0u8; array.selection_len(&sel).unwrap()];
+    let options = ReadOptions {
+        threads: NonZeroUsize::new(2),
+        ..ReadOptions::default()
+    };
+    let (result, _, extra) = measure(|| array.read_into_with(&sel, &mut out, &options));
+    result.unwrap();
+    let expected = field();
+    for (r, got) in out.chunks(256 * 4).enumerate() {
+        let at = r * 512 * 4;
+        assert!(got == &expected[at..at + 256 * 4], "row {r}");
+    }
+    extra
+}
+
+/// The bound docs/memory.md gives an uncompressed chunk landing in many runs, on 2 workers: one
+/// coalesced read's scratch each, never a chunk.
+const RAW_RUNS_BOUND: usize = 2 * COALESCE_MAX + BOOKKEEPING;
+
+#[test]
+fn raw_chunks_in_many_runs_read_through_a_bounded_scratch_not_a_chunk() {
+    let _turn = one_at_a_time();
+    let (_, store) = cases().swap_remove(0);
+    let store: &'static Meeting<MemoryStore> = Box::leak(Box::new(Meeting::new(store, 2)));
+    let extra = half_columns_read(store);
+    eprintln!("raw chunks in runs: {extra} bytes added, bound {RAW_RUNS_BOUND}");
+    assert_eq!(store.threads_met(), 2);
+    // Both workers held a coalesced read's scratch: 255 rows and a half, 2 KiB apart.
+    assert!(
+        extra >= 2 * (255 * 2048 + 1024),
+        "only {extra} bytes: the reads were not coalesced on both workers"
+    );
+    assert!(
+        extra <= RAW_RUNS_BOUND,
+        "read added {extra} live bytes, bound {RAW_RUNS_BOUND}"
+    );
+    assert!(RAW_RUNS_BOUND < CHUNK_LEN);
+}
+
+#[test]
+fn raw_chunks_in_many_runs_bound_catches_a_chunk_sized_buffer() {
+    // The mutation check of the test above: a chunk-sized buffer per chunk read goes over (as
+    // the coalesced read of a whole chunk's span did before COALESCE_MAX).
+    let _turn = one_at_a_time();
+    let (_, inner) = cases().swap_remove(0);
+    let injecting = Injecting {
+        inner,
+        bytes: CHUNK_LEN,
+    };
+    let store: &'static Meeting<Injecting<MemoryStore>> =
+        Box::leak(Box::new(Meeting::new(injecting, 2)));
+    let extra = half_columns_read(store);
+    assert!(
+        extra > RAW_RUNS_BOUND,
+        "a chunk-sized buffer per read went unnoticed ({extra} <= {RAW_RUNS_BOUND})"
+    );
 }
 
 #[test]
@@ -521,7 +592,7 @@ fn uncompressed_partial_reads_fetch_only_what_they_need() {
     };
     let (result, largest, _) = measure(|| array.read_into_with(&sel, &mut out, &options));
     result.unwrap();
-    assert!(largest < CHUNK_LEN, "allocated {largest} bytes at once");
+    assert!(largest <= COALESCE_MAX, "allocated {largest} bytes at once");
     for (k, v) in out.chunks(4).enumerate() {
         let i = (k * 512 + 3) * 4;
         assert_eq!(v, &expected[i..i + 4], "element {k}");

@@ -12,8 +12,9 @@
 //! 3. (b) chunks no larger than a window, and what cannot stream (filters, runs that do not
 //!    walk the chunk forwards, numcodecs LZ4, a zstd frame declaring a window larger than
 //!    its chunk): decoded whole into the worker's reusable scratch, then the runs copied;
-//! 4. uncompressed partial chunk: only the byte ranges the runs need are read, nearby ranges
-//!    coalesced into one read, single ranges read straight into the output.
+//! 4. uncompressed chunk landing in pieces: only the byte ranges the runs need are read,
+//!    nearby ranges coalesced into reads of at most [`COALESCE_MAX`] through the worker's
+//!    scratch, single ranges read straight into the output.
 //!
 //! Sharded chunks: only the index and the inner chunks the piece touches are read.
 
@@ -36,6 +37,11 @@ use super::out::PieceOut;
 
 /// Uncompressed byte ranges closer than this are read as one range.
 pub const COALESCE_GAP: usize = 64 << 10;
+/// A range read as one (ranges coalesced) spans at most this many bytes: a raw chunk landing
+/// in many runs of the output (a 3-d chunk read whole into a larger output) is read through a
+/// worker's scratch of this size in steps, never a chunk-sized one. A single range longer than
+/// this is read alone, straight into the output.
+pub const COALESCE_MAX: usize = WINDOW_LEN;
 /// Partial chunks of at most this many bytes decode whole into scratch (path 3b): the scratch is
 /// then no larger than a window, and no second decoder state is needed (the C zstd library's
 /// windowed context keeps buffers of its own). Larger ones stream through the window. Fuzz
@@ -434,7 +440,7 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
     }
 
     /// Path 4: reads only the byte ranges `runs` need from an uncompressed chunk, coalescing
-    /// ranges closer than [`COALESCE_GAP`]. Returns `false` (having read nothing) when the runs
+    /// ranges closer than [`COALESCE_GAP`] into reads of at most [`COALESCE_MAX`] bytes. Returns `false` (having read nothing) when the runs
     /// do not walk the chunk forwards (a transposed chunk): the caller then reads it whole.
     fn read_ranges(
         &self,
@@ -468,8 +474,9 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         loop {
             let here = rest.clone();
             let next: Option<Run> = rest.next();
-            if let (Some((_, count, _, end)), Some(run)) = (&mut group, next)
+            if let (Some((_, count, start, end)), Some(run)) = (&mut group, next)
                 && run.src - *end <= COALESCE_GAP
+                && run.src + run.len - *start <= COALESCE_MAX
             {
                 *count += 1;
                 *end = run.src + run.len;

@@ -21,7 +21,7 @@ mod many;
 mod out;
 pub(crate) mod vlen;
 
-pub use chunk::COALESCE_GAP;
+pub use chunk::{COALESCE_GAP, COALESCE_MAX};
 pub use decode::{BLOCK_LEN, WINDOW_LEN};
 pub(crate) use handout::ContextPool;
 
