@@ -74,6 +74,12 @@ BENCHES = [
           "zarr-python's three reports' arrays read with an index list beside the equal slice, "
           "and a loader's batches of random rows, by each reader in a fresh process.",
           ["tensorstore", "zarrs"]),
+    Bench("cube", "The zarrs benchmark's cube: 3-d chunks", PY313,
+          ["bench/cube.py", "--size", "1024", "--runs", "3"],
+          ["bench/cube.py", "--size", "256", "--runs", "1"],
+          "github.com/zarrs/zarr_benchmarks' cases: a uint16 cube in 256^3 chunks, raw, zstd "
+          "and zstd in shards of 64^3 inner chunks, read whole and read then written back, by "
+          "each reader in a fresh process.", ["tensorstore", "zarrs"]),
     Bench("writes", "Writes against the peers", PY311, ["bench/write.py", "--runs", "3"],
           ["bench/write.py", "--runs", "1"],
           "Arrays written from memory by zinto and each peer, fresh process each; extra memory "

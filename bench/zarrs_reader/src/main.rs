@@ -74,7 +74,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     let dtype_size = array.data_type().fixed_size().expect("fixed-size data type");
-    assert_eq!(dtype_size, 4, "this reader sums float32 arrays only");
+    // The sum reads elements as float32 (bench/peers.py's arrays) or uint16 (bench/cube.py's).
+    assert!(
+        dtype_size == 4 || dtype_size == 2,
+        "this reader sums float32 or uint16 arrays only"
+    );
 
     let base = status_bytes("VmRSS:");
     let t = Instant::now();
@@ -83,12 +87,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let peak = status_bytes("VmHWM:");
 
     let bytes = out.into_fixed()?;
-    assert_eq!(bytes.len() as u64, subset.num_elements() * 4);
+    assert_eq!(bytes.len() as u64, subset.num_elements() * dtype_size as u64);
     // Every 97th element of the C-order output, as bench/peers.py's Python readers sum it.
     let sum: f64 = bytes
-        .chunks_exact(4)
+        .chunks_exact(dtype_size)
         .step_by(97)
-        .map(|b| f32::from_ne_bytes(b.try_into().unwrap()) as f64)
+        .map(|b| match b.try_into() {
+            Ok(four) => f64::from(f32::from_ne_bytes(four)),
+            Err(_) => f64::from(u16::from_ne_bytes(b.try_into().unwrap())),
+        })
         .sum();
     println!(
         "{{\"seconds\": {secs}, \"bytes\": {}, \"peak\": {peak}, \"base\": {base}, \"sum\": {sum}, \
