@@ -126,6 +126,9 @@ impl<'a> DisjointOutput<'a> {
         let id = id.ok_or_else(|| bug("claimed region overlaps a live claim"))?;
         Ok(Claim {
             out: self,
+            ptr: self.ptr,
+            len: self.len,
+            elem: self.elem,
             id,
             geometry,
             cursor: None,
@@ -241,20 +244,46 @@ impl Geometry {
         })
     }
 
-    /// The block after `block` in C order, if the region has one: its coordinates before
-    /// `split` stepped as an odometer, each kept inside the region.
-    fn next(&self, block: &Block) -> Option<Block> {
-        let mut prefix = block.prefix.clone();
-        for d in (0..prefix.len()).rev() {
-            let end = self.region.end(d)?;
-            let c = prefix.get_mut(d)?;
-            *c = c.checked_add(1)?;
-            if *c < end {
-                return self.block(prefix);
+    /// Moves `block` to the one after it in C order, in place (a block's coordinates are 264
+    /// bytes: a copy per run cost more than the check), if the region has one: its coordinates
+    /// before `split` stepped as an odometer, each kept inside the region. Returns `false`,
+    /// leaving `block` at the region's first coordinates, past the region's last block.
+    fn advance(&self, block: &mut Block) -> bool {
+        for d in (0..block.prefix.len()).rev() {
+            let (Some(end), Some(&start), Some(&stride)) = (
+                self.region.end(d),
+                self.region.start().get(d),
+                self.strides.get(d),
+            ) else {
+                return false;
+            };
+            let Some(c) = block.prefix.get_mut(d) else {
+                return false;
+            };
+            if c.checked_add(1).is_some_and(|n| n < end) {
+                // One step along `d`: the block moves by its stride.
+                *c += 1;
+                return match (
+                    block.start.checked_add(stride),
+                    block.end.checked_add(stride),
+                ) {
+                    (Some(start), Some(end)) => {
+                        (block.start, block.end) = (start, end);
+                        true
+                    }
+                    _ => false,
+                };
             }
-            *c = *self.region.start().get(d)?;
+            // Back to the region's start along `d`: the block moves back by the steps taken.
+            let back = (*c - start).checked_mul(stride);
+            *c = start;
+            match back.and_then(|b| Some((block.start.checked_sub(b)?, block.end.checked_sub(b)?)))
+            {
+                Some((start, end)) => (block.start, block.end) = (start, end),
+                None => return false,
+            }
         }
-        None
+        false
     }
 }
 
@@ -269,9 +298,12 @@ struct Block {
 }
 
 impl Block {
-    /// Whether elements `first..first + count` all lie in the block.
-    fn holds(&self, first: u64, count: u64) -> bool {
-        first >= self.start && first.checked_add(count).is_some_and(|end| end <= self.end)
+    /// Whether bytes `start..end` (not empty) of an output of `elem`-byte elements touch only
+    /// elements of the block: its bounds are whole elements, so `start` at or after its first
+    /// byte and `end` at or before its last.
+    fn holds_bytes(&self, start: u64, end: u64, elem: u64) -> bool {
+        self.start.checked_mul(elem).is_some_and(|s| start >= s)
+            && self.end.checked_mul(elem).is_some_and(|e| end <= e)
     }
 }
 
@@ -279,6 +311,12 @@ impl Block {
 #[derive(Debug)]
 pub(crate) struct Claim<'o, 'a> {
     out: &'o DisjointOutput<'a>,
+    /// Copies of the handle's `ptr`, `len` and `elem` (which never change), kept in the claim
+    /// so that a worker's check per run reads only its own memory: the handle lives in the
+    /// calling thread's frame, which that thread (a worker itself) keeps writing beside it.
+    ptr: *mut u8,
+    len: usize,
+    elem: usize,
     id: u64,
     geometry: Geometry,
     /// The block the last range handed out lay in: a read's runs walk the region's blocks in
@@ -295,51 +333,50 @@ impl Claim<'_, '_> {
     /// # Errors
     /// [`ErrorKind::Internal`] if they do not.
     pub(crate) fn slice_mut(&mut self, start: usize, len: usize) -> Result<&mut [u8], ErrorKind> {
-        let elem = self.out.elem;
+        let elem = self.elem;
         let end = start
             .checked_add(len)
-            .filter(|&end| end <= self.out.len)
+            .filter(|&end| end <= self.len)
             .ok_or_else(|| bug("range outside the output"))?;
         // Every element the range touches, from the one holding its first byte to the one
-        // holding its last.
-        let first = (start / elem) as u64;
-        let count = (end.div_ceil(elem) as u64) - first;
-        if count > 0 && !self.holds(first, count) {
+        // holding its last (compared in bytes: a block's bounds are whole elements, so the
+        // range's bytes lie in them exactly when the elements it touches do).
+        if len > 0 && !self.holds(start as u64, end as u64, elem as u64) {
             return Err(bug("range outside the claimed region"));
         }
-        debug_assert!(end <= self.out.len);
-        // SAFETY: `start..end` lies inside the buffer (checked above), which is borrowed
-        // mutably for `'a` (invariant 1), so the pointer arithmetic stays in one allocation and
-        // the memory is valid, initialised `u8`s. The range lies in elements of this claim's
-        // region (every element it touches was checked above); no other live claim's region overlaps it (invariant 3), and
-        // this claim has no other live slice: the result borrows `self` mutably (invariant 4).
-        // So this `&mut` is unique for its lifetime.
-        Ok(unsafe { std::slice::from_raw_parts_mut(self.out.ptr.add(start), len) })
+        debug_assert!(end <= self.len);
+        // SAFETY: `self.ptr` and `self.len` are the handle's own (copied when the claim was
+        // made; the handle never changes them). `start..end` lies inside the buffer (checked
+        // above), which is borrowed mutably for `'a` (invariant 1), so the pointer arithmetic
+        // stays in one allocation and the memory is valid, initialised `u8`s. The range lies
+        // in elements of this claim's region (every element it touches was checked above); no
+        // other live claim's region overlaps it (invariant 3), and this claim has no other
+        // live slice: the result borrows `self` mutably (invariant 4). So this `&mut` is
+        // unique for its lifetime.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.add(start), len) })
     }
 }
 
 impl Claim<'_, '_> {
-    /// Whether elements `first..first + count` (at least one) all lie in one block of the
-    /// region: the cursor's block, the one after it, or the block holding `first` (computed
-    /// from its offset). Each is a block of the region (`Geometry::block_at` and
-    /// `Geometry::next` keep its coordinates inside it), so the answer is exact either way.
-    fn holds(&mut self, first: u64, count: u64) -> bool {
-        if self.cursor.as_ref().is_some_and(|b| b.holds(first, count)) {
+    /// Whether bytes `start..end` (not empty) of the output, of `elem`-byte elements, touch
+    /// only elements of one block of the region: the cursor's block, the one after it, or the
+    /// block holding the first byte's element (computed from its offset). Each is a block of
+    /// the region (`Geometry::block_at` and `Geometry::advance` keep its coordinates inside
+    /// it), so the answer is exact either way.
+    fn holds(&mut self, start: u64, end: u64, elem: u64) -> bool {
+        if let Some(block) = &mut self.cursor
+            && (block.holds_bytes(start, end, elem)
+                || (self.geometry.advance(block) && block.holds_bytes(start, end, elem)))
+        {
             return true;
         }
-        let next = self.cursor.as_ref().and_then(|b| self.geometry.next(b));
-        let found = next.filter(|b| b.holds(first, count)).or_else(|| {
-            self.geometry
-                .block_at(first)
-                .filter(|b| b.holds(first, count))
-        });
-        match found {
-            Some(block) => {
-                self.cursor = Some(block);
-                true
-            }
-            None => false,
-        }
+        // The block of the element holding the range's first byte (a division by every
+        // stride: once per block the runs skip to, not per run).
+        self.cursor = self
+            .geometry
+            .block_at(start / elem.max(1))
+            .filter(|b| b.holds_bytes(start, end, elem));
+        self.cursor.is_some()
     }
 }
 
@@ -674,6 +711,30 @@ mod tests {
         }
     }
 
+    /// 4-byte elements: a range may begin or end inside one (a window splitting it), and is
+    /// the claim's when every element it touches is, whatever block the cursor is at.
+    #[test]
+    #[allow(clippy::cast_possible_truncation)] // a 3 x 4 x 5 output
+    fn byte_ranges_are_checked_by_the_elements_they_touch() {
+        let shape = [3u64, 4, 5];
+        let mut buf = vec![0u8; 240];
+        let out = DisjointOutput::new(&mut buf, &shape, 4).unwrap();
+        let r = Region::new(&[1, 1, 2], &[2, 3, 2]).unwrap();
+        let inside = |e: usize| {
+            let c = [e / 20, e / 5 % 4, e % 5];
+            (1..3).contains(&c[0]) && (1..4).contains(&c[1]) && (2..4).contains(&c[2])
+        };
+        let mut claim = out.claim(&r).unwrap();
+        for start in 0..240usize {
+            for len in 1..=12usize {
+                let end = start + len;
+                let want = end <= 240 && (start / 4..end.div_ceil(4)).all(inside);
+                let got = claim.holds(start as u64, end as u64, 4);
+                assert_eq!(got, want, "bytes {start}..{end}");
+            }
+        }
+    }
+
     /// The claim's check with its cursor against the plain rule (every element a range
     /// touches inside the region, and the range inside the output), for ranges in the order a
     /// read's runs come, stepping
@@ -713,20 +774,23 @@ mod tests {
         for (start, extent) in regions {
             let r = Region::new(&start, &extent).unwrap();
             let mut claim = out.claim(&r).unwrap();
-            // The region's elements in order (a read's runs); each element of the region then
-            // every element of the output (the cursor at the first, the second tried from it:
-            // the step to the next block included); then ranges anywhere.
+            // The region's elements in order (a read's runs); each element of the region, then
+            // each element of the region again, then every element of the output (the cursor
+            // at the first, stepped to the second, the third tried from there: two steps,
+            // across the odometer's roll-overs, included); then ranges anywhere.
             let own: Vec<usize> = (0..60).filter(|&e| inside(&r, e, 1)).collect();
             let mut ranges: Vec<(usize, usize)> = own.iter().map(|&e| (e, 1)).collect();
             for &e in &own {
-                ranges.extend((0..60).flat_map(|f| [(e, 1), (f, 1)]));
+                for &g in &own {
+                    ranges.extend((0..60).flat_map(|f| [(e, 1), (g, 1), (f, 1)]));
+                }
             }
             ranges.extend((0..300).map(|_| (random(60), 1 + random(12))));
             // `holds` itself (what `slice_mut` asks), so that a refusal is not a panic each
             // (its debug assertion): this runs under Miri too.
             for (first, count) in ranges {
                 let want = first + count <= 60 && inside(&r, first, count);
-                let got = claim.holds(first as u64, count as u64);
+                let got = count > 0 && claim.holds(first as u64, (first + count) as u64, 1);
                 assert_eq!(got, want, "{start:?}+{extent:?}: {first}+{count}");
             }
         }
