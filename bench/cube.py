@@ -296,9 +296,8 @@ def main():
     ops = args.ops.split(",")
     import zarr
     import zinto
-    print("`" + " ".join([os.path.relpath(sys.executable, ROOT), "bench/cube.py"] + sys.argv[1:])
-          + "`")
-    print(f"\nzarr-python {zarr.__version__}, zinto {zinto.__version__}; {os.cpu_count()} cores; "
+    # (bench/report.py states the command and the machine above this.)
+    print(f"zarr-python {zarr.__version__}, zinto {zinto.__version__}; {os.cpu_count()} cores; "
           f"median of {args.runs} fresh processes per cell; read: seconds, extra = (peak RSS - "
           "RSS before - output) / output; roundtrip (read, then write a new array of the same "
           "encoding): seconds, peak RSS - RSS before - output.\n")

@@ -713,7 +713,10 @@ mod tests {
 
     /// 4-byte elements: a range may begin or end inside one (a window splitting it), and is
     /// the claim's when every element it touches is, whatever block the cursor is at.
+    /// Safe code only (the check; no slice handed out), so not run under Miri: minutes there
+    /// for nothing the native run does not check.
     #[test]
+    #[cfg_attr(miri, ignore)]
     #[allow(clippy::cast_possible_truncation)] // a 3 x 4 x 5 output
     fn byte_ranges_are_checked_by_the_elements_they_touch() {
         let shape = [3u64, 4, 5];
@@ -740,7 +743,10 @@ mod tests {
     /// read's runs come, stepping
     /// past blocks, going back, and at random, in regions of a 3-d output that cut one, two
     /// or no axes.
+    /// Safe code only (the check; no slice handed out), so not run under Miri: minutes there
+    /// for nothing the native run does not check.
     #[test]
+    #[cfg_attr(miri, ignore)]
     #[allow(clippy::cast_possible_truncation)] // a 3 x 4 x 5 output
     fn the_cursor_answers_as_the_plain_check() {
         let shape = [3u64, 4, 5];
