@@ -218,8 +218,8 @@ impl Geometry {
     }
 
     /// The block of the region whose coordinates before `split` are `prefix` (each inside
-    /// the region, as `block_at` and `next` make them): the elements from the region's start
-    /// along `split` to its end, every position after it.
+    /// the region, as `block_at` makes them and `advance` keeps them): the elements from the
+    /// region's start along `split` to its end, every position after it.
     fn block(&self, prefix: Dims) -> Option<Block> {
         let Some(split) = self.split else {
             let total = match self.strides.first() {
