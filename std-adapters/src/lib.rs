@@ -70,7 +70,7 @@ pub use read::vlen::{DECODED_CHUNK_LIMIT, VlenData};
 pub use read::{BLOCK_LEN, COALESCE_GAP, COALESCE_MAX, SMALL_READ_BYTES, WINDOW_LEN};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
 pub use store::{
-    FileStore, MemoryStore, ObjectWriter, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE, Store,
+    FileStore, MemoryStore, ObjectWriter, Opened, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE, Store,
     StoreError, read_from_bytes,
 };
 pub use write::WRITE_WINDOW;

@@ -26,7 +26,7 @@ use zinto_core::{MAX_DIMS, MemoryOrder, Piece, Region, Run, Runs, product};
 
 use crate::error::ErrorKind;
 use crate::metadata::ArrayMetadata;
-use crate::store::Store;
+use crate::store::{Opened, Store};
 
 use super::context::ReadContext;
 use super::decode::{
@@ -111,22 +111,25 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
             .grid
             .chunk_shape_at(&piece.chunk)
             .map_err(ErrorKind::Layout)?;
-        match self.store.size(key).map_err(ErrorKind::Store)? {
-            None => self.fill(&piece.in_output, out).map(|()| Found::Absent),
-            Some(len) => self
-                .read_level(
-                    ctx,
-                    0,
-                    Stored {
-                        key,
-                        offset: 0,
-                        len,
-                    },
-                    Part::of(piece, &shape),
-                    out,
-                )
-                .map(|()| Found::Stored),
+        let part = Part::of(piece, &shape);
+        let at = |len| Stored {
+            key,
+            offset: 0,
+            len,
+        };
+        // One version of the chunk, however often a writer replaces it meanwhile: its length,
+        // a shard's index and its inner chunks all come from the one the store opened.
+        match self.store.open(key).map_err(ErrorKind::Store)? {
+            Opened::Absent => return self.fill(&piece.in_output, out).map(|()| Found::Absent),
+            Opened::Unpinned { len } => self.read_level(ctx, 0, at(len), part, out)?,
+            Opened::Pinned { len, object } => ChunkReader {
+                store: &*object,
+                meta: self.meta,
+                out_shape: self.out_shape,
+            }
+            .read_level(ctx, 0, at(len), part, out)?,
         }
+        Ok(Found::Stored)
     }
 
     /// Writes the fill value over `region` of the output.

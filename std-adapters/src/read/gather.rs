@@ -25,7 +25,7 @@ use super::out::PieceOut;
 use crate::Array;
 use crate::error::{Error, ErrorKind};
 use crate::options::ReadOptions;
-use crate::store::{FetchOrder, FirstBytes, PieceSource, Store};
+use crate::store::{FetchOrder, FirstBytes, Opened, PieceSource, Store};
 use crate::workers::{Crew, Work};
 
 impl<S: Store> Array<S> {
@@ -474,7 +474,13 @@ impl<S: Store> Gathers<'_, S> {
         if count == 0 || bytes / count < DIRECT_RUN_LEN {
             return Ok(None);
         }
-        let present = self.array.store.size(key).map_err(ErrorKind::Store)?;
+        // Every run from one version of the chunk (see `ChunkReader::read_piece`).
+        let opened = self.array.store.open(key).map_err(ErrorKind::Store)?;
+        let (present, from): (_, &dyn Store) = match &opened {
+            Opened::Absent => (None, &self.array.store),
+            Opened::Unpinned { len } => (Some(*len), &self.array.store),
+            Opened::Pinned { len, object } => (Some(*len), &**object),
+        };
         let endian = match meta.chain.outer().array_to_bytes {
             ArrayToBytes::Bytes(e) => e.filter(|&e| e != zinto_core::codec::Endian::NATIVE),
             ArrayToBytes::Sharding(_) => None,
@@ -484,9 +490,7 @@ impl<S: Store> Gathers<'_, S> {
             let dst = claim.run_mut(run.dst, run.len)?;
             match present {
                 Some(_) => {
-                    self.array
-                        .store
-                        .read_into(key, run.src as u64, dst)
+                    from.read_into(key, run.src as u64, dst)
                         .map_err(ErrorKind::Store)?;
                     if let Some(e) = endian {
                         zinto_core::codec::to_native_in_place(dst, meta.dtype.scalar_size(), e);

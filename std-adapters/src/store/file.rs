@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 
 use std::ops::ControlFlow;
 
-use super::{Halt, ObjectWriter, Store, StoreError, halt_on_break, settle};
+use super::file_pinned::PinnedFile;
+use super::{Halt, ObjectWriter, Opened, Store, StoreError, halt_on_break, settle};
 
 /// A store rooted at a directory; key `a/b/c` is the file `root/a/b/c`.
 ///
@@ -50,14 +51,7 @@ impl FileStore {
             .map_err(Halt::Store)?
             .ok_or(Halt::Store(StoreError::Missing))?;
         let file = File::open(&path).map_err(|e| Halt::Store(failed(key, &path, e)))?;
-        let mut at = 0u64;
-        while at < len {
-            let block = super::next_block(buf, len - at)?;
-            read_at(key, &path, &file, offset + at, block)?;
-            each(block)?;
-            at += block.len() as u64;
-        }
-        Ok(())
+        blocks_of((key, &path, &file), offset, len, buf, each)
     }
 
     /// A store over the directory `root`, following symbolic links below it.
@@ -181,6 +175,35 @@ impl Store for FileStore {
         }
     }
 
+    /// One open of the file: its length and every read from the same version of it.
+    fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        let Some(path) = self.path(key)? else {
+            return Ok(Opened::Absent);
+        };
+        let file = match File::open(&path) {
+            Ok(file) => file,
+            Err(e) => {
+                return match failed(key, &path, e) {
+                    StoreError::Missing => Ok(Opened::Absent),
+                    e => Err(e),
+                };
+            }
+        };
+        let m = file.metadata().map_err(StoreError::Io)?;
+        if !m.is_file() {
+            return Err(not_a_file(key, &m));
+        }
+        let len = m.len();
+        let key = key.to_owned();
+        let object = Box::new(PinnedFile {
+            key,
+            path,
+            file,
+            len,
+        });
+        Ok(Opened::Pinned { len, object })
+    }
+
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         let path = self.path(key)?.ok_or(StoreError::Missing)?;
         let file = File::open(&path).map_err(|e| failed(key, &path, e))?;
@@ -258,8 +281,26 @@ impl Store for FileStore {
     }
 }
 
+/// [`Store::read_blocks`] from `file`, open already (the object `key` at `path`).
+pub(super) fn blocks_of(
+    (key, path, file): (&str, &Path, &File),
+    offset: u64,
+    len: u64,
+    buf: &mut [u8],
+    each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
+) -> Result<(), Halt> {
+    let mut at = 0u64;
+    while at < len {
+        let block = super::next_block(buf, len - at)?;
+        read_at(key, path, file, offset + at, block)?;
+        each(block)?;
+        at += block.len() as u64;
+    }
+    Ok(())
+}
+
 /// Fills `dst` from `file` (the object `key` at `path`) at `offset`.
-fn read_at(
+pub(super) fn read_at(
     key: &str,
     path: &Path,
     file: &File,
@@ -355,6 +396,41 @@ mod tests {
             })
             .unwrap();
         assert_eq!(calls, 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// An opened file reads the version it opened, its length and bytes alike, after a
+    /// writer renamed a new one (longer here) over its name; a new open sees the new one.
+    #[test]
+    fn an_opened_file_keeps_its_version_when_replaced() {
+        use super::Opened;
+        let dir = std::env::temp_dir().join(format!("zinto-pinned-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = FileStore::new(&dir);
+        assert!(matches!(store.open("k").unwrap(), Opened::Absent));
+        store.write_from("k", b"old bytes").unwrap();
+        let Opened::Pinned { len, object } = store.open("k").unwrap() else {
+            panic!("a file store pins what it opens");
+        };
+        store.write_from("k", b"the new, longer bytes").unwrap();
+        assert_eq!((len, object.size("k").unwrap()), (9, Some(9)));
+        let mut got = [0u8; 9];
+        object.read_into("k", 0, &mut got).unwrap();
+        assert_eq!(&got, b"old bytes");
+        let mut blocks = Vec::new();
+        object
+            .read_blocks("k", 4, 5, &mut [0u8; 2], &mut |b| {
+                blocks.extend_from_slice(b);
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+        assert_eq!(blocks, b"bytes");
+        // The pinned object holds one key only.
+        assert!(matches!(
+            object.read_into("other", 0, &mut got),
+            Err(StoreError::Internal { .. })
+        ));
+        assert!(matches!(store.open("k").unwrap(), Opened::Pinned { len: 21, .. }));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

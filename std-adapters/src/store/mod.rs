@@ -7,6 +7,7 @@ mod fail_fast;
 #[cfg(feature = "remote")]
 pub(crate) mod fetch;
 mod file;
+mod file_pinned;
 mod file_write;
 mod memory;
 mod read_ahead;
@@ -26,6 +27,7 @@ pub use read_ahead::{REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE};
 #[cfg(feature = "remote")]
 pub use remote::{PART_LEN, RemoteOptions, RemoteStore, is_remote_url, objects};
 pub use write::ObjectWriter;
+
 
 use std::fmt;
 
@@ -109,6 +111,21 @@ pub trait Store: Send + Sync {
         }
     }
 
+    /// The object `key` as it stands now, for a reader that reads it in several requests (a
+    /// shard's index, then its inner chunks): [`Opened::Pinned`] where the store can keep
+    /// reading that one version while a writer replaces the key ([`FileStore`]: one open
+    /// file), so the length and every byte read come from the same object. The default asks
+    /// [`Store::size`] and answers [`Opened::Unpinned`].
+    ///
+    /// # Errors
+    /// As [`Store::size`].
+    fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        Ok(match self.size(key)? {
+            None => Opened::Absent,
+            Some(len) => Opened::Unpinned { len },
+        })
+    }
+
     /// Says that the byte ranges `ranges` of `key` are about to be read, in this order (the
     /// inner chunks of a shard a piece needs, once its index is read): a remote store fetches
     /// them with as few requests as it can. A hint; the default ignores it.
@@ -175,6 +192,25 @@ pub trait Store: Send + Sync {
         let _ = prefix;
         Ok(())
     }
+}
+
+/// An object as [`Store::open`] found it.
+pub enum Opened<'s> {
+    /// The key does not exist.
+    Absent,
+    /// One version of the object, `len` bytes: `object` reads it under the same key (and no
+    /// other) however often the key is replaced meanwhile.
+    Pinned {
+        /// Its length.
+        len: u64,
+        /// A store of that one object.
+        object: Box<dyn Store + 's>,
+    },
+    /// The object's length when asked; reads go to the store, and may meet a newer version.
+    Unpinned {
+        /// Its length.
+        len: u64,
+    },
 }
 
 /// The part of `buf` the next block of [`Store::read_blocks`] fills, `left` bytes being left.
