@@ -4,7 +4,7 @@
 //! name unless the caller asked to overwrite; an overwrite then removes only what zarr would
 //! read as the array's: its metadata documents and the keys that are chunk keys of the array
 //! that was there or of the new one (a stale chunk left at one would read as the new array's
-//! data). Every other file stays.
+//! data). Every other file stays, the array writers' lock file too.
 
 use crate::metadata::ChunkKeyEncoding;
 use crate::store::{Store, StoreError};
@@ -35,7 +35,12 @@ pub(crate) fn prepare<S: Store>(
     overwrite: bool,
 ) -> Result<(), (Option<String>, ErrorKind)> {
     let entries = match store.list_dir(path) {
-        Ok(entries) => entries,
+        // The lock file of an array's writers is empty and never data; it stays (a writer of
+        // the old array may hold it).
+        Ok(mut entries) => {
+            entries.retain(|e| e != crate::store::LOCK_FILE);
+            entries
+        }
         Err(StoreError::ListingUnsupported) => return Ok(()),
         Err(e) => return Err((Some(path.to_owned()), ErrorKind::Store(e))),
     };

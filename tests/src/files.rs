@@ -25,10 +25,15 @@ pub fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The chunk files under `dir`: every file but the metadata (`zarr.json`, `.zarray`,
-/// `.zattrs`).
+/// `.zattrs`) and the writers' lock file ([`zinto::LOCK_FILE`]).
 pub fn chunk_files(dir: &Path) -> usize {
     walk(dir)
         .iter()
-        .filter(|p| !p.ends_with("zarr.json") && !p.ends_with(".zarray") && !p.ends_with(".zattrs"))
+        .filter(|p| {
+            !p.ends_with("zarr.json")
+                && !p.ends_with(".zarray")
+                && !p.ends_with(".zattrs")
+                && !p.ends_with(zinto::LOCK_FILE)
+        })
         .count()
 }

@@ -540,6 +540,8 @@ fn a_memory_store_is_written_as_a_file_store_is() {
                     .to_string_lossy()
                     .replace('\\', "/")
             })
+            // The file store's update locks (partial writes took them): no data.
+            .filter(|k| k != zinto::LOCK_FILE)
             .collect();
         files.sort();
         assert_eq!(files, in_memory.store().keys(), "{name}: other keys");

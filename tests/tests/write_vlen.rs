@@ -124,7 +124,7 @@ fn chunks_not_fill(model: &[Vec<u8>], fill: &[u8], outer: [u64; 2]) -> usize {
 fn inner_chunks_stored(dir: &Path, index_at_start: bool) -> usize {
     walk(dir)
         .iter()
-        .filter(|p| !p.ends_with("zarr.json"))
+        .filter(|p| !p.ends_with("zarr.json") && !p.ends_with(zinto::LOCK_FILE))
         .map(|p| {
             let shard = std::fs::read(p).unwrap();
             let index = if index_at_start {

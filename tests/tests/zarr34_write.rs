@@ -48,7 +48,7 @@ fn write_input(name: &str) -> PathBuf {
 fn chunks(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out: Vec<_> = walk(dir)
         .into_iter()
-        .filter(|p| !p.ends_with("zarr.json"))
+        .filter(|p| !p.ends_with("zarr.json") && !p.ends_with(zinto::LOCK_FILE))
         .map(|p| {
             (
                 p.strip_prefix(dir).unwrap().to_owned(),

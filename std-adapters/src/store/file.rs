@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::ops::ControlFlow;
 
 use super::file_pinned::PinnedFile;
-use super::{Halt, ObjectWriter, Opened, Store, StoreError, halt_on_break, settle};
+use super::{Halt, ObjectWriter, Opened, Store, StoreError, UpdateLock, halt_on_break, settle};
 
 /// A store rooted at a directory; key `a/b/c` is the file `root/a/b/c`.
 ///
@@ -31,6 +31,8 @@ pub struct FileStore {
     pub(super) writes_leave_root: bool,
     /// Written files are synced to disk before they are renamed into place.
     fsync: bool,
+    /// How long a writer waits for another's update lock on a chunk.
+    pub(super) lock_wait: std::time::Duration,
 }
 
 impl FileStore {
@@ -61,7 +63,17 @@ impl FileStore {
             follow_symlinks: true,
             writes_leave_root: false,
             fsync: false,
+            lock_wait: super::UPDATE_LOCK_WAIT,
         }
+    }
+
+    /// The same store, waiting at most `wait` for another writer's update of a chunk
+    /// ([`Store::lock_update`]; [`UPDATE_LOCK_WAIT`](super::UPDATE_LOCK_WAIT) by default)
+    /// before it fails with [`StoreError::LockWait`].
+    #[must_use]
+    pub fn with_lock_wait(mut self, wait: std::time::Duration) -> Self {
+        self.lock_wait = wait;
+        self
     }
 
     /// The same store, writing through symbolic links below its root wherever they point, as
@@ -177,6 +189,11 @@ impl Store for FileStore {
 
     /// One open of the file: its length and every read from the same version of it.
     fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        // Asked first by path, so that a FIFO where a chunk belongs is refused rather than
+        // opened (which would wait for a writer); the length is the open file's.
+        if self.size(key)?.is_none() {
+            return Ok(Opened::Absent);
+        }
         let Some(path) = self.path(key)? else {
             return Ok(Opened::Absent);
         };
@@ -228,6 +245,12 @@ impl Store for FileStore {
         Ok(Box::new(super::file_write::StagedFile::create(
             target, self.fsync,
         )?))
+    }
+
+    /// One byte of the array's lock file ([`LOCK_FILE`](super::LOCK_FILE)), locked by the
+    /// operating system on its own open of the file; docs/reliability.md.
+    fn lock_update(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
+        self.lock_chunk(key, lock_key)
     }
 
     /// Removes the key's file; nothing if it is absent.
@@ -430,7 +453,10 @@ mod tests {
             object.read_into("other", 0, &mut got),
             Err(StoreError::Internal { .. })
         ));
-        assert!(matches!(store.open("k").unwrap(), Opened::Pinned { len: 21, .. }));
+        assert!(matches!(
+            store.open("k").unwrap(),
+            Opened::Pinned { len: 21, .. }
+        ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

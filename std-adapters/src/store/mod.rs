@@ -7,12 +7,14 @@ mod fail_fast;
 #[cfg(feature = "remote")]
 pub(crate) mod fetch;
 mod file;
+mod file_lock;
 mod file_pinned;
 mod file_write;
 mod memory;
 mod read_ahead;
 #[cfg(feature = "remote")]
 mod remote;
+mod update_lock;
 mod write;
 
 #[cfg(feature = "remote")]
@@ -26,8 +28,8 @@ pub use read_ahead::{
 pub use read_ahead::{REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE};
 #[cfg(feature = "remote")]
 pub use remote::{PART_LEN, RemoteOptions, RemoteStore, is_remote_url, objects};
+pub use update_lock::{LOCK_FILE, UPDATE_LOCK_WAIT, UpdateLock};
 pub use write::ObjectWriter;
-
 
 use std::fmt;
 
@@ -172,6 +174,22 @@ pub trait Store: Send + Sync {
         w.commit()
     }
 
+    /// Holds off every other writer's update of the object `key` (a chunk or shard that a
+    /// write reads, merges into and replaces) until the returned lock drops: threads,
+    /// processes, and (where the store says so) machines. `lock_key` names the object that
+    /// keeps the locks of `key`'s array ([`LOCK_FILE`] beside its metadata); it never holds
+    /// data. The default takes no lock ([`UpdateLock::unguarded`]): a store that cannot lock
+    /// says so that way, and its partial writes are not safe from each other
+    /// (docs/reliability.md).
+    ///
+    /// # Errors
+    /// [`StoreError::LockWait`] if another writer held it past the store's wait; the store's
+    /// error if the lock cannot be taken at all.
+    fn lock_update(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
+        let _ = (key, lock_key);
+        Ok(UpdateLock::unguarded())
+    }
+
     /// Removes the object `key`; nothing if it is absent.
     ///
     /// # Errors
@@ -307,6 +325,17 @@ pub enum StoreError {
         /// read).
         link: Box<(std::path::PathBuf, Option<std::path::PathBuf>)>,
     },
+    /// Another writer held the update lock of the chunk `key` for longer than this store
+    /// waits ([`Store::lock_update`]): a writer hung, or one far slower than a chunk's write.
+    /// (A writer that died released its lock with its process.)
+    LockWait {
+        /// The chunk's key.
+        key: String,
+        /// The lock file and the byte of it that stands for the chunk.
+        lock: Box<(std::path::PathBuf, u64)>,
+        /// How long this writer waited.
+        waited: std::time::Duration,
+    },
     /// The object is larger than the caller allows ([`Store::read_whole`]).
     TooLarge {
         /// Its length.
@@ -394,6 +423,13 @@ impl fmt::Display for StoreError {
                 }
                 f.write_str(", outside the store's folder: writes do not follow it")
             }
+            Self::LockWait { key, lock, waited } => write!(
+                f,
+                "another writer held the update lock of {key:?} ({}, byte {}) for over {:.1} s",
+                lock.0.display(),
+                lock.1,
+                waited.as_secs_f64()
+            ),
             Self::TooLarge { len, max } => {
                 write!(f, "object of {len} bytes is larger than the {max} allowed")
             }
@@ -481,6 +517,12 @@ impl<S: Store + ?Sized> Store for &S {
     fn write_from(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
         (**self).write_from(key, bytes)
     }
+    fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        (**self).open(key)
+    }
+    fn lock_update(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
+        (**self).lock_update(key, lock_key)
+    }
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         (**self).delete(key)
     }
@@ -523,6 +565,12 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     fn write_from(&self, key: &str, bytes: &[u8]) -> Result<(), StoreError> {
         (**self).write_from(key, bytes)
+    }
+    fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        (**self).open(key)
+    }
+    fn lock_update(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
+        (**self).lock_update(key, lock_key)
     }
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         (**self).delete(key)

@@ -217,9 +217,16 @@ impl Worker {
         let plan = job.plan;
         lay_fill(scratch, sized.lens.0, plan)?;
         let part = ChunkPart::of(&job.array.metadata().grid, piece)?;
-        if part.cut {
-            read_old(job, (&part.in_array, sized.shape), scratch)?;
-        }
+        // Held from the read of the old chunk to its replacement: a merge from a chunk another
+        // writer has since replaced would lose that writer's part.
+        let _lock = match part.cut {
+            true => {
+                let lock = job.lock(key)?;
+                read_old(job, (&part.in_array, sized.shape), scratch)?;
+                Some(lock)
+            }
+            false => None,
+        };
         overlay(runs, job.input, scratch)?;
         if !job.options.extra.write_empty_chunks && is_fill(scratch, &plan.fill) {
             return job.array.store().delete(key).map_err(ErrorKind::Store);

@@ -49,6 +49,27 @@ pub(crate) struct WriteJob<'a, S> {
     pub(crate) options: &'a WriteOptions<'a>,
 }
 
+impl<S: Store> WriteJob<'_, S> {
+    /// Holds off every other writer's update of the chunk (or shard) `key` while this one
+    /// reads, merges and replaces it ([`Store::lock_update`], on the array's
+    /// [`LOCK_FILE`](crate::store::LOCK_FILE)).
+    pub(crate) fn lock(&self, key: &str) -> Result<crate::store::UpdateLock, ErrorKind> {
+        lock_update(self.array, key)
+    }
+}
+
+/// [`WriteJob::lock`] for any write of `array`.
+pub(crate) fn lock_update<S: Store>(
+    array: &Array<S>,
+    key: &str,
+) -> Result<crate::store::UpdateLock, ErrorKind> {
+    let lock_key = crate::doc::join(array.path(), crate::store::LOCK_FILE);
+    array
+        .store()
+        .lock_update(key, &lock_key)
+        .map_err(ErrorKind::Store)
+}
+
 /// The part of a piece's chunk (or shard) inside the array, whether the region cuts it (holds
 /// only some of that part, so the old chunk's values are read and kept around it), and the
 /// chunk's own stored shape (on a rectilinear grid, not the longest edges).

@@ -320,6 +320,8 @@ impl Worker {
         shard: (&ShardLayout, &Array<R>, &Region),
         key: &str,
     ) -> Result<(), ErrorKind> {
+        // Held from the read of the old shard to its replacement (see `Worker::cut`).
+        let _lock = job.lock(key)?;
         let mut scratch = std::mem::take(&mut self.shard_scratch);
         let result = self.cut_shard_in(job, piece, shard, &mut scratch, key);
         self.shard_scratch = scratch;

@@ -214,6 +214,10 @@ impl VlenWorker {
         }
         let meta = job.array.metadata();
         let ChunkPart { cut, shape, .. } = ChunkPart::of(&meta.grid, piece)?;
+        // Held from the read of the old chunk to its replacement (see `Worker::cut`).
+        let _lock = cut
+            .then(|| super::lock_update(job.array, key))
+            .transpose()?;
         // The old chunk, where the region cuts the chunk and one is stored.
         let old = match cut {
             false => None,

@@ -80,6 +80,10 @@ impl VlenWorker {
         } = ChunkPart::of(&job.array.metadata().grid, piece)?;
         // On a rectilinear grid, this shard's own inner grid and index.
         let layout = &layout.for_shard(&shape).map_err(ErrorKind::Layout)?;
+        // Held from the read of the old shard to its replacement (see `Worker::cut`).
+        let _lock = cut
+            .then(|| super::lock_update(job.array, key))
+            .transpose()?;
         let old = match cut {
             false => None,
             true => OldShard::read(store, key, layout)?,

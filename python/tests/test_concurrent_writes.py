@@ -1,0 +1,139 @@
+"""Processes writing different parts of one chunk (or one shard) at once lose nothing, readers
+of chunks that writers replace never fail, and a writer killed while it holds a chunk's update
+lock leaves the chunk whole and the lock free (issue 64). Each writer and reader is its own
+Python process, as Dask's workers are; tests/tests/concurrent_writes.rs does the same with
+threads, with its mutation check (the lock off: rows are lost)."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+import zarr
+
+import zinto
+
+WRITERS, ROUNDS, WIDTH = 4, 16, 64
+
+WRITER = textwrap.dedent("""
+    import sys, numpy as np, zinto
+    path, w, rounds, width = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    a = zinto.open(path)
+    for r in range(rounds):
+        a[rounds * w + r, :] = np.full(width, (w + 1) * 1000 + r, dtype="int32")
+""")
+
+
+def _run_all(args_list, code):
+    """Runs `code` in one process per argument list, all at once; fails on any failure."""
+    procs = [subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
+                              stderr=subprocess.PIPE, text=True) for args in args_list]
+    errors = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+    assert all(rc == 0 for rc, _ in errors), errors
+
+
+@pytest.mark.parametrize("layout", ["chunk", "shard"])
+def test_processes_writing_one_chunk_lose_nothing(tmp_path, layout):
+    path = str(tmp_path / "a.zarr")
+    rows = WRITERS * ROUNDS
+    if layout == "chunk":
+        zarr.create_array(path, shape=(rows, WIDTH), chunks=(rows, WIDTH), dtype="int32")
+    else:
+        zarr.create_array(path, shape=(rows, WIDTH), chunks=(32, 32), shards=(rows, WIDTH),
+                          dtype="int32")
+    _run_all([(path, w, ROUNDS, WIDTH) for w in range(WRITERS)], WRITER)
+    expected = np.array([[(w + 1) * 1000 + r] * WIDTH for w in range(WRITERS)
+                         for r in range(ROUNDS)], dtype="int32")
+    got = zarr.open_array(path, mode="r")[...]  # zarr-python reads what zinto wrote
+    lost = sorted({int(i) for i in np.nonzero((got != expected).any(axis=1))[0]})
+    assert lost == [], f"rows lost: {lost}"
+    # The lock file is empty and not a chunk zarr-python counts (a shard's four inner chunks).
+    assert os.path.getsize(os.path.join(path, ".zinto-lock")) == 0
+    assert zarr.open_array(path, mode="r").nchunks_initialized == (1 if layout == "chunk" else 4)
+
+
+# Version `i` of the chunk: i * 1000 + (element index mod 1 + i % 50), so that versions differ
+# in their stored sizes, and a reader can tell which version a value belongs to.
+VERSION = textwrap.dedent("""
+    import numpy as np
+    def version(i, shape=(256, 256)):
+        n = shape[0] * shape[1]
+        return (i * 1000 + np.arange(n) % (1 + i % 50)).astype("int32").reshape(shape)
+""")
+
+READER = VERSION + textwrap.dedent("""
+    import sys, time, zinto
+    path, seconds = sys.argv[1], float(sys.argv[2])
+    a = zinto.open(path)
+    end, reads = time.monotonic() + seconds, 0
+    while time.monotonic() < end:
+        v = a[...]
+        # One version throughout: a mix of two is a torn read.
+        assert (v == version(int(v.flat[0]) // 1000)).all(), "a read mixed two versions"
+        reads += 1
+    assert reads > 5, reads
+""")
+
+REPLACER = VERSION + textwrap.dedent("""
+    import sys, time, zinto
+    path, seconds, first = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+    a = zinto.open(path)
+    end, i = time.monotonic() + seconds, first
+    while time.monotonic() < end:
+        i += 2
+        a[...] = version(i)  # whole chunks, renamed over the old ones
+""")
+
+
+@pytest.mark.parametrize("layout", ["chunk", "shard"])
+def test_reads_never_fail_while_writers_replace_the_chunks(tmp_path, layout):
+    path = str(tmp_path / "a.zarr")
+    if layout == "chunk":
+        zarr.create_array(path, shape=(256, 256), chunks=(256, 256), dtype="int32")
+    else:
+        zarr.create_array(path, shape=(256, 256), chunks=(64, 64), shards=(256, 256),
+                          dtype="int32")
+    zinto.open(path)[...] = (np.arange(256 * 256) % 2 + 1000).astype("int32").reshape(256, 256)
+    seconds = 3
+    procs = [(READER, (path, seconds))] * 2 + [(REPLACER, (path, seconds, k)) for k in (1, 2)]
+    popen = [subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
+                              stderr=subprocess.PIPE, text=True) for code, args in procs]
+    results = [(p.wait(timeout=120), p.stderr.read()) for p in popen]
+    assert all(rc == 0 for rc, _ in results), results
+
+
+KILLED = textwrap.dedent("""
+    import sys, numpy as np, zinto
+    path = sys.argv[1]
+    a = zinto.open(path)
+    print("ready", flush=True)
+    i = 0
+    while True:
+        i += 1
+        a[: 1024, :] = np.full((1024, 2048), i, dtype="float32")  # half the chunk: locked
+""")
+
+
+def test_a_writer_killed_holding_the_lock_leaves_the_chunk_whole_and_the_lock_free(tmp_path):
+    path = str(tmp_path / "a.zarr")
+    zarr.create_array(path, shape=(2048, 2048), chunks=(2048, 2048), dtype="float32")
+    zinto.open(path)[...] = np.full((2048, 2048), -1, dtype="float32")
+    for delay in (0.3, 0.45, 0.6):
+        p = subprocess.Popen([sys.executable, "-c", KILLED, path], stdout=subprocess.PIPE,
+                             text=True)
+        assert p.stdout.readline().strip() == "ready"
+        time.sleep(delay)  # some writes done, one under way (each holds the lock ~most of it)
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        v = zinto.open(path)[...]
+        top = v[:1024]
+        assert (top == top.flat[0]).all() and (v[1024:] == -1).all()
+        start = time.monotonic()
+        zinto.open(path)[1024:, :] = np.full((1024, 2048), 5, dtype="float32")
+        assert time.monotonic() - start < 10, "the next writer waited for a dead one's lock"
+        assert (zinto.open(path)[1024:] == 5).all()
+        zinto.open(path)[1024:, :] = np.full((1024, 2048), -1, dtype="float32")

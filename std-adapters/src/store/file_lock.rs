@@ -1,0 +1,84 @@
+//! A [`FileStore`]'s update locks ([`super::update_lock`]): one byte of the array's lock file
+//! per chunk, locked on its own open of the file (so threads of one process wait for each
+//! other as processes do).
+
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+
+use super::update_lock::{UpdateLock, retry_for, slot_of};
+use super::{FileStore, StoreError};
+
+impl FileStore {
+    /// Locks the update of `key` on byte [`slot_of`]`(key)` of the lock file `lock_key`,
+    /// waiting at most the store's lock wait.
+    pub(super) fn lock_chunk(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
+        let path = self.path_to_write(lock_key)?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(StoreError::Io)?;
+        }
+        let byte = slot_of(key);
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(StoreError::Io)?;
+        let wait = self.lock_wait;
+        let taken = retry_for(wait, || {
+            try_lock_byte(&file, byte)
+                .map(|taken| taken.then_some(()))
+                .map_err(|e| lock_failed(&path, e))
+        })?;
+        match taken {
+            Some(()) => Ok(UpdateLock::held(file)),
+            None => Err(StoreError::LockWait {
+                key: key.to_owned(),
+                lock: Box::new((path, byte)),
+                waited: wait,
+            }),
+        }
+    }
+}
+
+/// The lock file at `path` could not be locked (a file system without locks: `ENOLCK`).
+fn lock_failed(path: &Path, e: std::io::Error) -> StoreError {
+    StoreError::Io(std::io::Error::new(
+        e.kind(),
+        format!("cannot lock {}: {e}", path.display()),
+    ))
+}
+
+/// Takes a write lock on `byte` of `file` if no other open of it holds one: `false` if one
+/// does. Released when `file` closes.
+#[cfg(target_os = "linux")]
+fn try_lock_byte(file: &File, byte: u64) -> std::io::Result<bool> {
+    use nix::errno::Errno;
+    use nix::fcntl::{FcntlArg, fcntl};
+    use nix::libc;
+    let short = |v: libc::c_int| libc::c_short::try_from(v).map_err(std::io::Error::other);
+    let start = libc::off_t::try_from(byte).map_err(std::io::Error::other)?;
+    let lock = libc::flock {
+        l_type: short(libc::F_WRLCK)?,
+        l_whence: short(libc::SEEK_SET)?,
+        l_start: start,
+        l_len: 1,
+        // Must be 0 for a lock on an open file description.
+        l_pid: 0,
+    };
+    match fcntl(file, FcntlArg::F_OFD_SETLK(&lock)) {
+        Ok(_) => Ok(true),
+        Err(Errno::EAGAIN | Errno::EACCES) => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Elsewhere the whole lock file: one update of the array at a time.
+#[cfg(not(target_os = "linux"))]
+fn try_lock_byte(file: &File, _byte: u64) -> std::io::Result<bool> {
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
