@@ -22,9 +22,15 @@ WRITERS, ROUNDS, WIDTH = 4, 16, 64
 WRITER = textwrap.dedent("""
     import sys, numpy as np, zinto
     path, w, rounds, width = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    how = sys.argv[5]
     a = zinto.open(path)
     for r in range(rounds):
-        a[rounds * w + r, :] = np.full(width, (w + 1) * 1000 + r, dtype="int32")
+        row, v = rounds * w + r, np.full(width, (w + 1) * 1000 + r, dtype="int32")
+        if how == "region":
+            a[row, :] = v
+        else:  # index lists (every second column): the chunk read, merged, written whole
+            for first in (0, 1):
+                a.oindex[[row], list(range(first, width, 2))] = v[None, first::2]
 """)
 
 
@@ -36,8 +42,9 @@ def _run_all(args_list, code):
     assert all(rc == 0 for rc, _ in errors), errors
 
 
+@pytest.mark.parametrize("how", ["region", "oindex"])
 @pytest.mark.parametrize("layout", ["chunk", "shard"])
-def test_processes_writing_one_chunk_lose_nothing(tmp_path, layout):
+def test_processes_writing_one_chunk_lose_nothing(tmp_path, layout, how):
     path = str(tmp_path / "a.zarr")
     rows = WRITERS * ROUNDS
     if layout == "chunk":
@@ -45,7 +52,7 @@ def test_processes_writing_one_chunk_lose_nothing(tmp_path, layout):
     else:
         zarr.create_array(path, shape=(rows, WIDTH), chunks=(32, 32), shards=(rows, WIDTH),
                           dtype="int32")
-    _run_all([(path, w, ROUNDS, WIDTH) for w in range(WRITERS)], WRITER)
+    _run_all([(path, w, ROUNDS, WIDTH, how) for w in range(WRITERS)], WRITER)
     expected = np.array([[(w + 1) * 1000 + r] * WIDTH for w in range(WRITERS)
                          for r in range(ROUNDS)], dtype="int32")
     got = zarr.open_array(path, mode="r")[...]  # zarr-python reads what zinto wrote

@@ -158,8 +158,9 @@ fn without_the_lock_writers_lose_rows() {
     assert!(!lost_rows(&one_shard(), "shard-unlocked", false).is_empty());
 }
 
-/// A writer waits a bounded time for a lock another holds, then fails naming the chunk and
-/// the lock; once the holder lets go, the next writer goes ahead.
+/// A writer waits a bounded time for a lock another thread holds, then fails naming the chunk
+/// and the lock; once the holder lets go, the next writer goes ahead. The thread that holds a
+/// lock takes it again at once (a selection's chunk written whole under its own lock).
 #[test]
 fn a_held_lock_makes_a_writer_fail_after_its_wait_naming_the_chunk() {
     let dir = temp_dir("concurrent", "held");
@@ -171,10 +172,22 @@ fn a_held_lock_makes_a_writer_fail_after_its_wait_naming_the_chunk() {
         .unwrap();
     let row = Region::from_ranges(&[0..1, 0..WIDTH]).unwrap();
     let values = vec![7i32; WIDTH as usize];
-    let held = FileStore::new(&dir)
-        .lock_update("c/0/0", ".zinto-lock")
-        .unwrap();
-    assert!(held.is_held());
+    let (held_tx, held_rx) = std::sync::mpsc::channel();
+    let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+    let holder = {
+        let dir = dir.clone();
+        std::thread::spawn(move || {
+            let store = FileStore::new(&dir).with_lock_wait(Duration::from_millis(200));
+            let held = store.lock_update("c/0/0", ".zinto-lock").unwrap();
+            assert!(held.is_held());
+            // Again on this thread: no wait.
+            let again = store.lock_update("c/0/0", ".zinto-lock").unwrap();
+            held_tx.send(()).unwrap();
+            release_rx.recv().unwrap();
+            drop((again, held));
+        })
+    };
+    held_rx.recv().unwrap();
     let e = array.write_from(&row, &bytes_of(&values)).unwrap_err();
     let ErrorKind::Store(StoreError::LockWait { key, lock, .. }) = e.kind() else {
         panic!("{e}");
@@ -191,7 +204,8 @@ fn a_held_lock_makes_a_writer_fail_after_its_wait_naming_the_chunk() {
         .lock_update("c/0/1", ".zinto-lock")
         .unwrap();
     drop(other);
-    drop(held);
+    release_tx.send(()).unwrap();
+    holder.join().unwrap();
     array.write_from(&row, &bytes_of(&values)).unwrap();
     assert_eq!(std::fs::metadata(dir.join(".zinto-lock")).unwrap().len(), 0);
     std::fs::remove_dir_all(&dir).unwrap();

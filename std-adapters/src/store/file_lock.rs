@@ -3,7 +3,7 @@
 //! other as processes do).
 
 use std::fs::{File, OpenOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::update_lock::{UpdateLock, retry_for, slot_of};
 use super::{FileStore, StoreError};
@@ -17,6 +17,12 @@ impl FileStore {
             std::fs::create_dir_all(dir).map_err(StoreError::Io)?;
         }
         let byte = slot_of(key);
+        // A thread that holds this lock already (a selection's chunk, read and then written
+        // whole by a write of its own) goes ahead: its outer lock holds the others off.
+        let entry = (path.clone(), byte);
+        if HELD.with_borrow(|held| held.contains(&entry)) {
+            return Ok(UpdateLock::held(()));
+        }
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -31,13 +37,38 @@ impl FileStore {
                 .map_err(|e| lock_failed(&path, e))
         })?;
         match taken {
-            Some(()) => Ok(UpdateLock::held(file)),
+            Some(()) => {
+                HELD.with_borrow_mut(|held| held.push(entry.clone()));
+                Ok(UpdateLock::held(Held { _file: file, entry }))
+            }
             None => Err(StoreError::LockWait {
                 key: key.to_owned(),
                 lock: Box::new((path, byte)),
                 waited: wait,
             }),
         }
+    }
+}
+
+thread_local! {
+    /// The update locks this thread holds: (lock file, byte).
+    static HELD: std::cell::RefCell<Vec<(PathBuf, u64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A lock this thread holds: the lock file's open (closing it releases the byte), and its
+/// entry in [`HELD`], removed on drop (on this thread: [`UpdateLock`] is not `Send`).
+struct Held {
+    _file: File,
+    entry: (PathBuf, u64),
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        HELD.with_borrow_mut(|held| {
+            if let Some(at) = held.iter().position(|e| *e == self.entry) {
+                held.swap_remove(at);
+            }
+        });
     }
 }
 

@@ -25,9 +25,11 @@ pub const UPDATE_LOCK_WAIT: Duration = Duration::from_secs(60);
 /// One chunk's update, held off from every other writer's until this drops (and by the
 /// operating system until the process ends, however it ends). [`UpdateLock::unguarded`] from
 /// a store that has no such lock.
+/// Not `Send`: a lock is released on the thread that took it, which is how a writer that
+/// already holds a chunk's lock (a selection's write of a whole chunk it read) is told apart.
 #[must_use = "the lock is released when dropped"]
 pub struct UpdateLock {
-    held: Option<Box<dyn Send>>,
+    held: Option<Box<dyn std::any::Any>>,
 }
 
 impl UpdateLock {
@@ -37,7 +39,7 @@ impl UpdateLock {
     }
 
     /// A lock that `held` holds until it drops.
-    pub(crate) fn held(held: impl Send + 'static) -> Self {
+    pub(crate) fn held(held: impl std::any::Any) -> Self {
         Self {
             held: Some(Box::new(held)),
         }

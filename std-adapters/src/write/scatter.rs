@@ -118,8 +118,12 @@ impl<S: Store> Array<S> {
             let what = "a piece of the plan missing from its own count";
             Error::new(&self.path, None, ErrorKind::Internal { what })
         })?;
-        // The chunk as the array holds it (clipped at the array's edge): read and written whole.
+        // The chunk as the array holds it (clipped at the array's edge): read and written whole,
+        // under its update lock (the write of it below, on this thread, goes ahead under it).
         let region = self.meta.grid.chunk_region(&piece.chunk).map_err(layout)?;
+        let key = self.chunk_key(&piece.chunk);
+        let _lock = super::lock_update(self, &key)
+            .map_err(|kind| Error::new(&self.path, Some(&key), kind))?;
         let len = self.selection_len(&region)?;
         scratch.clear();
         scratch.try_reserve_exact(len).map_err(|_| {
