@@ -298,6 +298,44 @@ def test_dask_workers_in_other_processes_write_through_zinto(tmp_path, monkeypat
     np.testing.assert_array_equal(default_reads(path / "v"), data)
 
 
+def _write_region(path, ds, rows):
+    """One task's region write (`to_zarr(region=...)`) of `ds`'s rows `rows`."""
+    ds.isel(y=rows).to_zarr(path, region={"y": rows}, safe_chunks=False)
+    return _zinto_writes()
+
+
+@pytest.mark.parametrize("layout", ["chunks", "shards"])
+def test_dask_chunks_that_cut_zarr_chunks_lose_nothing(tmp_path, monkeypatch, layout):
+    """Issue 64: `to_zarr(safe_chunks=False)` from Dask chunks of 4 rows into zarr chunks (or
+    shards) of 16 rows, on a LocalCluster of 2 worker processes of 2 threads, with zinto's
+    pipeline: every zarr chunk is written in part by 4 tasks at once, each a read, merge and
+    replace, and nothing is lost (zarr-python's own pipeline loses rows this way: xarray's
+    `safe_chunks` refuses it for that reason). Then the same through `region=` writes, one
+    task per Dask chunk, of other values."""
+    import dask.array as da
+    import xarray as xr
+    from distributed import Client, LocalCluster
+
+    rows, width = 64, 48
+    data = np.arange(rows * width, dtype="i4").reshape(rows, width)
+    encoding = {"chunks": (16, width)} if layout == "chunks" else \
+        {"chunks": (8, width), "shards": (16, width)}
+    path = str(tmp_path / "cut.zarr")
+    monkeypatch.setenv("ZARR_CODEC_PIPELINE__PATH", ZINTO)
+    with LocalCluster(n_workers=2, threads_per_worker=2, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client, \
+            zarr.config.set({"codec_pipeline.path": ZINTO}):
+        ds = xr.Dataset({"v": (("y", "x"), da.from_array(data, chunks=(4, width)))})
+        ds.to_zarr(path, zarr_format=3, encoding={"v": encoding}, safe_chunks=False)
+        np.testing.assert_array_equal(default_reads(tmp_path / "cut.zarr" / "v"), data)
+        again = xr.Dataset({"v": (("y", "x"), da.from_array(-data, chunks=(4, width)))})
+        writes = client.gather(client.map(
+            _write_region, [path] * (rows // 4), [again] * (rows // 4),
+            [slice(i, i + 4) for i in range(0, rows, 4)], pure=False))
+    assert min(writes) >= 1, writes  # the workers wrote through zinto
+    np.testing.assert_array_equal(default_reads(tmp_path / "cut.zarr" / "v"), -data)
+
+
 def test_a_codec_class_of_the_user_s_own_is_left_to_zarr_python(tmp_path):
     """A Blosc codec the user registered does its own encoding and decoding: zinto, which
     writes and reads Blosc itself, hands both on, and the user's class is what runs."""
