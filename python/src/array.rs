@@ -366,6 +366,13 @@ impl RsArray {
         self.inner.path().to_owned()
     }
 
+    /// Whether writers of different parts of one chunk at once are held off from each other
+    /// on this array's store (local files: yes; a remote store: not yet).
+    #[getter]
+    fn serialises_updates(&self) -> bool {
+        self.inner.store().serialises_updates()
+    }
+
     /// Why zinto does not write this array (a codec, filter or type it does not write yet),
     /// or `None` if it does.
     fn write_refusal(&self) -> Option<String> {

@@ -277,3 +277,27 @@ def test_index_lists_and_points_read_from_s3_as_from_disk(s3_env, name):
         np.testing.assert_array_equal(there[rows], here[rows])
         np.testing.assert_array_equal(there.oindex[rows, cols], here.oindex[rows, cols])
         np.testing.assert_array_equal(there.vindex[rows, cols], here.vindex[rows, cols])
+
+
+def test_a_write_to_s3_warns_once_that_writers_are_not_held_off(s3_env, monkeypatch, tmp_path):
+    """Issue 64: partial writes of one chunk from several writers are serialised on local files
+    only; a write through zinto to a remote store says so once per process (a local one
+    never)."""
+    import warnings
+
+    from zinto import _write
+
+    monkeypatch.setattr(_write, "_WARNED_UNSERIALISED", False)
+    local = zinto.save(tmp_path / "l.zarr", np.arange(10, dtype="i4"), chunks=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        local[1:3] = 7
+    there = zinto.save("s3://fixtures/warned.zarr", np.arange(10, dtype="i4"), chunks=5,
+                       overwrite=True)
+    with pytest.warns(zinto.UnserialisedWriteWarning, match="docs/reliability.md"):
+        there[1:3] = 7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        there.oindex[[1, 4]] = 8  # once per process
+    np.testing.assert_array_equal(zinto.open("s3://fixtures/warned.zarr")[...],
+                                  [0, 8, 7, 3, 8, 5, 6, 7, 8, 9])

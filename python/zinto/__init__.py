@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _index, _vlen, _write, _zinto
 from ._errors import SelectionError
-from ._write import create, save
+from ._write import UnserialisedWriteWarning, create, save
 from ._zinto import (Cancelled, DecodeError, EncodeError, ExistsError, MetadataError, StoreError,
                      ZintoError)
 from ._zinto import DECODED_CHUNK_LIMIT, __version__
@@ -39,6 +39,7 @@ __all__ = [
     "MetadataError",
     "SelectionError",
     "StoreError",
+    "UnserialisedWriteWarning",
     "ZintoError",
     "create",
     "merge",
@@ -291,6 +292,8 @@ class Array:
             if fancy is not None:
                 return self._write_groups(*fancy, value, threads, write_empty_chunks)
         start, extent, kept = _normalize(key, self.shape)
+        if _write.cuts_chunks(start, extent, self.shards or self.chunks, self.shape):
+            _write.warn_unserialised(self._rs)
         shape = tuple(n for n, k in zip(extent, kept) if k)
         settings = {"threads": threads, "write_empty_chunks": write_empty_chunks}
         if self._vlen:
@@ -361,6 +364,7 @@ class Array:
                 "writes of strings or bytes through index lists, masks or points are not "
                 "supported yet: write a region (arr[start:stop] = value)")
         data = _write.prepare(value, self.dtype, shape)
+        _write.warn_unserialised(self._rs)
         if data.size:
             settings = {"threads": threads, "write_empty_chunks": write_empty_chunks}
             self._rs.write_selection_from(groups, data.reshape(-1).view(np.uint8), settings)

@@ -25,6 +25,38 @@ AUTO_CHUNK_BYTES = 16 << 20
 DEFAULT_CODECS = ("zstd",)
 
 
+class UnserialisedWriteWarning(UserWarning):
+    """Writes to this store are not held off from each other's (docs/reliability.md)."""
+
+
+_WARNED_UNSERIALISED = False
+
+
+def warn_unserialised(rs):
+    """Says once per process, at the first write that cuts a chunk on a store whose writers
+    of one chunk are not held off from each other (a remote store, for now), that writers of
+    different parts of one chunk at once may lose each other's parts there."""
+    global _WARNED_UNSERIALISED
+    if _WARNED_UNSERIALISED or rs.serialises_updates:
+        return
+    _WARNED_UNSERIALISED = True
+    import warnings
+    warnings.warn(
+        "zinto: on this store, writers of different parts of one chunk (or shard) at once "
+        "are not held off from each other and may lose each other's parts; write whole "
+        "chunks from each writer, or one writer per chunk (docs/reliability.md)",
+        UnserialisedWriteWarning, stacklevel=3)
+
+
+def cuts_chunks(start, extent, chunks, shape):
+    """Whether the region `start`/`extent` of an array of `shape` in `chunks` (a tuple of ints;
+    anything else, a rectilinear grid, counts as cut) holds some chunk in part only."""
+    if not isinstance(chunks, tuple) or not all(isinstance(c, int) for c in chunks):
+        return True
+    return any(s % c or (s + e) % c and s + e != n
+               for s, e, c, n in zip(start, extent, chunks, shape))
+
+
 def _dims(value, what):
     """An int or a sequence of ints as a list of ints."""
     if isinstance(value, numbers.Integral):

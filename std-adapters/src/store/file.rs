@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::ops::ControlFlow;
 
 use super::file_pinned::PinnedFile;
+use super::file_read::{blocks_of, failed, not_a_file, read_at};
 use super::{Halt, ObjectWriter, Opened, Store, StoreError, UpdateLock, halt_on_break, settle};
 
 /// A store rooted at a directory; key `a/b/c` is the file `root/a/b/c`.
@@ -152,25 +153,6 @@ impl FileStore {
     }
 }
 
-fn not_a_file(key: &str, m: &std::fs::Metadata) -> StoreError {
-    StoreError::NotAFile {
-        key: key.to_owned(),
-        directory: m.is_dir(),
-    }
-}
-
-/// Why `path` (the file of `key`) could not be opened or read: missing, not a file (a directory
-/// opens on Unix but fails to read; on Windows it fails to open), or the I/O error itself.
-fn failed(key: &str, path: &Path, e: std::io::Error) -> StoreError {
-    if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) {
-        return StoreError::Missing;
-    }
-    match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() => not_a_file(key, &m),
-        _ => StoreError::Io(e),
-    }
-}
-
 impl Store for FileStore {
     fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
         let Some(path) = self.path(key)? else {
@@ -253,6 +235,10 @@ impl Store for FileStore {
         self.lock_chunk(key, lock_key)
     }
 
+    fn serialises_updates(&self) -> bool {
+        true
+    }
+
     /// Removes the key's file; nothing if it is absent.
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         let path = self.path_to_write(key)?;
@@ -302,68 +288,6 @@ impl Store for FileStore {
         names.sort_unstable();
         Ok(names)
     }
-}
-
-/// [`Store::read_blocks`] from `file`, open already (the object `key` at `path`).
-pub(super) fn blocks_of(
-    (key, path, file): (&str, &Path, &File),
-    offset: u64,
-    len: u64,
-    buf: &mut [u8],
-    each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
-) -> Result<(), Halt> {
-    let mut at = 0u64;
-    while at < len {
-        let block = super::next_block(buf, len - at)?;
-        read_at(key, path, file, offset + at, block)?;
-        each(block)?;
-        at += block.len() as u64;
-    }
-    Ok(())
-}
-
-/// Fills `dst` from `file` (the object `key` at `path`) at `offset`.
-pub(super) fn read_at(
-    key: &str,
-    path: &Path,
-    file: &File,
-    offset: u64,
-    dst: &mut [u8],
-) -> Result<(), StoreError> {
-    match read_exact_at(file, dst, offset) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == ErrorKind::UnexpectedEof => {
-            let len = file.metadata().map_err(|e| failed(key, path, e))?.len();
-            Err(StoreError::ShortRead {
-                offset,
-                wanted: dst.len() as u64,
-                len,
-            })
-        }
-        Err(e) => Err(failed(key, path, e)),
-    }
-}
-
-#[cfg(unix)]
-fn read_exact_at(file: &File, dst: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, dst, offset)
-}
-
-#[cfg(windows)]
-fn read_exact_at(file: &File, mut dst: &mut [u8], mut offset: u64) -> std::io::Result<()> {
-    use std::os::windows::fs::FileExt;
-    while !dst.is_empty() {
-        match file.seek_read(dst, offset) {
-            Ok(0) => return Err(ErrorKind::UnexpectedEof.into()),
-            Ok(n) => {
-                dst = &mut dst[n..];
-                offset += n as u64;
-            }
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

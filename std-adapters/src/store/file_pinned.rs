@@ -38,7 +38,7 @@ impl Store for PinnedFile {
 
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         self.check(key)?;
-        super::file::read_at(key, &self.path, &self.file, offset, dst)
+        super::file_read::read_at(key, &self.path, &self.file, offset, dst)
     }
 
     fn read_blocks(
@@ -51,7 +51,7 @@ impl Store for PinnedFile {
     ) -> Result<(), StoreError> {
         self.check(key)?;
         let file = (key, self.path.as_path(), &self.file);
-        settle(super::file::blocks_of(
+        settle(super::file_read::blocks_of(
             file,
             offset,
             len,

@@ -9,6 +9,7 @@ pub(crate) mod fetch;
 mod file;
 mod file_lock;
 mod file_pinned;
+mod file_read;
 mod file_write;
 mod memory;
 mod read_ahead;
@@ -188,6 +189,13 @@ pub trait Store: Send + Sync {
     fn lock_update(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
         let _ = (key, lock_key);
         Ok(UpdateLock::unguarded())
+    }
+
+    /// Whether [`Store::lock_update`] holds other writers off (a [`FileStore`]): where it does
+    /// not (a remote store, for now), writers of different parts of one chunk at once may lose
+    /// each other's parts. `false` by default.
+    fn serialises_updates(&self) -> bool {
+        false
     }
 
     /// Removes the object `key`; nothing if it is absent.
@@ -523,6 +531,9 @@ impl<S: Store + ?Sized> Store for &S {
     fn lock_update(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
         (**self).lock_update(key, lock_key)
     }
+    fn serialises_updates(&self) -> bool {
+        (**self).serialises_updates()
+    }
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         (**self).delete(key)
     }
@@ -571,6 +582,9 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     fn lock_update(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
         (**self).lock_update(key, lock_key)
+    }
+    fn serialises_updates(&self) -> bool {
+        (**self).serialises_updates()
     }
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         (**self).delete(key)
