@@ -2,7 +2,7 @@
 //! read-modify-write of a stored chunk holds the chunk's update lock (`Store::lock_update`, a
 //! byte of the array's `.zinto-lock` on a file store) from its read of the old chunk to the
 //! rename of the new one. Each writer here is a thread with its own open of the array, as a
-//! process would have; tests/python/test_concurrent_writes.py runs the same with processes.
+//! process would have; python/tests/test_concurrent_writes.py runs the same with processes.
 //!
 //! The store below widens the window between a writer's read and its rename (a few ms
 //! before each write starts), so that without the lock (the mutation check: the same test
@@ -74,17 +74,37 @@ fn value(w: u64, r: u64) -> i32 {
 /// Every writer's rows written at once, each in its own thread and array handle; then the
 /// rows that lost their writer's value: `(row, found, expected)`.
 fn lost_rows(builder: &ArrayBuilder, name: &str, locks: bool) -> Vec<(u64, i32, i32)> {
-    let dir = temp_dir("concurrent", name);
-    builder.create(FileStore::new(&dir), "").unwrap();
+    lost_rows_at(builder, name, locks, false)
+}
+
+/// [`lost_rows`]; with `mixed_roots`, the array is `v` below a group, and half the writers
+/// open it there (its chunks' keys `v/c/...`) while the others open its own folder (`c/...`),
+/// as the pipeline and `zinto.open` of the array's path do.
+fn lost_rows_at(
+    builder: &ArrayBuilder,
+    name: &str,
+    locks: bool,
+    mixed_roots: bool,
+) -> Vec<(u64, i32, i32)> {
+    let base = temp_dir("concurrent", name);
+    let (dir, path) = match mixed_roots {
+        true => (base.join("v"), "v"),
+        false => (base.clone(), ""),
+    };
+    builder.create(FileStore::new(&base), path).unwrap();
     std::thread::scope(|s| {
         for w in 0..WRITERS {
-            let dir = &dir;
+            let (dir, base) = (&dir, &base);
             s.spawn(move || {
+                let (root, at) = match mixed_roots && w % 2 == 0 {
+                    true => (base, path),
+                    false => (dir, ""),
+                };
                 let store = Slow {
-                    inner: FileStore::new(dir),
+                    inner: FileStore::new(root),
                     locks,
                 };
-                let array = Array::open(store, "").unwrap();
+                let array = Array::open(store, at).unwrap();
                 for r in 0..ROUNDS {
                     let row = ROUNDS * w + r;
                     let region = Region::from_ranges(&[row..row + 1, 0..WIDTH]).unwrap();
@@ -117,7 +137,7 @@ fn lost_rows(builder: &ArrayBuilder, name: &str, locks: bool) -> Vec<(u64, i32, 
             }
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&base).unwrap();
     lost
 }
 
@@ -148,6 +168,17 @@ fn writers_of_one_chunk_lose_nothing() {
 #[test]
 fn writers_of_one_shard_lose_nothing() {
     assert_eq!(lost_rows(&one_shard(), "shard", true), vec![]);
+}
+
+/// Writers that opened the array from different roots (below its group, at its own folder)
+/// take the same chunk's lock.
+#[test]
+fn writers_opening_the_array_from_different_roots_lose_nothing() {
+    assert_eq!(lost_rows_at(&one_chunk(), "roots", true, true), vec![]);
+    assert_eq!(
+        lost_rows_at(&one_shard(), "roots-shard", true, true),
+        vec![]
+    );
 }
 
 /// The mutation check: the same writers without the lock lose rows (the store's pause makes

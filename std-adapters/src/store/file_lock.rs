@@ -23,13 +23,13 @@ impl FileStore {
         if HELD.with_borrow(|held| held.contains(&entry)) {
             return Ok(UpdateLock::held(()));
         }
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(StoreError::Io)?;
+        let mut options = OpenOptions::new();
+        options.read(true).write(true).create(true).truncate(false);
+        // Writable by whoever may write the folder's files (the umask decides): writers of a
+        // shared folder are other users too, and a write lock needs the file open for writing.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o666);
+        let file = options.open(&path).map_err(|e| lock_failed(&path, e))?;
         let wait = self.lock_wait;
         let taken = retry_for(wait, || {
             try_lock_byte(&file, byte)

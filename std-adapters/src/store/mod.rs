@@ -175,11 +175,12 @@ pub trait Store: Send + Sync {
         w.commit()
     }
 
-    /// Holds off every other writer's update of the object `key` (a chunk or shard that a
-    /// write reads, merges into and replaces) until the returned lock drops: threads,
-    /// processes, and (where the store says so) machines. `lock_key` names the object that
-    /// keeps the locks of `key`'s array ([`LOCK_FILE`] beside its metadata); it never holds
-    /// data. The default takes no lock ([`UpdateLock::unguarded`]): a store that cannot lock
+    /// Holds off every other writer's update of the chunk `key` (a chunk or shard that a
+    /// write reads, merges into and replaces; `key` is its key within its array, `c/0/0`, so
+    /// that writers that opened the array from different roots agree) until the returned lock
+    /// drops: threads, processes, and (where the store says so) machines. `lock_key` names the
+    /// object, in this store, that keeps the locks of the array ([`LOCK_FILE`] beside its
+    /// metadata); it never holds data. The default takes no lock ([`UpdateLock::unguarded`]): a store that cannot lock
     /// says so that way, and its partial writes are not safe from each other
     /// (docs/reliability.md).
     ///

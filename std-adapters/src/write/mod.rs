@@ -58,15 +58,25 @@ impl<S: Store> WriteJob<'_, S> {
     }
 }
 
-/// [`WriteJob::lock`] for any write of `array`.
+/// [`WriteJob::lock`] for any write of `array`. The lock stands for the chunk's key within
+/// its array (`c/0/0`), not within the store: a writer that opened the array at its own folder
+/// and one that opened it below a group (`v/c/0/0`) take the same lock.
 pub(crate) fn lock_update<S: Store>(
     array: &Array<S>,
     key: &str,
 ) -> Result<crate::store::UpdateLock, ErrorKind> {
-    let lock_key = crate::doc::join(array.path(), crate::store::LOCK_FILE);
+    let path = array.path();
+    let within = match path.is_empty() {
+        true => Some(key),
+        false => key.strip_prefix(path).and_then(|k| k.strip_prefix('/')),
+    }
+    .ok_or(ErrorKind::Internal {
+        what: "a chunk key outside its array's folder",
+    })?;
+    let lock_key = crate::doc::join(path, crate::store::LOCK_FILE);
     array
         .store()
-        .lock_update(key, &lock_key)
+        .lock_update(within, &lock_key)
         .map_err(ErrorKind::Store)
 }
 
