@@ -151,12 +151,12 @@ fn one_chunk() -> ArrayBuilder {
         DataType::Int32,
         &[WRITERS * ROUNDS, WIDTH],
     )
-    .zstd(1)
+    .crc32c()
 }
 
 fn one_shard() -> ArrayBuilder {
     ArrayBuilder::new(&[WRITERS * ROUNDS, WIDTH], DataType::Int32, &[32, 32])
-        .zstd(1)
+        .crc32c()
         .shards(&[WRITERS * ROUNDS, WIDTH])
 }
 
