@@ -153,32 +153,35 @@ impl FileStore {
     }
 }
 
+/// The length of the file `path` (the object `key`), or `None` if there is none.
+fn size_at(key: &str, path: &Path) -> Result<Option<u64>, StoreError> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => Ok(Some(m.len())),
+        Ok(m) => Err(not_a_file(key, &m)),
+        // A key below a file (`notes.txt/zarr.json`) cannot exist: absent, not an error.
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => Ok(None),
+        Err(e) => Err(StoreError::Io(e)),
+    }
+}
+
 impl Store for FileStore {
     fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
         let Some(path) = self.path(key)? else {
             return Ok(None);
         };
-        match std::fs::metadata(&path) {
-            Ok(m) if m.is_file() => Ok(Some(m.len())),
-            Ok(m) => Err(not_a_file(key, &m)),
-            // A key below a file (`notes.txt/zarr.json`) cannot exist: absent, not an error.
-            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
-                Ok(None)
-            }
-            Err(e) => Err(StoreError::Io(e)),
-        }
+        size_at(key, &path)
     }
 
     /// One open of the file: its length and every read from the same version of it.
     fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
         // Asked first by path, so that a FIFO where a chunk belongs is refused rather than
         // opened (which would wait for a writer); the length is the open file's.
-        if self.size(key)?.is_none() {
-            return Ok(Opened::Absent);
-        }
         let Some(path) = self.path(key)? else {
             return Ok(Opened::Absent);
         };
+        if size_at(key, &path)?.is_none() {
+            return Ok(Opened::Absent);
+        }
         let file = match File::open(&path) {
             Ok(file) => file,
             Err(e) => {

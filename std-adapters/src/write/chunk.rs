@@ -221,7 +221,7 @@ impl Worker {
         // writer has since replaced would lose that writer's part.
         let _lock = match part.cut {
             true => {
-                let lock = job.lock(key)?;
+                let lock = super::lock_update(job.array, key)?;
                 read_old(job, (&part.in_array, sized.shape), scratch)?;
                 Some(lock)
             }

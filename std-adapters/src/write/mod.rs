@@ -49,16 +49,9 @@ pub(crate) struct WriteJob<'a, S> {
     pub(crate) options: &'a WriteOptions<'a>,
 }
 
-impl<S: Store> WriteJob<'_, S> {
-    /// Holds off every other writer's update of the chunk (or shard) `key` while this one
-    /// reads, merges and replaces it ([`Store::lock_update`], on the array's
-    /// [`LOCK_FILE`](crate::store::LOCK_FILE)).
-    pub(crate) fn lock(&self, key: &str) -> Result<crate::store::UpdateLock, ErrorKind> {
-        lock_update(self.array, key)
-    }
-}
-
-/// [`WriteJob::lock`] for any write of `array`. The lock stands for the chunk's key within
+/// Holds off every other writer's update of the chunk (or shard) `key` of `array` while this
+/// one reads, merges and replaces it ([`Store::lock_update`], on the array's
+/// [`LOCK_FILE`](crate::store::LOCK_FILE)). The lock stands for the chunk's key within
 /// its array (`c/0/0`), not within the store: a writer that opened the array at its own folder
 /// and one that opened it below a group (`v/c/0/0`) take the same lock.
 pub(crate) fn lock_update<S: Store>(

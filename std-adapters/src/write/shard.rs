@@ -321,7 +321,7 @@ impl Worker {
         key: &str,
     ) -> Result<(), ErrorKind> {
         // Held from the read of the old shard to its replacement (see `Worker::cut`).
-        let _lock = job.lock(key)?;
+        let _lock = super::lock_update(job.array, key)?;
         let mut scratch = std::mem::take(&mut self.shard_scratch);
         let result = self.cut_shard_in(job, piece, shard, &mut scratch, key);
         self.shard_scratch = scratch;
