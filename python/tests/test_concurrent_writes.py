@@ -34,7 +34,7 @@ WRITER = textwrap.dedent("""
 """)
 
 
-def _run_all(args_list, code):
+def run_all(args_list, code):
     """Runs `code` in one process per argument list, all at once; fails on any failure."""
     procs = [subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
                               stderr=subprocess.PIPE, text=True) for args in args_list]
@@ -52,7 +52,7 @@ def test_processes_writing_one_chunk_lose_nothing(tmp_path, layout, how):
     else:
         zarr.create_array(path, shape=(rows, WIDTH), chunks=(32, 32), shards=(rows, WIDTH),
                           dtype="int32")
-    _run_all([(path, w, ROUNDS, WIDTH, how) for w in range(WRITERS)], WRITER)
+    run_all([(path, w, ROUNDS, WIDTH, how) for w in range(WRITERS)], WRITER)
     expected = np.array([[(w + 1) * 1000 + r] * WIDTH for w in range(WRITERS)
                          for r in range(ROUNDS)], dtype="int32")
     got = zarr.open_array(path, mode="r")[...]  # zarr-python reads what zinto wrote

@@ -279,25 +279,50 @@ def test_index_lists_and_points_read_from_s3_as_from_disk(s3_env, name):
         np.testing.assert_array_equal(there.vindex[rows, cols], here.vindex[rows, cols])
 
 
-def test_a_write_to_s3_warns_once_that_writers_are_not_held_off(s3_env, monkeypatch, tmp_path):
-    """Issue 64: partial writes of one chunk from several writers are serialised on local files
-    only; a write through zinto to a remote store says so once per process (a local one
-    never)."""
+def test_a_write_to_s3_warns_only_where_conditional_writes_are_off(s3_env, monkeypatch,
+                                                                   tmp_path):
+    """Issue 64: partial writes of one chunk from several writers are guarded on local files
+    (a lock) and on S3 (a conditional write); an S3 endpoint set up without conditional writes
+    (`AWS_CONDITIONAL_PUT=disabled`) is not guarded, and a write there says so once per
+    process."""
     import warnings
 
     from zinto import _write
 
     monkeypatch.setattr(_write, "_WARNED_UNSERIALISED", False)
     local = zinto.save(tmp_path / "l.zarr", np.arange(10, dtype="i4"), chunks=5)
+    there = zinto.save("s3://fixtures/warned.zarr", np.arange(10, dtype="i4"), chunks=5,
+                       overwrite=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         local[1:3] = 7
-    there = zinto.save("s3://fixtures/warned.zarr", np.arange(10, dtype="i4"), chunks=5,
-                       overwrite=True)
-    with pytest.warns(zinto.UnserialisedWriteWarning, match="docs/reliability.md"):
         there[1:3] = 7
+    monkeypatch.setenv("AWS_CONDITIONAL_PUT", "disabled")
+    unguarded = zinto.open("s3://fixtures/warned.zarr")
+    with pytest.warns(zinto.UnserialisedWriteWarning, match="docs/reliability.md"):
+        unguarded[2:4] = 6
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        there.oindex[[1, 4]] = 8  # once per process
+        unguarded.oindex[[1, 4]] = 8  # once per process
     np.testing.assert_array_equal(zinto.open("s3://fixtures/warned.zarr")[...],
-                                  [0, 8, 7, 3, 8, 5, 6, 7, 8, 9])
+                                  [0, 8, 6, 6, 8, 5, 6, 7, 8, 9])
+
+
+@pytest.mark.parametrize("how", ["region", "oindex"])
+@pytest.mark.parametrize("layout", ["chunk", "shard"])
+def test_processes_writing_one_chunk_on_s3_lose_nothing(s3_env, layout, how):
+    """Issue 64: the processes of test_concurrent_writes.py, on moto's S3 server (which honours
+    `If-Match` and `If-None-Match` on PUT): each update of the chunk is a conditional write,
+    tried again from a fresh read when another process's came first."""
+    from test_concurrent_writes import ROUNDS, WIDTH, WRITER, WRITERS, run_all
+
+    url = f"s3://fixtures/concurrent-{layout}-{how}.zarr"
+    shape = (WRITERS * ROUNDS, WIDTH)
+    chunks, shards = (shape, None) if layout == "chunk" else ((32, 32), shape)
+    zinto.create(url, shape, "int32", chunks, shards=shards, codecs=(), overwrite=True)
+    run_all([(url, w, ROUNDS, WIDTH, how) for w in range(WRITERS)], WRITER)
+    expected = np.array([[(w + 1) * 1000 + r] * WIDTH for w in range(WRITERS)
+                         for r in range(ROUNDS)], dtype="int32")
+    got = zinto.open(url)[...]
+    lost = sorted({int(i) for i in np.nonzero((got != expected).any(axis=1))[0]})
+    assert lost == [], f"rows lost: {lost}"

@@ -34,8 +34,9 @@ _WARNED_UNSERIALISED = False
 
 def warn_unserialised(rs):
     """Says once per process, at the first write that cuts a chunk on a store whose writers
-    of one chunk are not held off from each other (a remote store, for now), that writers of
-    different parts of one chunk at once may lose each other's parts there."""
+    of one chunk are not guarded from each other (plain HTTP; S3 with conditional writes
+    turned off), that writers of different parts of one chunk at once may lose each other's
+    parts there."""
     global _WARNED_UNSERIALISED
     if _WARNED_UNSERIALISED or rs.serialises_updates:
         return

@@ -6,7 +6,7 @@
 //! - [`blosc_writer`]: Blosc chunks (LZ4 inside) for tests and seeds;
 //! - [`guard`]: destinations with guard bytes on both sides;
 //! - [`http`]: an HTTP file server that honours Range, and a proxy that injects faults, on
-//!   127.0.0.1, for the remote-store tests;
+//!   127.0.0.1, for the remote-store tests; [`moto`]: moto's S3 server, started for them;
 //! - [`harness`]: one function per fuzz target, each over one public entry point. The fuzz
 //!   targets are three lines calling these; `tests/fuzz_regressions.rs` replays the committed
 //!   seed corpora and every crash input ever found through the same functions in `cargo test`.
@@ -17,6 +17,7 @@ pub mod files;
 pub mod guard;
 pub mod harness;
 pub mod http;
+pub mod moto;
 pub mod rng;
 
 /// Whether this build writes the compressors a chain's name mentions: zstd needs zinto's

@@ -29,7 +29,8 @@ pub use read_ahead::{
 pub use read_ahead::{REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE};
 #[cfg(feature = "remote")]
 pub use remote::{PART_LEN, RemoteOptions, RemoteStore, is_remote_url, objects};
-pub use update_lock::{LOCK_FILE, UPDATE_LOCK_WAIT, UpdateLock};
+pub(crate) use update_lock::backoff as update_backoff;
+pub use update_lock::{ChunkUpdate, LOCK_FILE, UPDATE_LOCK_WAIT, UPDATE_TRIES, UpdateLock};
 pub use write::ObjectWriter;
 
 use std::fmt;
@@ -175,26 +176,26 @@ pub trait Store: Send + Sync {
         w.commit()
     }
 
-    /// Holds off every other writer's update of the chunk `key` (a chunk or shard that a
-    /// write reads, merges into and replaces; `key` is its key within its array, `c/0/0`, so
-    /// that writers that opened the array from different roots agree) until the returned lock
-    /// drops: threads, processes, and (where the store says so) machines. `lock_key` names the
-    /// object, in this store, that keeps the locks of the array ([`LOCK_FILE`] beside its
-    /// metadata); it never holds data. The default takes no lock ([`UpdateLock::unguarded`]): a store that cannot lock
-    /// says so that way, and its partial writes are not safe from each other
-    /// (docs/reliability.md).
+    /// Guards the update `update` (a chunk or shard that a write reads, merges into and
+    /// replaces) from every other writer's until the returned lock drops: threads, processes,
+    /// and (where the store says so) machines. A [`FileStore`] holds the others off with a
+    /// lock; a [`RemoteStore`] on S3, GCS or Azure makes this
+    /// thread's write of the chunk conditional on the version it finds now
+    /// ([`UpdateLock::is_conditional`]). The default guards nothing
+    /// ([`UpdateLock::unguarded`]): a store that cannot says so that way, and its partial
+    /// writes are not safe from each other (docs/reliability.md).
     ///
     /// # Errors
     /// [`StoreError::LockWait`] if another writer held it past the store's wait; the store's
     /// error if the lock cannot be taken at all.
-    fn lock_update(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
-        let _ = (key, lock_key);
+    fn lock_update(&self, update: &ChunkUpdate<'_>) -> Result<UpdateLock, StoreError> {
+        let _ = update;
         Ok(UpdateLock::unguarded())
     }
 
-    /// Whether [`Store::lock_update`] holds other writers off (a [`FileStore`]): where it does
-    /// not (a remote store, for now), writers of different parts of one chunk at once may lose
-    /// each other's parts. `false` by default.
+    /// Whether [`Store::lock_update`] guards other writers' updates (a [`FileStore`]; a
+    /// remote store with conditional writes): where it does not (plain HTTP), writers of
+    /// different parts of one chunk at once may lose each other's parts. `false` by default.
     fn serialises_updates(&self) -> bool {
         false
     }
@@ -345,6 +346,15 @@ pub enum StoreError {
         /// How long this writer waited.
         waited: std::time::Duration,
     },
+    /// Another writer replaced the chunk `key` between this writer's read of it and its
+    /// conditional write ([`UpdateLock::is_conditional`]), `tries` times in a row: the write
+    /// stored nothing. A write tries again from a fresh read, up to [`UPDATE_TRIES`] times.
+    Replaced {
+        /// The chunk's URL (or key).
+        key: String,
+        /// Tries made, each met by another writer's replacement.
+        tries: u32,
+    },
     /// The object is larger than the caller allows ([`Store::read_whole`]).
     TooLarge {
         /// Its length.
@@ -439,6 +449,12 @@ impl fmt::Display for StoreError {
                 lock.1,
                 waited.as_secs_f64()
             ),
+            Self::Replaced { key, tries } => write!(
+                f,
+                "another writer replaced {key} between this write's read of it and its \
+                 conditional write ({tries} {}); nothing was stored",
+                if *tries == 1 { "try" } else { "tries in a row" }
+            ),
             Self::TooLarge { len, max } => {
                 write!(f, "object of {len} bytes is larger than the {max} allowed")
             }
@@ -529,8 +545,8 @@ impl<S: Store + ?Sized> Store for &S {
     fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
         (**self).open(key)
     }
-    fn lock_update(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
-        (**self).lock_update(key, lock_key)
+    fn lock_update(&self, update: &ChunkUpdate<'_>) -> Result<UpdateLock, StoreError> {
+        (**self).lock_update(update)
     }
     fn serialises_updates(&self) -> bool {
         (**self).serialises_updates()
@@ -581,8 +597,8 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
         (**self).open(key)
     }
-    fn lock_update(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
-        (**self).lock_update(key, lock_key)
+    fn lock_update(&self, update: &ChunkUpdate<'_>) -> Result<UpdateLock, StoreError> {
+        (**self).lock_update(update)
     }
     fn serialises_updates(&self) -> bool {
         (**self).serialises_updates()

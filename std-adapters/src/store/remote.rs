@@ -7,6 +7,7 @@
 //! starts the fetch stage (`fetch.rs`), which keeps many GETs in flight ahead of the decoding
 //! workers.
 
+mod update;
 mod write;
 use super::fail_fast::FailFastConnector;
 use std::fmt;
@@ -150,6 +151,10 @@ pub struct RemoteStore {
     pub(crate) secrets: Secrets,
     pub(crate) runtime: Arc<tokio::runtime::Runtime>,
     pub(crate) options: RemoteOptions,
+    /// Whether writes can be made conditional on an object's version (S3, GCS, Azure; not
+    /// plain HTTP, nor S3 set up with `aws_conditional_put` `disabled`): updates of a chunk
+    /// are then guarded (`remote/update.rs`).
+    conditional: bool,
 }
 
 impl fmt::Debug for RemoteStore {
@@ -266,6 +271,11 @@ impl RemoteStore {
             .enable_all()
             .build()
             .map_err(StoreError::Io)?;
+        let conditional = match scheme.as_str() {
+            "http" | "https" => false,
+            "s3" | "s3a" => !s3_conditions_disabled(&options),
+            _ => true,
+        };
         Ok(Self {
             store,
             prefix,
@@ -273,6 +283,7 @@ impl RemoteStore {
             secrets,
             runtime: Arc::new(runtime),
             options,
+            conditional,
         })
     }
 
@@ -672,6 +683,40 @@ impl Store for RemoteStore {
     fn read_ahead(&self) -> Option<&dyn super::ReadAhead> {
         Some(self)
     }
+
+    /// On S3, GCS and Azure, a conditional write (`remote/update.rs`): one HEAD notes the
+    /// chunk's version, and this thread's write of it replaces only that version. Plain HTTP
+    /// has no such write: no guard.
+    fn lock_update(
+        &self,
+        update: &super::ChunkUpdate<'_>,
+    ) -> Result<super::UpdateLock, StoreError> {
+        match self.conditional {
+            true => self.begin_update(update.key),
+            false => Ok(super::UpdateLock::unguarded()),
+        }
+    }
+
+    fn serialises_updates(&self) -> bool {
+        self.conditional
+    }
+}
+
+/// Whether S3's conditional writes are turned off (`aws_conditional_put` set to `disabled`,
+/// for an endpoint that does not honour them): by `options`, else by the environment
+/// (`AWS_CONDITIONAL_PUT`), as the S3 builder reads them.
+fn s3_conditions_disabled(options: &RemoteOptions) -> bool {
+    let set = options.config.iter().rev().find(|(k, _)| {
+        matches!(
+            k.to_ascii_lowercase().as_str(),
+            "aws_conditional_put" | "conditional_put"
+        )
+    });
+    let value = match set {
+        Some((_, v)) => Some(v.clone()),
+        None => std::env::var("AWS_CONDITIONAL_PUT").ok(),
+    };
+    value.is_some_and(|v| v.trim().eq_ignore_ascii_case("disabled"))
 }
 
 /// Gathers body parts into blocks of `buf.len()` bytes (the last one shorter), handing each

@@ -6,8 +6,12 @@
 //! ([`LOCK_FILE`], beside its metadata; empty, never data) per chunk, with the operating
 //! system's byte-range locks on open file descriptions (`F_OFD_SETLK` on Linux; the whole
 //! file elsewhere): threads and processes alike wait for each other, and a process that dies
-//! holding one releases it. Writes of whole chunks take no lock: the rename replaces them in
-//! one step. docs/reliability.md says what holds on which store.
+//! holding one releases it. A [`RemoteStore`](super::RemoteStore) on S3, GCS or Azure holds
+//! no lock: it notes the object's version (ETag or generation) before the read, and the write
+//! replaces the object only if it still is that version ([`UpdateLock::is_conditional`]); the
+//! writer that finds it replaced reads it again and merges again. Writes of whole chunks take
+//! no lock: the rename or PUT replaces them in one step. docs/reliability.md says what holds
+//! on which store.
 
 use std::time::{Duration, Instant};
 
@@ -22,32 +26,93 @@ pub const LOCK_FILE: &str = ".zinto-lock";
 /// one chunk's read, merge and write, so a wait this long means a writer is hung.
 pub const UPDATE_LOCK_WAIT: Duration = Duration::from_secs(60);
 
-/// One chunk's update, held off from every other writer's until this drops (and by the
-/// operating system until the process ends, however it ends). [`UpdateLock::unguarded`] from
-/// a store that has no such lock.
-/// Not `Send`: a lock is released on the thread that took it, which is how a writer that
-/// already holds a chunk's lock (a selection's write of a whole chunk it read) is told apart.
+/// One read-modify-write of a stored chunk (or shard), as [`Store::lock_update`](super::Store::lock_update)
+/// is asked to guard it.
+#[derive(Clone, Copy, Debug)]
+pub struct ChunkUpdate<'a> {
+    /// The chunk's key in the store (`v/c/0/0`): the object read and replaced.
+    pub key: &'a str,
+    /// Its key within its array (`c/0/0`): what a lock stands for, the same whichever root
+    /// the writers opened the array from.
+    pub in_array: &'a str,
+    /// The object, in this store, that keeps the array's locks ([`LOCK_FILE`] beside its
+    /// metadata); it never holds data.
+    pub lock_key: &'a str,
+}
+
+/// One chunk's update guarded from every other writer's until this drops: held off by a lock
+/// (and by the operating system until the process ends, however it ends), or made
+/// conditional ([`UpdateLock::is_conditional`]). [`UpdateLock::unguarded`] from a store that
+/// has neither.
+/// Not `Send`: a guard is released on the thread that took it, which is how a writer that
+/// already guards a chunk (a selection's write of a whole chunk it read) is told apart.
 #[must_use = "the lock is released when dropped"]
 pub struct UpdateLock {
-    held: Option<Box<dyn std::any::Any>>,
+    guard: Guard,
+}
+
+enum Guard {
+    None,
+    Held(#[allow(dead_code)] Box<dyn std::any::Any>),
+    // Only a remote store makes one.
+    #[cfg_attr(not(feature = "remote"), allow(dead_code))]
+    Conditional(Box<dyn Condition>),
+}
+
+/// A conditional update's side of the store: whether the object it noted was replaced since.
+pub(crate) trait Condition {
+    /// Whether the object is no longer the version noted when the update began.
+    ///
+    /// # Errors
+    /// The store's, if it cannot be asked.
+    fn replaced(&self) -> Result<bool, StoreError>;
 }
 
 impl UpdateLock {
     /// No lock: what a store without one answers.
     pub fn unguarded() -> Self {
-        Self { held: None }
+        Self { guard: Guard::None }
     }
 
     /// A lock that `held` holds until it drops.
     pub(crate) fn held(held: impl std::any::Any) -> Self {
         Self {
-            held: Some(Box::new(held)),
+            guard: Guard::Held(Box::new(held)),
         }
     }
 
-    /// Whether another writer is held off (false from a store without locks).
+    /// An update whose write replaces the object only if `condition` still finds it as it was.
+    #[cfg_attr(not(feature = "remote"), allow(dead_code))]
+    pub(crate) fn conditional(condition: impl Condition + 'static) -> Self {
+        Self {
+            guard: Guard::Conditional(Box::new(condition)),
+        }
+    }
+
+    /// Whether another writer's update is held off, or refused if it comes between this one's
+    /// read and its write (false from a store without either).
     pub fn is_held(&self) -> bool {
-        self.held.is_some()
+        !matches!(self.guard, Guard::None)
+    }
+
+    /// Whether the update is a conditional write rather than a lock: its write fails with
+    /// [`StoreError::Replaced`] if another writer replaced the chunk since the update began,
+    /// and the writer starts again from a fresh read. Such a store cannot delete on a
+    /// condition, so a merged chunk of fill values is written, not deleted.
+    pub fn is_conditional(&self) -> bool {
+        matches!(self.guard, Guard::Conditional(_))
+    }
+
+    /// Whether, under a conditional update, the object was replaced since it began (always
+    /// false for a lock).
+    ///
+    /// # Errors
+    /// The store's, if it cannot be asked.
+    pub fn replaced(&self) -> Result<bool, StoreError> {
+        match &self.guard {
+            Guard::Conditional(c) => c.replaced(),
+            Guard::None | Guard::Held(_) => Ok(false),
+        }
     }
 }
 
@@ -55,8 +120,29 @@ impl std::fmt::Debug for UpdateLock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("UpdateLock")
             .field("held", &self.is_held())
+            .field("conditional", &self.is_conditional())
             .finish()
     }
+}
+
+/// How many times a conditional update is tried before it fails with
+/// [`StoreError::Replaced`]: another writer replaced the chunk between this one's read and its
+/// write every time. Many: a writer that keeps updating one chunk in a loop wins most races
+/// against one that backs off, for as long as its loop runs.
+pub const UPDATE_TRIES: u32 = 100;
+
+/// A pause before try `tries + 1` of a conditional update whose last try took `took`: random,
+/// up to `took` times `tries` (at most 8 times, and 1 s), so writers that collided do not
+/// collide again in step, whatever a try costs on the store.
+pub(crate) fn backoff(tries: u32, took: Duration) -> Duration {
+    use std::hash::BuildHasher;
+    let most = took
+        .saturating_mul(tries.clamp(1, 8))
+        .clamp(Duration::from_millis(1), Duration::from_secs(1));
+    // A hasher's keys are random per process and differ per instance: a random number.
+    let random = std::collections::hash_map::RandomState::new().hash_one(tries);
+    let nanos = (most.as_secs() * 1_000_000_000 + u64::from(most.subsec_nanos())).max(1);
+    Duration::from_nanos(random % nanos)
 }
 
 /// The byte of an array's lock file that stands for the chunk `key`: its FNV-1a hash, below

@@ -215,23 +215,22 @@ impl Worker {
         scratch: &mut Vec<u8>,
     ) -> Result<(), ErrorKind> {
         let plan = job.plan;
-        lay_fill(scratch, sized.lens.0, plan)?;
         let part = ChunkPart::of(&job.array.metadata().grid, piece)?;
-        // Held from the read of the old chunk to its replacement: a merge from a chunk another
-        // writer has since replaced would lose that writer's part.
-        let _lock = match part.cut {
-            true => {
-                let lock = super::lock_update(job.array, key)?;
+        // Guarded from the read of the old chunk to its replacement: a merge from a chunk
+        // another writer has since replaced would lose that writer's part.
+        super::update(job.array, (key, part.cut), |lock| {
+            lay_fill(scratch, sized.lens.0, plan)?;
+            if part.cut {
                 read_old(job, (&part.in_array, sized.shape), scratch)?;
-                Some(lock)
             }
-            false => None,
-        };
-        overlay(runs, job.input, scratch)?;
-        if !job.options.extra.write_empty_chunks && is_fill(scratch, &plan.fill) {
-            return job.array.store().delete(key).map_err(ErrorKind::Store);
-        }
-        self.store_chunk(job, (key, sized.lens.1), std::iter::once(Ok(&scratch[..])))
+            overlay(runs.clone(), job.input, scratch)?;
+            // A conditional update cannot delete on its condition: it stores the fill.
+            let empty = !job.options.extra.write_empty_chunks && is_fill(scratch, &plan.fill);
+            if empty && !lock.is_conditional() {
+                return job.array.store().delete(key).map_err(ErrorKind::Store);
+            }
+            self.store_chunk(job, (key, sized.lens.1), std::iter::once(Ok(&scratch[..])))
+        })
     }
 
     /// A stream of one chunk's stored bytes into `writer`.

@@ -31,7 +31,7 @@ use zinto_core::{Piece, Pieces, Region};
 use crate::Array;
 use crate::error::{Error, ErrorKind};
 use crate::options::WriteOptions;
-use crate::store::Store;
+use crate::store::{ChunkUpdate, Store, StoreError, UPDATE_TRIES, UpdateLock};
 use crate::workers::{Crew, Work};
 
 pub(crate) use plan::WritePlan;
@@ -49,17 +49,14 @@ pub(crate) struct WriteJob<'a, S> {
     pub(crate) options: &'a WriteOptions<'a>,
 }
 
-/// Holds off every other writer's update of the chunk (or shard) `key` of `array` while this
-/// one reads, merges and replaces it ([`Store::lock_update`], on the array's
-/// [`LOCK_FILE`](crate::store::LOCK_FILE)). The lock stands for the chunk's key within
+/// Guards the update of the chunk (or shard) `key` of `array` while this writer reads,
+/// merges and replaces it ([`Store::lock_update`]: on a file store, a lock on the array's
+/// [`LOCK_FILE`](crate::store::LOCK_FILE)). The guard stands for the chunk's key within
 /// its array (`c/0/0`), not within the store: a writer that opened the array at its own folder
 /// and one that opened it below a group (`v/c/0/0`) take the same lock.
-pub(crate) fn lock_update<S: Store>(
-    array: &Array<S>,
-    key: &str,
-) -> Result<crate::store::UpdateLock, ErrorKind> {
+fn lock_update<S: Store>(array: &Array<S>, key: &str) -> Result<UpdateLock, ErrorKind> {
     let path = array.path();
-    let within = match path.is_empty() {
+    let in_array = match path.is_empty() {
         true => Some(key),
         false => key.strip_prefix(path).and_then(|k| k.strip_prefix('/')),
     }
@@ -67,10 +64,60 @@ pub(crate) fn lock_update<S: Store>(
         what: "a chunk key outside its array's folder",
     })?;
     let lock_key = crate::doc::join(path, crate::store::LOCK_FILE);
-    array
-        .store()
-        .lock_update(within, &lock_key)
-        .map_err(ErrorKind::Store)
+    let update = ChunkUpdate {
+        key,
+        in_array,
+        lock_key: &lock_key,
+    };
+    array.store().lock_update(&update).map_err(ErrorKind::Store)
+}
+
+/// Runs `merge` (the stored chunk `key` read, the caller's part laid over it, the chunk
+/// replaced) under the chunk's update guard ([`lock_update`]); with `guarded` false (a write
+/// that replaces the chunk whole), under none. Under a conditional update, a merge that met
+/// another writer's replacement (its write refused, or its read failed on a chunk replaced
+/// meanwhile) runs again from a fresh read, after a random pause (longer as the tries add up,
+/// in steps of a try's length), up to [`UPDATE_TRIES`] times
+/// in all; past that, [`StoreError::Replaced`] with the tries made.
+pub(crate) fn update<S: Store, T>(
+    array: &Array<S>,
+    (key, guarded): (&str, bool),
+    mut merge: impl FnMut(&UpdateLock) -> Result<T, ErrorKind>,
+) -> Result<T, ErrorKind> {
+    if !guarded {
+        return merge(&UpdateLock::unguarded());
+    }
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let began = std::time::Instant::now();
+        let lock = lock_update(array, key)?;
+        let failed = match merge(&lock) {
+            Ok(done) => return Ok(done),
+            Err(e) => e,
+        };
+        let replaced = match &failed {
+            ErrorKind::Store(StoreError::Replaced { .. }) => true,
+            // A read that failed on a chunk replaced while it read (a shard's index and its
+            // inner chunks from two versions): the same collision, seen earlier.
+            _ if lock.is_conditional() => lock.replaced().map_err(ErrorKind::Store)?,
+            _ => false,
+        };
+        match replaced {
+            false => return Err(failed),
+            true if tries >= UPDATE_TRIES => {
+                let key = match failed {
+                    ErrorKind::Store(StoreError::Replaced { key, .. }) => key,
+                    _ => key.to_owned(),
+                };
+                return Err(ErrorKind::Store(StoreError::Replaced { key, tries }));
+            }
+            true => {
+                drop(lock);
+                std::thread::sleep(crate::store::update_backoff(tries, began.elapsed()));
+            }
+        }
+    }
 }
 
 /// The part of a piece's chunk (or shard) inside the array, whether the region cuts it (holds

@@ -13,7 +13,7 @@ use zinto_core::{LayoutError, Region};
 use crate::Array;
 use crate::error::{Error, ErrorKind};
 use crate::options::{ReadOptions, WriteOptions};
-use crate::store::Store;
+use crate::store::{Store, UpdateLock};
 use crate::workers::{Crew, Work};
 
 impl<S: Store> Array<S> {
@@ -119,12 +119,34 @@ impl<S: Store> Array<S> {
             Error::new(&self.path, None, ErrorKind::Internal { what })
         })?;
         // The chunk as the array holds it (clipped at the array's edge): read and written whole,
-        // under its update lock (the write of it below, on this thread, goes ahead under it).
+        // under its update guard (the write of it below, on this thread, goes ahead under it).
         let region = self.meta.grid.chunk_region(&piece.chunk).map_err(layout)?;
         let key = self.chunk_key(&piece.chunk);
-        let _lock = super::lock_update(self, &key)
-            .map_err(|kind| Error::new(&self.path, Some(&key), kind))?;
-        let len = self.selection_len(&region)?;
+        let merge = |lock: &UpdateLock| {
+            self.scatter_into(
+                plan,
+                (&mut piece, &region),
+                (input, &mut *scratch),
+                options,
+                lock,
+            )
+            .map_err(Error::into_kind)
+        };
+        super::update(self, (&key, true), merge)
+            .map_err(|kind| Error::new(&self.path, Some(&key), kind))
+    }
+
+    /// [`Self::scatter_chunk`] under the chunk's guard `lock`.
+    fn scatter_into(
+        &self,
+        plan: &Plan<'_>,
+        (piece, region): (&mut SelPiece, &Region),
+        (input, scratch): (&[u8], &mut Vec<u8>),
+        options: &WriteOptions<'_>,
+        lock: &UpdateLock,
+    ) -> Result<(), Error> {
+        let layout = |e| Error::new(&self.path, None, ErrorKind::Layout(e));
+        let len = self.selection_len(region)?;
         scratch.clear();
         scratch.try_reserve_exact(len).map_err(|_| {
             Error::new(
@@ -142,10 +164,10 @@ impl<S: Store> Array<S> {
             decoded_chunk_limit: options.decoded_chunk_limit,
             ..ReadOptions::default()
         };
-        self.read_into_with(&region, scratch, &read)?;
+        self.read_into_with(region, scratch, &read)?;
         piece.in_chunk = Region::whole(region.shape()).map_err(layout)?;
         let elem = self.meta.elem_size();
-        for run in GatherRuns::new(plan, &piece, elem).map_err(layout)? {
+        for run in GatherRuns::new(plan, piece, elem).map_err(layout)? {
             // The gather's source (the chunk) is the destination here, and its output the input.
             let from = run
                 .dst
@@ -160,11 +182,15 @@ impl<S: Store> Array<S> {
                 _ => return Err(layout(LayoutError::Overflow)),
             }
         }
+        // A conditional update cannot delete on its condition: a chunk of fill is stored.
+        let mut extra = options.extra;
+        extra.write_empty_chunks |= lock.is_conditional();
         let write = WriteOptions {
             threads: one,
             progress: None,
+            extra,
             ..*options
         };
-        self.write_from_with(&region, scratch, &write)
+        self.write_from_with(region, scratch, &write)
     }
 }

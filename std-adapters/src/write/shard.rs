@@ -147,14 +147,21 @@ impl<'w> ShardOut<'w> {
     }
 
     /// The index written and the object committed; with no inner chunk stored, the shard
-    /// `key` removed.
+    /// `key` removed, or with `keep_empty` (a conditional update, which cannot delete on its
+    /// condition) stored as an index of empty entries.
     pub(super) fn finish<S: Store>(
-        self,
-        (store, key): (&S, &str),
+        mut self,
+        (store, key, keep_empty): (&'w S, &str, bool),
         layout: &ShardLayout,
     ) -> Result<(), ErrorKind> {
+        if self.writer.is_none() {
+            if !keep_empty {
+                return store.delete(key).map_err(ErrorKind::Store);
+            }
+            self.writer(store, key)?;
+        }
         let Some(mut w) = self.writer else {
-            return store.delete(key).map_err(ErrorKind::Store);
+            return Err(internal("a shard without its writer"));
         };
         let index = self.index.finish(layout);
         match layout.location() {
@@ -306,7 +313,7 @@ impl Worker {
                 origin,
                 inside: in_array.shape(),
             };
-            return self.encode_shard(job, layout, in_array.shape(), &source, key);
+            return self.encode_shard(job, layout, in_array.shape(), &source, (key, false));
         }
         self.cut_shard(job, piece, (layout, job.array, &in_array), key)
     }
@@ -320,10 +327,12 @@ impl Worker {
         shard: (&ShardLayout, &Array<R>, &Region),
         key: &str,
     ) -> Result<(), ErrorKind> {
-        // Held from the read of the old shard to its replacement (see `Worker::cut`).
-        let _lock = super::lock_update(job.array, key)?;
+        // Guarded from the read of the old shard to its replacement (see `Worker::cut`).
         let mut scratch = std::mem::take(&mut self.shard_scratch);
-        let result = self.cut_shard_in(job, piece, shard, &mut scratch, key);
+        let result = super::update(job.array, (key, true), |lock| {
+            let to = (key, lock.is_conditional());
+            self.cut_shard_in(job, piece, shard, &mut scratch, to)
+        });
         self.shard_scratch = scratch;
         result
     }
@@ -334,7 +343,7 @@ impl Worker {
         piece: &Piece,
         (layout, array, in_array): (&ShardLayout, &Array<R>, &Region),
         scratch: &mut Vec<u8>,
-        key: &str,
+        (key, keep_empty): (&str, bool),
     ) -> Result<(), ErrorKind> {
         let len = array.selection_len(in_array).map_err(Error::into_kind)?;
         if scratch.len() != len {
@@ -362,18 +371,19 @@ impl Worker {
             origin: vec![0; in_array.ndim()],
             inside: inside.shape(),
         };
-        self.encode_shard(job, layout, in_array.shape(), &source, key)
+        self.encode_shard(job, layout, in_array.shape(), &source, (key, keep_empty))
     }
 
     /// Encodes the inner chunks of a shard whose part inside the array has `extent`, from
-    /// `source`, into the object `key` (opened at the first chunk stored).
+    /// `source`, into the object `key` (opened at the first chunk stored; with none, the shard
+    /// deleted, or stored empty with `keep_empty`).
     fn encode_shard<S: Store>(
         &mut self,
         job: &WriteJob<'_, S>,
         layout: &ShardLayout,
         extent: &[u64],
         source: &Source<'_>,
-        key: &str,
+        (key, keep_empty): (&str, bool),
     ) -> Result<(), ErrorKind> {
         let mut out = ShardOut::new(layout)?;
         let store = job.array.store();
@@ -384,7 +394,7 @@ impl Worker {
         };
         let origin = vec![0; extent.len()];
         self.encode_children(job, (0, layout), (&origin, extent), source, &mut top)?;
-        out.finish((store, key), layout)
+        out.finish((store, key, keep_empty), layout)
     }
 
     /// Encodes the children of a shard at `depth` in the plan's shards, laid out as `layout`

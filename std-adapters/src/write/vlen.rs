@@ -214,33 +214,33 @@ impl VlenWorker {
         }
         let meta = job.array.metadata();
         let ChunkPart { cut, shape, .. } = ChunkPart::of(&meta.grid, piece)?;
-        // Held from the read of the old chunk to its replacement (see `Worker::cut`).
-        let _lock = cut
-            .then(|| super::lock_update(job.array, key))
-            .transpose()?;
-        // The old chunk, where the region cuts the chunk and one is stored.
-        let old = match cut {
-            false => None,
-            true => job.array.store().size(key).map_err(ErrorKind::Store)?,
-        };
-        let old = old.map(|len| ChunkIn {
-            at: Stored {
-                key,
-                offset: 0,
-                len,
-            },
-            codec: job.codec,
-            level: meta.chain.outer(),
-            shape: &shape,
-        });
-        let part = (&piece.in_chunk, &piece.in_output);
-        self.lay_sources(job, (&shape, part), old.as_ref())?;
-        if self.all_fill(job)? {
-            return job.array.store().delete(key).map_err(ErrorKind::Store);
-        }
-        let mut writer = job.array.store().writer(key).map_err(ErrorKind::Store)?;
-        self.store_chunk(job, &mut *writer)?;
-        writer.commit().map_err(ErrorKind::Store)
+        // Guarded from the read of the old chunk to its replacement (see `Worker::cut`).
+        super::update(job.array, (key, cut), |lock| {
+            // The old chunk, where the region cuts the chunk and one is stored.
+            let old = match cut {
+                false => None,
+                true => job.array.store().size(key).map_err(ErrorKind::Store)?,
+            };
+            let old = old.map(|len| ChunkIn {
+                at: Stored {
+                    key,
+                    offset: 0,
+                    len,
+                },
+                codec: job.codec,
+                level: meta.chain.outer(),
+                shape: &shape,
+            });
+            let part = (&piece.in_chunk, &piece.in_output);
+            self.lay_sources(job, (&shape, part), old.as_ref())?;
+            // A conditional update cannot delete on its condition: it stores the fill.
+            if !lock.is_conditional() && self.all_fill(job)? {
+                return job.array.store().delete(key).map_err(ErrorKind::Store);
+            }
+            let mut writer = job.array.store().writer(key).map_err(ErrorKind::Store)?;
+            self.store_chunk(job, &mut *writer)?;
+            writer.commit().map_err(ErrorKind::Store)
+        })
     }
 
     /// Whether the chunk laid out is all fill value and not to be written (zarr-python's

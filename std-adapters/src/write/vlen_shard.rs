@@ -72,7 +72,6 @@ impl VlenWorker {
         layout: &ShardLayout,
         key: &str,
     ) -> Result<(), ErrorKind> {
-        let store = job.array.store();
         let ChunkPart {
             in_array,
             cut,
@@ -80,10 +79,23 @@ impl VlenWorker {
         } = ChunkPart::of(&job.array.metadata().grid, piece)?;
         // On a rectilinear grid, this shard's own inner grid and index.
         let layout = &layout.for_shard(&shape).map_err(ErrorKind::Layout)?;
-        // Held from the read of the old shard to its replacement (see `Worker::cut`).
-        let _lock = cut
-            .then(|| super::lock_update(job.array, key))
-            .transpose()?;
+        // Guarded from the read of the old shard to its replacement (see `Worker::cut`).
+        super::update(job.array, (key, cut), |lock| {
+            let to = (key, lock.is_conditional());
+            self.write_shard_in(job, (piece, layout, &in_array), cut, to)
+        })
+    }
+
+    /// [`Self::write_shard`] under its guard: the old shard read where the region cuts it,
+    /// the shard written (with nothing in it, removed, or stored empty with `keep_empty`).
+    fn write_shard_in<S: Store>(
+        &mut self,
+        job: &VlenJob<'_, S>,
+        (piece, layout, in_array): (&Piece, &ShardLayout, &Region),
+        cut: bool,
+        (key, keep_empty): (&str, bool),
+    ) -> Result<(), ErrorKind> {
+        let store = job.array.store();
         let old = match cut {
             false => None,
             true => OldShard::read(store, key, layout)?,
@@ -129,7 +141,7 @@ impl VlenWorker {
         if touched.next().is_some() {
             return Err(internal("an inner piece out of C order"));
         }
-        out.finish((store, key), layout)
+        out.finish((store, key, keep_empty), layout)
     }
 
     /// Lays out the inner chunk `inner` (of the shard's `piece`) over its old stored bytes

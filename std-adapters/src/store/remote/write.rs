@@ -1,5 +1,6 @@
 //! Writing objects to a remote store: one PUT for an object smaller than a part, a multipart
-//! upload for larger ones (parts of [`PART_LEN`], sent as they fill). Either becomes visible
+//! upload for larger ones (parts of [`PART_LEN`], sent as they fill); one conditional PUT for
+//! the write of a conditional update (`update.rs`), however large. Either becomes visible
 //! whole, at its last request: a reader sees the old object or the new one. An upload dropped
 //! before its commit is aborted.
 //!
@@ -10,9 +11,9 @@
 //! only.
 
 use object_store::path::Path;
-use object_store::{MultipartUpload, ObjectStoreExt, PutPayload};
+use object_store::{MultipartUpload, ObjectStoreExt, PutMode, PutPayload};
 
-use super::RemoteStore;
+use super::{RemoteStore, update};
 use crate::store::write::{Reservations, write_zeros};
 use crate::store::{ObjectWriter, StoreError};
 
@@ -31,6 +32,9 @@ pub(super) struct RemoteWriter<'a> {
     written: u64,
     /// Reservations not yet filled: while there are any, `part` is not sent.
     open: Reservations,
+    /// The condition of the update this thread began on the object (`update.rs`): the object
+    /// is then gathered whole and sent in one conditional PUT.
+    condition: Option<PutMode>,
 }
 
 impl<'a> RemoteWriter<'a> {
@@ -47,6 +51,10 @@ impl<'a> RemoteWriter<'a> {
             sent: 0,
             written: 0,
             open: Reservations::default(),
+            condition: store
+                .conditional
+                .then(|| update::condition_of(&store.url_of(key)))
+                .flatten(),
         })
     }
 
@@ -90,7 +98,7 @@ async fn start_upload(
 impl ObjectWriter for RemoteWriter<'_> {
     fn write(&mut self, mut bytes: &[u8]) -> Result<(), StoreError> {
         self.written += bytes.len() as u64;
-        if !self.open.is_empty() {
+        if !self.open.is_empty() || self.condition.is_some() {
             self.part.try_reserve(bytes.len()).map_err(|_| {
                 StoreError::Io(std::io::Error::from(std::io::ErrorKind::OutOfMemory))
             })?;
@@ -126,7 +134,7 @@ impl ObjectWriter for RemoteWriter<'_> {
             .fill_held((&mut self.part, self.sent), offset, bytes)?;
         // Every reservation filled: what was held is final, and goes out in parts of PART_LEN
         // (some stores refuse parts of unequal sizes), the rest kept for the next.
-        while self.open.is_empty() && self.part.len() >= PART_LEN {
+        while self.open.is_empty() && self.condition.is_none() && self.part.len() >= PART_LEN {
             let rest = self.part.split_off(PART_LEN);
             self.send_part()?;
             self.part = rest;
@@ -137,6 +145,15 @@ impl ObjectWriter for RemoteWriter<'_> {
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
         let store = self.store;
         self.open.check_filled()?;
+        if let Some(mode) = self.condition.take() {
+            let payload = PutPayload::from(std::mem::take(&mut self.part));
+            let put = store.store.put_opts(&self.location, payload, mode.into());
+            return store
+                .runtime
+                .block_on(put)
+                .map(|_| ())
+                .map_err(|e| update::refused(e, || store.url_of(&self.key), &store.secrets));
+        }
         if self.upload.is_none() {
             let payload = PutPayload::from(std::mem::take(&mut self.part));
             return store
