@@ -389,6 +389,47 @@ mod s3 {
         assert!(lost_on_s3(&one_shard(), "shard-unguarded", false).unwrap_or(0) > 0);
     }
 
+    /// The cost of the guard when no other writer comes between: one request more per chunk
+    /// updated (the HEAD that notes its version), and none for a chunk written whole. Counted
+    /// at a proxy in front of moto.
+    #[test]
+    fn a_guarded_update_costs_one_head_per_chunk() {
+        use zinto::DataType;
+        use zinto_tests::http::FaultProxy;
+        let Some(moto) = moto() else { return };
+        assert_eq!(request(moto.addr, "PUT", "/cost", b""), 200);
+        let proxy = FaultProxy::start(moto.addr, vec![]).unwrap();
+        let mut methods = vec![];
+        for (name, more) in [
+            ("on", &[][..]),
+            ("off", &[("aws_conditional_put", "disabled")]),
+        ] {
+            let store = store_at(proxy.addr(), "cost", name, more);
+            let array = ArrayBuilder::new(&[16, 16], DataType::Int32, &[8, 8])
+                .crc32c()
+                .create(&store, "")
+                .unwrap();
+            let whole = zinto::Region::whole(&[16, 16]).unwrap();
+            array.write_from(&whole, &[1; 16 * 16 * 4]).unwrap();
+            let before = proxy.requests().len();
+            // Rows 4..12 of every column: each of the 4 chunks cut.
+            let band = zinto::Region::from_ranges(&[4..12, 0..16]).unwrap();
+            array.write_from(&band, &[2; 8 * 16 * 4]).unwrap();
+            let mut seen: Vec<String> = proxy.requests()[before..]
+                .iter()
+                .map(|r| r.method.clone())
+                .collect();
+            seen.sort();
+            methods.push(seen);
+        }
+        let count = |m: &[String], of: &str| m.iter().filter(|s| *s == of).count();
+        let (on, off) = (&methods[0], &methods[1]);
+        assert_eq!(count(on, "HEAD"), 4, "{on:?}");
+        assert_eq!(count(off, "HEAD"), 0, "{off:?}");
+        assert_eq!(on.len(), off.len() + 4, "{on:?} {off:?}");
+        assert_eq!((count(on, "PUT"), count(on, "GET")), (4, 4), "{on:?}");
+    }
+
     /// An endpoint set up without conditional writes (`aws_conditional_put=disabled`) says its
     /// updates are not guarded, and guards none.
     #[test]
