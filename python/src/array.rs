@@ -404,6 +404,27 @@ impl RsArray {
         crate::write::write(py, &self.inner, &w)
     }
 
+    /// Updates the one chunk the region `start`/`shape` lies in, under its update guard (the
+    /// pipeline's index-list and mask writes): `out` (the region's elements in C order, a
+    /// flat `uint8` view of the caller's scratch) read unless `read_old` is false, `lay()`
+    /// called to put the new values into it, and `out` written back whole; again from the read
+    /// when another writer replaced the chunk first.
+    #[pyo3(signature = (start, shape, out, read_old, lay, settings=None))]
+    #[allow(clippy::too_many_arguments)] // Python's call, stated once here
+    fn update_chunk(
+        &self,
+        py: Python<'_>,
+        start: Vec<u64>,
+        shape: Vec<u64>,
+        out: &Bound<'_, numpy::PyArray1<u8>>,
+        read_old: bool,
+        lay: &Bound<'_, PyAny>,
+        settings: Option<crate::write::WriteSettings>,
+    ) -> PyResult<()> {
+        let at = (&start[..], &shape[..]);
+        crate::write::update_chunk(py, &self.inner, at, (out, read_old), lay, settings)
+    }
+
     /// Writes `input` (the selection's values in C order, native-order type, as bytes) into
     /// the elements the selection `groups` states (see `selection::groups`), each chunk it
     /// touches read, merged and written once; off the GIL, cancelled by Ctrl-C between chunks.

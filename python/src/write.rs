@@ -216,3 +216,57 @@ pub fn input<'a>(input: &'a PyReadonlyArray1<'_, u8>) -> PyResult<&'a [u8]> {
         .as_slice()
         .map_err(|_| PyValueError::new_err("the value must be C-contiguous"))
 }
+
+/// Updates the one chunk the region `start`/`shape` lies in, under the chunk's update guard
+/// ([`zinto::Array::update_chunk`]): `out` (the region's elements in C order, as bytes) read
+/// from the array unless `read_old` is false, `lay()` called to put the caller's values into
+/// `out`, and `out` written back whole; all again, from the read, when another writer
+/// replaced the chunk first (a conditional write on S3, GCS, Azure). On this thread (the
+/// guard is this thread's), the GIL released for the reads and writes; one chunk's update is
+/// not cut short by Ctrl-C.
+pub fn update_chunk<S: Store + Sync>(
+    py: Python<'_>,
+    array: &zinto::Array<S>,
+    (start, shape): (&[u64], &[u64]),
+    (out, read_old): (&Bound<'_, numpy::PyArray1<u8>>, bool),
+    lay: &Bound<'_, PyAny>,
+    settings: Option<WriteSettings>,
+) -> PyResult<()> {
+    use numpy::PyArrayMethods;
+    let settings = settings.unwrap_or_default();
+    let region = crate::selection::region(start, shape)?;
+    let one = Some(NonZeroUsize::MIN);
+    let write = WriteOptions {
+        threads: one,
+        extra: zinto::WriteExtra {
+            write_empty_chunks: settings.write_empty_chunks,
+            inner_chunk_order: chunk_order(settings.inner_chunk_order.as_deref())?,
+        },
+        ..WriteOptions::default()
+    };
+    let read = zinto::ReadOptions {
+        threads: one,
+        ..zinto::ReadOptions::default()
+    };
+    // A Python error inside the merge ends the update; it is raised as it was.
+    let mut raised: Option<PyErr> = None;
+    let mut stash = |e: PyErr| {
+        raised = Some(e);
+        zinto::Error::from(zinto::ErrorKind::Cancelled)
+    };
+    let result = array.update_chunk(&region, || {
+        if read_old {
+            let mut rw = out.try_readwrite().map_err(|e| stash(e.into()))?;
+            let slice = rw.as_slice_mut().map_err(|e| stash(e.into()))?;
+            py.detach(|| array.read_into_with(&region, slice, &read))?;
+        }
+        lay.call0().map_err(&mut stash)?;
+        let ro = out.try_readonly().map_err(|e| stash(e.into()))?;
+        let slice = ro.as_slice().map_err(|e| stash(e.into()))?;
+        py.detach(|| array.write_from_with(&region, slice, &write))
+    });
+    match raised {
+        Some(e) => Err(e),
+        None => result.map_err(errors::to_py),
+    }
+}

@@ -114,6 +114,12 @@ pub enum ErrorKind {
         /// The file's key.
         key: Box<str>,
     },
+    /// An update of one chunk ([`Array::update_chunk`](crate::Array::update_chunk)) was given a
+    /// region in more chunks than one.
+    NotOneChunk {
+        /// Chunks the region touches.
+        chunks: u64,
+    },
     /// The output buffer is not the size of the selection.
     OutputSize {
         /// Bytes the selection needs.
@@ -178,6 +184,10 @@ impl fmt::Display for ErrorKind {
                 f,
                 "{key} is a file where the new array's chunk folders go: it is not the array's, \
                  so it is not removed; move it"
+            ),
+            Self::NotOneChunk { chunks } => write!(
+                f,
+                "an update of one chunk was given a region in {chunks} chunks"
             ),
             Self::OutputSize { expected, got } => write!(
                 f,
@@ -261,6 +271,19 @@ impl From<LayoutError> for Error {
             path: None,
             key: None,
             kind: ErrorKind::Layout(e),
+            node: "",
+        }
+    }
+}
+
+impl From<ErrorKind> for Error {
+    /// An error outside any array: what a caller's own step inside one of zinto's (an
+    /// [`Array::update_chunk`](crate::Array::update_chunk) merge) ends it with.
+    fn from(kind: ErrorKind) -> Self {
+        Self {
+            path: None,
+            key: None,
+            kind,
             node: "",
         }
     }
@@ -364,6 +387,7 @@ impl std::error::Error for Error {
             | ErrorKind::Encode(_)
             | ErrorKind::Occupied { .. }
             | ErrorKind::InTheWay { .. }
+            | ErrorKind::NotOneChunk { .. }
             | ErrorKind::Cancelled => None,
         }
     }

@@ -261,6 +261,81 @@ fn a_held_lock_makes_a_writer_fail_after_its_wait_naming_the_chunk() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Writers each adding 1 to every element of one chunk, `rounds` times, with
+/// `Array::update_chunk` (read, change, write back, as the pipeline's index-list writes do):
+/// the elements' final value (every writer's increments, if no update was lost).
+fn increments<S: Store>(store_at: impl Fn() -> S + Sync, rounds: i32, locks: bool) -> i32 {
+    let builder = ArrayBuilder::new(&[8, 8], DataType::Int32, &[8, 8]).crc32c();
+    let whole = Region::whole(&[8, 8]).unwrap();
+    builder.create(store_at(), "").unwrap();
+    let one = zinto::ReadOptions {
+        threads: std::num::NonZeroUsize::new(1),
+        ..Default::default()
+    };
+    let write = zinto::WriteOptions {
+        threads: std::num::NonZeroUsize::new(1),
+        ..Default::default()
+    };
+    std::thread::scope(|s| {
+        for _ in 0..WRITERS {
+            let (store_at, whole, one, write) = (&store_at, &whole, &one, &write);
+            s.spawn(move || {
+                let array = Array::open(
+                    Slow {
+                        inner: store_at(),
+                        locks,
+                    },
+                    "",
+                )
+                .unwrap();
+                let mut buf = vec![0u8; 8 * 8 * 4];
+                for _ in 0..rounds {
+                    array
+                        .update_chunk(whole, || {
+                            array.read_into_with(whole, &mut buf, one)?;
+                            for v in buf.chunks_exact_mut(4) {
+                                let n = i32::from_ne_bytes(v.try_into().unwrap()) + 1;
+                                v.copy_from_slice(&n.to_ne_bytes());
+                            }
+                            array.write_from_with(whole, &buf, write)
+                        })
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let got = Array::open(store_at(), "")
+        .unwrap()
+        .read_to_vec(&whole)
+        .unwrap();
+    let first = i32::from_ne_bytes(got[..4].try_into().unwrap());
+    assert!(got.chunks_exact(4).all(|v| v == first.to_ne_bytes()));
+    first
+}
+
+/// A caller's own read-change-write of a chunk under `Array::update_chunk` loses nothing; a
+/// region in two chunks is refused by name.
+#[test]
+fn a_callers_updates_of_one_chunk_lose_nothing() {
+    let dir = temp_dir("concurrent", "update-chunk");
+    let rounds = 10;
+    let total = increments(|| FileStore::new(&dir), rounds, true);
+    assert_eq!(total, i32::try_from(WRITERS).unwrap() * rounds);
+    // The mutation check: unguarded, increments are lost.
+    let unguarded = increments(|| FileStore::new(dir.join("unguarded")), rounds, false);
+    assert!(unguarded < total, "{unguarded}");
+    let array = ArrayBuilder::new(&[16, 16], DataType::Int32, &[8, 8])
+        .create(FileStore::new(&dir), "two")
+        .unwrap();
+    let two = Region::from_ranges(&[0..1, 0..16]).unwrap();
+    let e = array.update_chunk(&two, || Ok(())).unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::NotOneChunk { chunks: 2 }),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A store whose every write is refused as if another writer had replaced the chunk first.
 struct AlwaysReplaced {
     inner: FileStore,
@@ -343,7 +418,7 @@ fn a_chunk_replaced_at_every_try_fails_after_the_tries_naming_it() {
 mod s3 {
     use std::net::SocketAddr;
 
-    use super::{ArrayBuilder, Store, lost_rows_in, one_chunk, one_shard};
+    use super::{ArrayBuilder, Store, WRITERS, increments, lost_rows_in, one_chunk, one_shard};
     use zinto::store::{RemoteOptions, RemoteStore};
     use zinto_tests::moto::{config, moto, request};
 
@@ -387,6 +462,15 @@ mod s3 {
         };
         assert!(lost > 0);
         assert!(lost_on_s3(&one_shard(), "shard-unguarded", false).unwrap_or(0) > 0);
+    }
+
+    /// A caller's own updates (`Array::update_chunk`) on S3 lose nothing either.
+    #[test]
+    fn a_callers_updates_of_one_chunk_on_s3_lose_nothing() {
+        let Some(moto) = moto() else { return };
+        assert_eq!(request(moto.addr, "PUT", "/counter", b""), 200);
+        let total = increments(|| store_at(moto.addr, "counter", "", &[]), 10, true);
+        assert_eq!(total, i32::try_from(WRITERS).unwrap() * 10);
     }
 
     /// The cost of the guard when no other writer comes between: one request more per chunk

@@ -300,9 +300,18 @@ def _write_piece(target, chunk, data, drop_axes, meta):
     """One chunk of a selection that is not one rectangle: the chunk (its part inside the
     array) laid in a scratch, from its old values unless zarr-python says the selection
     covers it, the value's piece put in through zarr-python's own selections (as the default
-    pipeline puts it), and the chunk written whole (encoded once)."""
+    pipeline puts it), and the chunk written whole (encoded once). Where zinto writes the
+    store itself, all of that under the chunk's update guard (a lock on files, a conditional
+    write on S3, GCS and Azure: docs/reliability.md), again from the read if another writer
+    replaced the chunk first."""
     start, extent = _piece_box(chunk, target.shape, meta)
     scratch = np.empty(extent, dtype=data.dtype)
+    if target.keys is None:
+        target.writer.update_chunk(start, extent, scratch.reshape(-1).view(np.uint8),
+                                   not chunk.complete,
+                                   lambda: _lay_piece(scratch, chunk, data, drop_axes),
+                                   target.settings)
+        return
     if not chunk.complete:
         target.read(start, extent, scratch.reshape(-1).view(np.uint8))
     _lay_piece(scratch, chunk, data, drop_axes)

@@ -120,6 +120,37 @@ pub(crate) fn update<S: Store, T>(
     }
 }
 
+impl<S: Store> Array<S> {
+    /// Runs `merge` under the update guard of the one chunk (or shard) that `region` lies in,
+    /// for a caller that reads the chunk, changes it and writes it back itself (zarr-python's
+    /// index-list and mask writes through zinto's pipeline): on a [`FileStore`](crate::FileStore)
+    /// other writers of the chunk wait meanwhile; on S3, GCS and Azure the write `merge` makes
+    /// is conditional on the version the guard found, and `merge` runs again, from its read,
+    /// when another writer replaced the chunk first ([`UpdateLock::is_conditional`]). The
+    /// guard holds for this thread alone: `merge`'s reads and writes must run on it (one
+    /// worker: `threads: Some(1)`).
+    ///
+    /// # Errors
+    /// [`ErrorKind::NotOneChunk`] if `region` is not inside one chunk; the guard's errors
+    /// ([`StoreError::LockWait`], [`StoreError::Replaced`] after [`UPDATE_TRIES`]); `merge`'s.
+    pub fn update_chunk<T>(
+        &self,
+        region: &Region,
+        mut merge: impl FnMut() -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let err = |key: Option<&str>, kind| Error::new(self.path(), key, kind);
+        let layout = |e| err(None, ErrorKind::Layout(e));
+        let mut pieces = self.metadata().grid.pieces(region).map_err(layout)?;
+        let chunks = pieces.chunk_count().map_err(layout)?;
+        let (Some(piece), 1) = (pieces.next(), chunks) else {
+            return Err(err(None, ErrorKind::NotOneChunk { chunks }));
+        };
+        let key = self.chunk_key(&piece.chunk);
+        update(self, (&key, true), |_| merge().map_err(Error::into_kind))
+            .map_err(|kind| err(Some(&key), kind))
+    }
+}
+
 /// The part of a piece's chunk (or shard) inside the array, whether the region cuts it (holds
 /// only some of that part, so the old chunk's values are read and kept around it), and the
 /// chunk's own stored shape (on a rectilinear grid, not the longest edges).

@@ -46,11 +46,18 @@ impl RemoteStore {
         let location = self.location(key).ok_or_else(|| StoreError::BadKey {
             key: key.to_owned(),
         })?;
-        let found = self.runtime.block_on(self.store.head(&location));
-        let mode = match found {
-            Ok(meta) => PutMode::Update(version_of(meta, &url)?),
-            Err(object_store::Error::NotFound { .. }) => PutMode::Create,
-            Err(e) => return Err(self.error(key, e)),
+        // An update within one this thread began already (a caller's update of a chunk, and
+        // the write of it inside): the outer one's condition, not a newer version's.
+        let mode = match condition_of(&url) {
+            Some(mode) => mode,
+            None => {
+                let found = self.runtime.block_on(self.store.head(&location));
+                match found {
+                    Ok(meta) => PutMode::Update(version_of(meta, &url)?),
+                    Err(object_store::Error::NotFound { .. }) => PutMode::Create,
+                    Err(e) => return Err(self.error(key, e)),
+                }
+            }
         };
         NOTED.with_borrow_mut(|noted| noted.push((url.clone(), mode.clone())));
         Ok(UpdateLock::conditional(Noted {
