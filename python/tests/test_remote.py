@@ -326,3 +326,47 @@ def test_processes_writing_one_chunk_on_s3_lose_nothing(s3_env, layout, how):
     got = zinto.open(url)[...]
     lost = sorted({int(i) for i in np.nonzero((got != expected).any(axis=1))[0]})
     assert lost == [], f"rows lost: {lost}"
+
+
+def _write_region_to(store, ds, rows):
+    """One Dask task's region write (`to_zarr(region=...)`) of `ds`'s rows `rows` to `store`;
+    the zinto writes of this worker so far."""
+    ds.isel(y=rows).to_zarr(store, region={"y": rows}, safe_chunks=False)
+    return zinto.pipeline.writes_by_zinto
+
+
+@pytest.mark.parametrize("layout", ["chunks", "shards"])
+def test_dask_chunks_that_cut_zarr_chunks_on_s3_lose_nothing(s3_env, monkeypatch, layout):
+    """Issue 64: test_pipeline_write.py's `to_zarr(safe_chunks=False)` and `region=` writes
+    from Dask chunks that cut zarr's chunks (or shards), on a LocalCluster of 2 worker
+    processes of 2 threads, into obstore's S3 store on moto through zinto's pipeline (which
+    writes it through zinto's own remote store, each cut chunk a conditional PUT)."""
+    import dask.array as da
+    import xarray as xr
+    import zarr
+    from distributed import Client, LocalCluster
+    from obstore.store import S3Store
+    from zarr.storage import ObjectStore
+
+    rows, width = 64, 48
+    data = np.arange(rows * width, dtype="i4").reshape(rows, width)
+    encoding = {"chunks": (16, width)} if layout == "chunks" else \
+        {"chunks": (8, width), "shards": (16, width)}
+    prefix = f"dask-{layout}.zarr"
+    store = ObjectStore(S3Store("fixtures", prefix=prefix, config={
+        "endpoint": s3_env["AWS_ENDPOINT_URL"], "region": "us-east-1",
+        "access_key_id": "testing", "secret_access_key": "testing"},
+        client_options={"allow_http": True}))
+    monkeypatch.setenv("ZARR_CODEC_PIPELINE__PATH", "zinto.ZintoCodecPipeline")
+    with LocalCluster(n_workers=2, threads_per_worker=2, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client, \
+            zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"}):
+        ds = xr.Dataset({"v": (("y", "x"), da.from_array(data, chunks=(4, width)))})
+        ds.to_zarr(store, zarr_format=3, encoding={"v": encoding}, safe_chunks=False)
+        np.testing.assert_array_equal(zinto.open(f"s3://fixtures/{prefix}/v")[...], data)
+        again = xr.Dataset({"v": (("y", "x"), da.from_array(-data, chunks=(4, width)))})
+        writes = client.gather(client.map(
+            _write_region_to, [store] * (rows // 4), [again] * (rows // 4),
+            [slice(i, i + 4) for i in range(0, rows, 4)], pure=False))
+    assert min(writes) >= 1, writes  # the workers wrote through zinto
+    np.testing.assert_array_equal(zinto.open(f"s3://fixtures/{prefix}/v")[...], -data)
