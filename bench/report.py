@@ -80,6 +80,12 @@ BENCHES = [
           "github.com/zarrs/zarr_benchmarks' cases: a uint16 cube in 256^3 chunks, raw, zstd "
           "and zstd in shards of 64^3 inner chunks, read whole and read then written back, by "
           "each reader in a fresh process.", ["tensorstore", "zarrs"]),
+    Bench("partial_writes", "Partial writes of small chunks: the update lock's cost", PY313,
+          ["bench/partial_writes.py", "--runs", "5"], ["bench/partial_writes.py", "--runs", "1"],
+          "`[:, 1:]` of a 1024 x 1024 int32 array in 4,096 raw chunks of 16 x 16, every chunk "
+          "read, merged and replaced: zinto from Rust with its update lock and without it, "
+          "alternating in one process, and zinto, zarr-python and tensorstore from Python, "
+          "fresh process each.", ["tensorstore"]),
     Bench("writes", "Writes against the peers", PY311, ["bench/write.py", "--runs", "3"],
           ["bench/write.py", "--runs", "1"],
           "Arrays written from memory by zinto and each peer, fresh process each; extra memory "
@@ -126,6 +132,7 @@ def sh(*cmd, **kw):
 def build():
     """What the benchmarks run, from the working tree."""
     sh("cargo", "build", "--release", "--bin", "zinto")
+    sh("cargo", "build", "--release", "-p", "zinto", "--example", "partial_writes")
     sh("cargo", "build", "--release", "--bin", "zinto", "--no-default-features", "--features",
        "cli", "--target-dir", "target/pure-rust")
     sh("cargo", "build", "--release", "-j", "1", "--manifest-path", "bench/zarrs_reader/Cargo.toml")
