@@ -7,7 +7,11 @@
 //! bench/partial_writes.py runs it beside zarr-python and tensorstore.
 //!
 //! `cargo run --release -p zinto --example partial_writes -- DIR [RUNS] [THREADS]`
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::cast_possible_truncation
+)]
 
 use std::ops::ControlFlow;
 use std::time::Instant;
