@@ -81,7 +81,8 @@ BENCHES = [
           "and zstd in shards of 64^3 inner chunks, read whole and read then written back, by "
           "each reader in a fresh process.", ["tensorstore", "zarrs"]),
     Bench("partial_writes", "Partial writes of small chunks: the update lock's cost", PY313,
-          ["bench/partial_writes.py", "--runs", "5"], ["bench/partial_writes.py", "--runs", "1"],
+          ["bench/partial_writes.py", "--runs", "5", "--out-dir", "/dev/shm"],
+          ["bench/partial_writes.py", "--runs", "1", "--out-dir", "/dev/shm"],
           "`[:, 1:]` of a 1024 x 1024 int32 array in 4,096 raw chunks of 16 x 16, every chunk "
           "read, merged and replaced: zinto from Rust with its update lock and without it, "
           "alternating in one process, and zinto, zarr-python and tensorstore from Python, "
