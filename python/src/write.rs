@@ -254,7 +254,7 @@ pub fn update_chunk<S: Store + Sync>(
         raised = Some(e);
         zinto::Error::from(zinto::ErrorKind::Cancelled)
     };
-    let result = array.update_chunk(&region, || {
+    let result = array.update_chunk(&region, |lock| {
         if read_old {
             let mut rw = out.try_readwrite().map_err(|e| stash(e.into()))?;
             let slice = rw.as_slice_mut().map_err(|e| stash(e.into()))?;
@@ -263,6 +263,10 @@ pub fn update_chunk<S: Store + Sync>(
         lay.call0().map_err(&mut stash)?;
         let ro = out.try_readonly().map_err(|e| stash(e.into()))?;
         let slice = ro.as_slice().map_err(|e| stash(e.into()))?;
+        // Under a conditional guard the chunk is stored even if all fill: no conditional
+        // delete exists.
+        let mut write = write;
+        write.extra.write_empty_chunks |= lock.is_conditional();
         py.detach(|| array.write_from_with(&region, slice, &write))
     });
     match raised {

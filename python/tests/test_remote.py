@@ -370,3 +370,29 @@ def test_dask_chunks_that_cut_zarr_chunks_on_s3_lose_nothing(s3_env, monkeypatch
             [slice(i, i + 4) for i in range(0, rows, 4)], pure=False))
     assert min(writes) >= 1, writes  # the workers wrote through zinto
     np.testing.assert_array_equal(zinto.open(f"s3://fixtures/{prefix}/v")[...], -data)
+
+
+def test_an_index_list_write_leaving_a_chunk_of_fill_on_s3_stores_it(s3_env):
+    """Issue 64: S3 has no conditional DELETE, so a guarded update through the pipeline that
+    leaves a chunk all fill value stores it (all fill) rather than deleting it: a plain DELETE
+    could remove another writer's newer chunk. (On files the chunk is deleted, under its lock.)"""
+    import zarr
+    from obstore.store import S3Store
+    from zarr.storage import ObjectStore
+
+    from zinto import pipeline
+
+    store = ObjectStore(S3Store("fixtures", prefix="fill-left.zarr", config={
+        "endpoint": s3_env["AWS_ENDPOINT_URL"], "region": "us-east-1",
+        "access_key_id": "testing", "secret_access_key": "testing"},
+        client_options={"allow_http": True}))
+    with zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"}):
+        z = zarr.create_array(store, shape=(8,), chunks=(8,), dtype="i4", fill_value=0,
+                              compressors=None, overwrite=True)
+        z[1] = 5
+        z[3] = 6
+        before = pipeline.writes_by_zinto
+        z.oindex[[1, 3]] = 0  # not a rectangle: the pipeline's guarded chunk update
+        assert pipeline.writes_by_zinto > before
+        assert z.nchunks_initialized == 1
+    np.testing.assert_array_equal(zinto.open("s3://fixtures/fill-left.zarr")[...], 0)

@@ -291,7 +291,7 @@ fn increments<S: Store>(store_at: impl Fn() -> S + Sync, rounds: i32, locks: boo
                 let mut buf = vec![0u8; 8 * 8 * 4];
                 for _ in 0..rounds {
                     array
-                        .update_chunk(whole, || {
+                        .update_chunk(whole, |_| {
                             array.read_into_with(whole, &mut buf, one)?;
                             for v in buf.chunks_exact_mut(4) {
                                 let n = i32::from_ne_bytes(v.try_into().unwrap()) + 1;
@@ -328,7 +328,7 @@ fn a_callers_updates_of_one_chunk_lose_nothing() {
         .create(FileStore::new(&dir), "two")
         .unwrap();
     let two = Region::from_ranges(&[0..1, 0..16]).unwrap();
-    let e = array.update_chunk(&two, || Ok(())).unwrap_err();
+    let e = array.update_chunk(&two, |_| Ok(())).unwrap_err();
     assert!(
         matches!(e.kind(), ErrorKind::NotOneChunk { chunks: 2 }),
         "{e}"

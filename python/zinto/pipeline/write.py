@@ -301,14 +301,14 @@ def _write_piece(target, chunk, data, drop_axes, meta):
     array) laid in a scratch, from its old values unless zarr-python says the selection
     covers it, the value's piece put in through zarr-python's own selections (as the default
     pipeline puts it), and the chunk written whole (encoded once). Where zinto writes the
-    store itself, all of that under the chunk's update guard (a lock on files, a conditional
+    store itself and the selection does not cover the chunk, all of that under the chunk's
+    update guard (a lock on files, a conditional
     write on S3, GCS and Azure: docs/reliability.md), again from the read if another writer
     replaced the chunk first."""
     start, extent = _piece_box(chunk, target.shape, meta)
     scratch = np.empty(extent, dtype=data.dtype)
-    if target.keys is None:
-        target.writer.update_chunk(start, extent, scratch.reshape(-1).view(np.uint8),
-                                   not chunk.complete,
+    if target.keys is None and not chunk.complete:
+        target.writer.update_chunk(start, extent, scratch.reshape(-1).view(np.uint8), True,
                                    lambda: _lay_piece(scratch, chunk, data, drop_axes),
                                    target.settings)
         return

@@ -66,6 +66,10 @@ pub(crate) trait Condition {
     /// # Errors
     /// The store's, if it cannot be asked.
     fn replaced(&self) -> Result<bool, StoreError>;
+
+    /// Whether this update took its condition from an update of the same object that this
+    /// thread began before (and that reads again when the condition fails).
+    fn is_nested(&self) -> bool;
 }
 
 impl UpdateLock {
@@ -101,6 +105,15 @@ impl UpdateLock {
     /// condition, so a merged chunk of fill values is written, not deleted.
     pub fn is_conditional(&self) -> bool {
         matches!(self.guard, Guard::Conditional(_))
+    }
+
+    /// Whether this is a conditional update within another of the same chunk on this thread,
+    /// whose condition it shares: a refused write is that update's to try again.
+    pub(crate) fn is_nested(&self) -> bool {
+        match &self.guard {
+            Guard::Conditional(c) => c.is_nested(),
+            Guard::None | Guard::Held(_) => false,
+        }
     }
 
     /// Whether, under a conditional update, the object was replaced since it began (always

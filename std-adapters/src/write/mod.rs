@@ -99,12 +99,19 @@ pub(crate) fn update<S: Store, T>(
         let replaced = match &failed {
             ErrorKind::Store(StoreError::Replaced { .. }) => true,
             // A read that failed on a chunk replaced while it read (a shard's index and its
-            // inner chunks from two versions): the same collision, seen earlier.
-            _ if lock.is_conditional() => lock.replaced().map_err(ErrorKind::Store)?,
+            // inner chunks from two versions): the same collision, seen earlier. Other errors
+            // (cancelled, out of memory, the caller's own) end the update as they are; so does
+            // a failed read whose HEAD fails too (its own error says more).
+            ErrorKind::Store(_) | ErrorKind::Decode(_) | ErrorKind::Shard(_) => {
+                lock.is_conditional() && lock.replaced().is_ok_and(|replaced| replaced)
+            }
             _ => false,
         };
         match replaced {
             false => return Err(failed),
+            // Within another update of the chunk on this thread (a selection's write of a
+            // whole chunk it read): that update reads again, with a fresh condition.
+            true if lock.is_nested() => return Err(failed),
             true if tries >= UPDATE_TRIES => {
                 let key = match failed {
                     ErrorKind::Store(StoreError::Replaced { key, .. }) => key,
@@ -128,7 +135,9 @@ impl<S: Store> Array<S> {
     /// is conditional on the version the guard found, and `merge` runs again, from its read,
     /// when another writer replaced the chunk first ([`UpdateLock::is_conditional`]). The
     /// guard holds for this thread alone: `merge`'s reads and writes must run on it (one
-    /// worker: `threads: Some(1)`).
+    /// worker: `threads: Some(1)`). Under a conditional guard, `merge`'s write must not delete
+    /// the chunk (a store cannot delete on a condition): write it with
+    /// [`WriteExtra::write_empty_chunks`](crate::WriteExtra::write_empty_chunks) set.
     ///
     /// # Errors
     /// [`ErrorKind::NotOneChunk`] if `region` is not inside one chunk; the guard's errors
@@ -136,7 +145,7 @@ impl<S: Store> Array<S> {
     pub fn update_chunk<T>(
         &self,
         region: &Region,
-        mut merge: impl FnMut() -> Result<T, Error>,
+        mut merge: impl FnMut(&UpdateLock) -> Result<T, Error>,
     ) -> Result<T, Error> {
         let err = |key: Option<&str>, kind| Error::new(self.path(), key, kind);
         let layout = |e| err(None, ErrorKind::Layout(e));
@@ -146,8 +155,10 @@ impl<S: Store> Array<S> {
             return Err(err(None, ErrorKind::NotOneChunk { chunks }));
         };
         let key = self.chunk_key(&piece.chunk);
-        update(self, (&key, true), |_| merge().map_err(Error::into_kind))
-            .map_err(|kind| err(Some(&key), kind))
+        update(self, (&key, true), |lock| {
+            merge(lock).map_err(Error::into_kind)
+        })
+        .map_err(|kind| err(Some(&key), kind))
     }
 }
 

@@ -22,19 +22,25 @@ use crate::store::update_lock::Condition;
 use crate::store::{StoreError, UpdateLock};
 
 thread_local! {
-    /// The conditional updates this thread has begun and not ended: each object's URL and the
-    /// condition its write takes.
+    /// The conditional updates this thread has begun and not ended: each object's entry
+    /// ([`entry_of`]) and the condition its write takes.
     static NOTED: RefCell<Vec<(String, PutMode)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// The condition a write of the object `url` on this thread takes: that of the update this
-/// thread began on it, if any.
-pub(super) fn condition_of(url: &str) -> Option<PutMode> {
+/// What names the object `key` of `store` in [`NOTED`]: the store's client and the object's
+/// URL (two stores of one URL on different endpoints are different objects).
+pub(super) fn entry_of(store: &RemoteStore, key: &str) -> String {
+    format!("{:p} {}", Arc::as_ptr(&store.store), store.url_of(key))
+}
+
+/// The condition a write of the object `entry` ([`entry_of`]) on this thread takes: that of
+/// the update this thread began on it, if any.
+pub(super) fn condition_of(entry: &str) -> Option<PutMode> {
     NOTED.with_borrow(|noted| {
         noted
             .iter()
             .rev()
-            .find(|(u, _)| u == url)
+            .find(|(e, _)| e == entry)
             .map(|(_, mode)| mode.clone())
     })
 }
@@ -43,12 +49,15 @@ impl RemoteStore {
     /// Begins a conditional update of `key`: its version noted for this thread's write of it.
     pub(super) fn begin_update(&self, key: &str) -> Result<UpdateLock, StoreError> {
         let url = self.url_of(key);
+        let entry = entry_of(self, key);
         let location = self.location(key).ok_or_else(|| StoreError::BadKey {
             key: key.to_owned(),
         })?;
         // An update within one this thread began already (a caller's update of a chunk, and
         // the write of it inside): the outer one's condition, not a newer version's.
-        let mode = match condition_of(&url) {
+        let outer = condition_of(&entry);
+        let nested = outer.is_some();
+        let mode = match outer {
             Some(mode) => mode,
             None => {
                 let found = self.runtime.block_on(self.store.head(&location));
@@ -59,14 +68,16 @@ impl RemoteStore {
                 }
             }
         };
-        NOTED.with_borrow_mut(|noted| noted.push((url.clone(), mode.clone())));
+        NOTED.with_borrow_mut(|noted| noted.push((entry.clone(), mode.clone())));
         Ok(UpdateLock::conditional(Noted {
             store: Arc::clone(&self.store),
             runtime: Arc::clone(&self.runtime),
             secrets: self.secrets.clone(),
             location,
             url,
+            entry,
             mode,
+            nested,
         }))
     }
 }
@@ -92,10 +103,17 @@ struct Noted {
     secrets: Secrets,
     location: Path,
     url: String,
+    entry: String,
     mode: PutMode,
+    /// Whether the condition is an outer update's on this thread.
+    nested: bool,
 }
 
 impl Condition for Noted {
+    fn is_nested(&self) -> bool {
+        self.nested
+    }
+
     /// One HEAD: whether the object's version is still the one noted.
     fn replaced(&self) -> Result<bool, StoreError> {
         let found = self.runtime.block_on(self.store.head(&self.location));
@@ -117,7 +135,7 @@ impl Condition for Noted {
 impl Drop for Noted {
     fn drop(&mut self) {
         NOTED.with_borrow_mut(|noted| {
-            if let Some(i) = noted.iter().rposition(|(u, _)| *u == self.url) {
+            if let Some(i) = noted.iter().rposition(|(e, _)| *e == self.entry) {
                 noted.remove(i);
             }
         });

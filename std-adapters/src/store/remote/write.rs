@@ -53,7 +53,7 @@ impl<'a> RemoteWriter<'a> {
             open: Reservations::default(),
             condition: store
                 .conditional
-                .then(|| update::condition_of(&store.url_of(key)))
+                .then(|| update::condition_of(&update::entry_of(store, key)))
                 .flatten(),
         })
     }
