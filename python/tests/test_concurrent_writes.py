@@ -42,21 +42,30 @@ def run_all(args_list, code):
     assert all(rc == 0 for rc, _ in errors), errors
 
 
+def create_rows_array(path, layout):
+    """The writers' array at `path` (zarr-python writes its metadata): one chunk, or one
+    shard of four inner chunks, of WRITERS * ROUNDS rows."""
+    shape = (WRITERS * ROUNDS, WIDTH)
+    if layout == "chunk":
+        zarr.create_array(path, shape=shape, chunks=shape, dtype="int32")
+    else:
+        zarr.create_array(path, shape=shape, chunks=(32, 32), shards=shape, dtype="int32")
+
+
+def lost_rows(got):
+    """The rows of `got` that do not hold their writer's last value."""
+    expected = np.array([[(w + 1) * 1000 + r] * WIDTH for w in range(WRITERS)
+                         for r in range(ROUNDS)], dtype="int32")
+    return sorted({int(i) for i in np.nonzero((got != expected).any(axis=1))[0]})
+
+
 @pytest.mark.parametrize("how", ["region", "oindex"])
 @pytest.mark.parametrize("layout", ["chunk", "shard"])
 def test_processes_writing_one_chunk_lose_nothing(tmp_path, layout, how):
     path = str(tmp_path / "a.zarr")
-    rows = WRITERS * ROUNDS
-    if layout == "chunk":
-        zarr.create_array(path, shape=(rows, WIDTH), chunks=(rows, WIDTH), dtype="int32")
-    else:
-        zarr.create_array(path, shape=(rows, WIDTH), chunks=(32, 32), shards=(rows, WIDTH),
-                          dtype="int32")
+    create_rows_array(path, layout)
     run_all([(path, w, ROUNDS, WIDTH, how) for w in range(WRITERS)], WRITER)
-    expected = np.array([[(w + 1) * 1000 + r] * WIDTH for w in range(WRITERS)
-                         for r in range(ROUNDS)], dtype="int32")
-    got = zarr.open_array(path, mode="r")[...]  # zarr-python reads what zinto wrote
-    lost = sorted({int(i) for i in np.nonzero((got != expected).any(axis=1))[0]})
+    lost = lost_rows(zarr.open_array(path, mode="r")[...])  # zarr-python reads what zinto wrote
     assert lost == [], f"rows lost: {lost}"
     # The lock file is empty and not a chunk zarr-python counts (a shard's four inner chunks).
     assert os.path.getsize(os.path.join(path, ".zinto-lock")) == 0
@@ -81,17 +90,9 @@ def test_processes_writing_index_lists_through_the_pipeline_lose_nothing(tmp_pat
     """zarr-python's own `oindex` writes through zinto's pipeline: each chunk piece is read,
     laid and written by zinto under the chunk's update guard (`RsArray.update_chunk`)."""
     path = str(tmp_path / "a.zarr")
-    rows = WRITERS * ROUNDS
-    if layout == "chunk":
-        zarr.create_array(path, shape=(rows, WIDTH), chunks=(rows, WIDTH), dtype="int32")
-    else:
-        zarr.create_array(path, shape=(rows, WIDTH), chunks=(32, 32), shards=(rows, WIDTH),
-                          dtype="int32")
+    create_rows_array(path, layout)
     run_all([(path, w, ROUNDS, WIDTH) for w in range(WRITERS)], PIPELINE_WRITER)
-    expected = np.array([[(w + 1) * 1000 + r] * WIDTH for w in range(WRITERS)
-                         for r in range(ROUNDS)], dtype="int32")
-    got = zarr.open_array(path, mode="r")[...]
-    lost = sorted({int(i) for i in np.nonzero((got != expected).any(axis=1))[0]})
+    lost = lost_rows(zarr.open_array(path, mode="r")[...])
     assert lost == [], f"rows lost: {lost}"
 
 

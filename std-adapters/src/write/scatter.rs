@@ -121,19 +121,10 @@ impl<S: Store> Array<S> {
         // The chunk as the array holds it (clipped at the array's edge): read and written whole,
         // under its update guard (the write of it below, on this thread, goes ahead under it).
         let region = self.meta.grid.chunk_region(&piece.chunk).map_err(layout)?;
-        let key = self.chunk_key(&piece.chunk);
-        let merge = |lock: &UpdateLock| {
-            self.scatter_into(
-                plan,
-                (&mut piece, &region),
-                (input, &mut *scratch),
-                options,
-                lock,
-            )
-            .map_err(Error::into_kind)
-        };
-        super::update(self, (&key, true), merge)
-            .map_err(|kind| Error::new(&self.path, Some(&key), kind))
+        self.update_chunk(&region, |lock| {
+            let at = (&mut piece, &region);
+            self.scatter_into(plan, at, (input, &mut *scratch), options, lock)
+        })
     }
 
     /// [`Self::scatter_chunk`] under the chunk's guard `lock`.
