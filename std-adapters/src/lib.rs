@@ -70,9 +70,9 @@ pub use read::vlen::{DECODED_CHUNK_LIMIT, VlenData};
 pub use read::{BLOCK_LEN, COALESCE_GAP, COALESCE_MAX, SMALL_READ_BYTES, WINDOW_LEN};
 pub use records::{restore_keys_parallel, sort_prepared_parallel, sort_records_parallel};
 pub use store::{
-    ChunkUpdate, FileStore, LOCK_FILE, MemoryStore, ObjectWriter, Opened, REMOTE_WORKERS_MIN,
-    REMOTE_WORKERS_PER_CORE, Store, StoreError, UPDATE_LOCK_WAIT, UPDATE_TRIES, UpdateLock,
-    read_from_bytes,
+    ChunkUpdate, FileStore, LOCK_FILE, MemoryStore, ObjectWriter, Opened, READ_TRIES,
+    REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE, Store, StoreError, UPDATE_LOCK_WAIT, UPDATE_TRIES,
+    UpdateLock, read_from_bytes,
 };
 pub use write::WRITE_WINDOW;
 pub use zinto_core as core;

@@ -418,7 +418,9 @@ fn a_chunk_replaced_at_every_try_fails_after_the_tries_naming_it() {
 mod s3 {
     use std::net::SocketAddr;
 
-    use super::{ArrayBuilder, Store, WRITERS, increments, lost_rows_in, one_chunk, one_shard};
+    use super::{
+        ArrayBuilder, ControlFlow, Store, WRITERS, increments, lost_rows_in, one_chunk, one_shard,
+    };
     use zinto::store::{RemoteOptions, RemoteStore};
     use zinto_tests::moto::{config, moto, request};
 
@@ -524,5 +526,51 @@ mod s3 {
         assert!(!store.serialises_updates());
         let update = super::update("c/0/0");
         assert!(!store.lock_update(&update).unwrap().is_held());
+    }
+
+    /// An object opened on S3 is pinned by its ETag: its reads return its bytes until a
+    /// writer replaces it, then fail with `StoreError::Changed` naming its URL (never the new
+    /// version's bytes at the old one's offsets); a new open reads the new version.
+    #[test]
+    fn an_opened_object_reads_its_version_or_fails_as_changed() {
+        use zinto::{Opened, StoreError};
+        let Some(moto) = moto() else { return };
+        assert_eq!(request(moto.addr, "PUT", "/pinned", b""), 200);
+        let store = store_at(moto.addr, "pinned", "", &[]);
+        assert!(matches!(store.open("k").unwrap(), Opened::Absent));
+        store.write_from("k", b"old bytes").unwrap();
+        let Opened::Pinned { len, object } = store.open("k").unwrap() else {
+            panic!("an S3 object with an ETag is pinned");
+        };
+        let mut got = [0u8; 5];
+        object.read_into("k", 4, &mut got).unwrap();
+        assert_eq!((len, &got), (9, b"bytes"));
+        store.write_from("k", b"the new, longer bytes").unwrap();
+        let e = object.read_into("k", 4, &mut got).unwrap_err();
+        assert!(
+            matches!(&e, StoreError::Changed { url } if url.ends_with("pinned/k")),
+            "{e:?}"
+        );
+        let e = object
+            .read_blocks("k", 0, 9, &mut [0u8; 4], &mut |_| ControlFlow::Continue(()))
+            .unwrap_err();
+        assert!(matches!(e, StoreError::Changed { .. }), "{e:?}");
+        let Opened::Pinned { len, object } = store.open("k").unwrap() else {
+            panic!("pinned again");
+        };
+        object.read_into("k", 4, &mut got).unwrap();
+        assert_eq!((len, &got), (21, b"new, "));
+        // Opened afresh (a read started again), it is read whole: replacing it then changes
+        // nothing read.
+        let Opened::Pinned { len, object: whole } = store.reopen("k").unwrap() else {
+            panic!("read whole");
+        };
+        store.write_from("k", b"a third").unwrap();
+        whole.read_into("k", 4, &mut got).unwrap();
+        assert_eq!((len, &got), (21, b"new, "));
+        store.delete("k").unwrap();
+        let e = object.read_into("k", 4, &mut got).unwrap_err();
+        assert!(matches!(e, StoreError::Changed { .. }), "{e:?}");
+        assert!(matches!(store.reopen("k").unwrap(), Opened::Absent));
     }
 }

@@ -26,7 +26,9 @@ use zinto_core::{MAX_DIMS, MemoryOrder, Piece, Region, Run, Runs, product};
 
 use crate::error::ErrorKind;
 use crate::metadata::ArrayMetadata;
-use crate::store::{Opened, Store};
+use std::time::Instant;
+
+use crate::store::{Opened, READ_TRIES, Store, StoreError, update_backoff};
 
 use super::context::ReadContext;
 use super::decode::{
@@ -89,6 +91,31 @@ pub(crate) enum Found {
     Absent,
 }
 
+/// Runs `read` on the object `key` as `store` opens it ([`Store::open`]); while it fails with
+/// [`StoreError::Changed`] (a store that cannot hold one version open found it replaced
+/// between two requests), again on the object as the store opens it afresh
+/// ([`Store::reopen`]), up to [`READ_TRIES`] in all. `read` writes all of its part of the
+/// output each time, so nothing of an earlier version stays.
+pub(crate) fn on_one_version<S: Store + ?Sized, T>(
+    store: &S,
+    key: &str,
+    mut read: impl FnMut(Opened<'_>) -> Result<T, ErrorKind>,
+) -> Result<T, ErrorKind> {
+    let mut opened = store.open(key).map_err(ErrorKind::Store)?;
+    let mut tries = 1;
+    loop {
+        let began = Instant::now();
+        match read(opened) {
+            Err(ErrorKind::Store(StoreError::Changed { .. })) if tries < READ_TRIES => {
+                std::thread::sleep(update_backoff(tries, began.elapsed()));
+                tries += 1;
+                opened = store.reopen(key).map_err(ErrorKind::Store)?;
+            }
+            done => return done,
+        }
+    }
+}
+
 /// Reads pieces of chunks of one array into one output of shape `out_shape`.
 pub(crate) struct ChunkReader<'a, S: ?Sized> {
     pub(crate) store: &'a S,
@@ -119,17 +146,19 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         };
         // One version of the chunk, however often a writer replaces it meanwhile: its length,
         // a shard's index and its inner chunks all come from the one the store opened.
-        match self.store.open(key).map_err(ErrorKind::Store)? {
-            Opened::Absent => return self.fill(&piece.in_output, out).map(|()| Found::Absent),
-            Opened::Unpinned { len } => self.read_level(ctx, 0, at(len), part, out)?,
-            Opened::Pinned { len, object } => ChunkReader {
-                store: &*object,
-                meta: self.meta,
-                out_shape: self.out_shape,
+        on_one_version(self.store, key, |opened| {
+            match opened {
+                Opened::Absent => return self.fill(part.in_output, out).map(|()| Found::Absent),
+                Opened::Unpinned { len } => self.read_level(ctx, 0, at(len), part, out)?,
+                Opened::Pinned { len, object } => ChunkReader {
+                    store: &*object,
+                    meta: self.meta,
+                    out_shape: self.out_shape,
+                }
+                .read_level(ctx, 0, at(len), part, out)?,
             }
-            .read_level(ctx, 0, at(len), part, out)?,
-        }
-        Ok(Found::Stored)
+            Ok(Found::Stored)
+        })
     }
 
     /// Writes the fill value over `region` of the output.

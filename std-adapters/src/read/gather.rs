@@ -18,7 +18,7 @@ use zinto_core::codec::{ArrayToBytes, BytesCodecs, IndexLocation};
 use zinto_core::selection::{GatherRuns, Plan, SelPiece, Selection};
 use zinto_core::{ChunkGrid, LayoutError, Piece, Region};
 
-use super::chunk::{ChunkReader, Found};
+use super::chunk::{ChunkReader, Found, on_one_version};
 use super::context::ReadContext;
 use super::disjoint::{OwnedClaim, OwnedOutput};
 use super::out::PieceOut;
@@ -474,36 +474,38 @@ impl<S: Store> Gathers<'_, S> {
         if count == 0 || bytes / count < DIRECT_RUN_LEN {
             return Ok(None);
         }
-        // Every run from one version of the chunk (see `ChunkReader::read_piece`).
-        let opened = self.array.store.open(key).map_err(ErrorKind::Store)?;
-        let (present, from): (_, &dyn Store) = match &opened {
-            Opened::Absent => (None, &self.array.store),
-            Opened::Unpinned { len } => (Some(*len), &self.array.store),
-            Opened::Pinned { len, object } => (Some(*len), &**object),
-        };
         let endian = match meta.chain.outer().array_to_bytes {
             ArrayToBytes::Bytes(e) => e.filter(|&e| e != zinto_core::codec::Endian::NATIVE),
             ArrayToBytes::Sharding(_) => None,
         };
         let mut claim = self.out.claim(&self.output_owners(piece))?;
-        for run in runs {
-            let dst = claim.run_mut(run.dst, run.len)?;
-            match present {
-                Some(_) => {
-                    from.read_into(key, run.src as u64, dst)
-                        .map_err(ErrorKind::Store)?;
-                    if let Some(e) = endian {
-                        zinto_core::codec::to_native_in_place(dst, meta.dtype.scalar_size(), e);
+        // Every run from one version of the chunk (see `ChunkReader::read_piece`).
+        let found = on_one_version(&self.array.store, key, |opened| {
+            let from: Option<&dyn Store> = match &opened {
+                Opened::Absent => None,
+                Opened::Unpinned { .. } => Some(&self.array.store),
+                Opened::Pinned { object, .. } => Some(&**object),
+            };
+            for run in runs.clone() {
+                let dst = claim.run_mut(run.dst, run.len)?;
+                match from {
+                    Some(from) => {
+                        from.read_into(key, run.src as u64, dst)
+                            .map_err(ErrorKind::Store)?;
+                        if let Some(e) = endian {
+                            let size = meta.dtype.scalar_size();
+                            zinto_core::codec::to_native_in_place(dst, size, e);
+                        }
                     }
+                    None => fill(dst, meta.fill_value.as_bytes()),
                 }
-                None => fill(dst, meta.fill_value.as_bytes()),
             }
-        }
-        Ok(Some(if present.is_some() {
-            Found::Stored
-        } else {
-            Found::Absent
-        }))
+            Ok(match from {
+                Some(_) => Found::Stored,
+                None => Found::Absent,
+            })
+        })?;
+        Ok(Some(found))
     }
 
     /// The piece's owner along each output axis: its claim on the output.

@@ -33,9 +33,9 @@ use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::JoinSet;
 
 use super::budget::{Budget, Lease};
-use super::remote::{Blocks, RemoteStore, error_for, filler};
+use super::remote::{Blocks, RemoteStore, Version, filler};
 use super::{
-    FetchOrder, FirstBytes, Halt, PieceSource, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE,
+    FetchOrder, FirstBytes, Halt, Opened, PieceSource, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE,
     ReadAhead, Store, StoreError, halt_on_break, settle,
 };
 use crate::redact::Secrets;
@@ -62,6 +62,21 @@ pub(crate) enum Want {
 }
 
 impl Want {
+    /// The GET's options for this part of the object `at` names.
+    fn options(&self, at: Version<'_>) -> GetOptions {
+        let range = match self {
+            Self::Whole => None,
+            Self::Suffix(n) => Some(GetRange::Suffix(*n)),
+            Self::Prefix(n) => Some(GetRange::Bounded(0..*n)),
+            Self::Span(r) => Some(GetRange::Bounded(r.clone())),
+        };
+        GetOptions {
+            range,
+            if_match: at.etag.map(str::to_owned),
+            ..GetOptions::default()
+        }
+    }
+
     /// Whether the body streams to the worker (else it is gathered whole first).
     fn streams(&self) -> bool {
         matches!(self, Self::Whole | Self::Span(_))
@@ -169,6 +184,8 @@ enum Fetched {
         /// Where `bytes` start in it.
         start: u64,
         bytes: Bytes,
+        /// The object's ETag, if the server sent one: the rest of a shard's reads must match it.
+        etag: Option<String>,
         /// Held until the worker is done with the shard: the fetch stage does not run ahead
         /// of the workers by more than `in_flight` shard indexes either.
         _permit: Option<OwnedSemaphorePermit>,
@@ -271,6 +288,7 @@ impl FetchStage {
                     location,
                     key,
                     want: want.clone(),
+                    if_match: None,
                     permit: Some(permit),
                     room: Room::new(budget.as_ref().map(|b| (Arc::clone(b), piece))),
                 };
@@ -310,9 +328,14 @@ impl FetchStage {
         if let Fetched::Stream { taken, .. } = &fetched {
             taken.set();
         }
+        let etag = match &fetched {
+            Fetched::Range { etag, .. } => etag.clone(),
+            Fetched::Missing | Fetched::Stream { .. } => None,
+        };
         Ok(PieceStore {
             remote,
             key: key.to_owned(),
+            etag,
             fetched: Mutex::new(fetched),
             spans: Mutex::new(Spans::default()),
             stop: Arc::clone(&self.stop),
@@ -376,8 +399,9 @@ impl ErrorNamer {
         format!("{}/{key}", self.url)
     }
 
-    fn error(&self, key: &str, e: object_store::Error) -> StoreError {
-        error_for(|| self.url_of(key), &self.secrets, e)
+    /// As [`Version::error`].
+    fn error(&self, at: Version<'_>, e: object_store::Error) -> StoreError {
+        at.error(|| self.url_of(at.key), &self.secrets, e)
     }
 }
 
@@ -387,6 +411,8 @@ struct Request {
     location: Path,
     key: String,
     want: Want,
+    /// The ETag the object must still have (`If-Match`): a shard's spans, read after its index.
+    if_match: Option<String>,
     /// One of the read's requests in flight, held until its worker is done (none for a
     /// shard's spans: the shard's own permit counts them).
     permit: Option<OwnedSemaphorePermit>,
@@ -403,33 +429,26 @@ impl Request {
             location,
             key,
             want,
+            if_match,
             permit,
             room,
         } = self;
-        let range = match &want {
-            Want::Whole => None,
-            Want::Suffix(n) => Some(GetRange::Suffix(*n)),
-            Want::Prefix(n) => Some(GetRange::Bounded(0..*n)),
-            Want::Span(r) => Some(GetRange::Bounded(r.clone())),
-        };
-        let options = GetOptions {
-            range,
-            ..GetOptions::default()
-        };
-        let result = match store.get_opts(&location, options).await {
+        let at = Version::pinned(&key, if_match.as_deref());
+        let result = match store.get_opts(&location, want.options(at)).await {
             Ok(r) => r,
-            Err(object_store::Error::NotFound { .. }) => {
+            Err(object_store::Error::NotFound { .. }) if at.etag.is_none() => {
                 let _ = tx.send(Ok(Fetched::Missing));
                 return;
             }
             Err(e) => {
-                let _ = tx.send(Err(errors.error(&key, e)));
+                let _ = tx.send(Err(errors.error(at, e)));
                 return;
             }
         };
         let len = result.meta.size;
         if !want.streams() {
             let start = result.range.start;
+            let etag = result.meta.e_tag.clone();
             let answer = result
                 .bytes()
                 .await
@@ -437,9 +456,10 @@ impl Request {
                     len,
                     start,
                     bytes,
+                    etag,
                     _permit: permit,
                 })
-                .map_err(|e| errors.error(&key, e));
+                .map_err(|e| errors.error(at, e));
             let _ = tx.send(answer);
             return;
         }
@@ -468,7 +488,7 @@ impl Request {
                     None => false,
                 },
                 Err(e) => {
-                    let _ = frames_tx.send(Err(errors.error(&key, e)));
+                    let _ = frames_tx.send(Err(errors.error(at, e)));
                     false
                 }
             };
@@ -484,6 +504,9 @@ impl Request {
 pub(crate) struct PieceStore<'r> {
     remote: &'r RemoteStore,
     key: String,
+    /// The ETag of the object fetched (a shard whose index was fetched): every later request
+    /// for it must match.
+    etag: Option<String>,
     fetched: Mutex<Fetched>,
     spans: Mutex<Spans>,
     /// The read's: a span's request ends when it fires.
@@ -518,7 +541,16 @@ impl PieceStore<'_> {
         if served {
             Ok(())
         } else {
-            self.remote.blocks(key, offset, len, buf, each)
+            self.remote
+                .blocks(self.version(key), offset, len, buf, each)
+        }
+    }
+
+    /// `key` as this piece reads it: pinned to the fetched object's ETag if it is the piece's.
+    fn version<'k>(&'k self, key: &'k str) -> Version<'k> {
+        match key == self.key {
+            true => Version::pinned(key, self.etag.as_deref()),
+            false => Version::any(key),
         }
     }
 
@@ -603,6 +635,7 @@ impl PieceStore<'_> {
             location,
             key,
             want: Want::Span(span),
+            if_match: self.etag.clone(),
             permit: None,
             room: Room::new(None),
         };
@@ -614,10 +647,10 @@ impl PieceStore<'_> {
             }
         });
         match rx.blocking_recv() {
-            // The shard was there a moment ago (its index was read): not a missing chunk.
-            Ok(Ok(Fetched::Missing)) => Err(Halt::Store(StoreError::Remote {
+            // The shard was there a moment ago (its index was read): not a missing chunk, a
+            // shard deleted during the read, read again from the start.
+            Ok(Ok(Fetched::Missing)) => Err(Halt::Store(StoreError::Changed {
                 url: self.remote.url_of(&self.key),
-                source: "the object was deleted during the read (404 for a range of it)".into(),
             })),
             Ok(Ok(fetched)) => Ok(fetched),
             Ok(Err(e)) => Err(Halt::Store(e)),
@@ -724,6 +757,11 @@ fn next_frame(
 }
 
 impl Store for PieceStore<'_> {
+    /// The remote store's: the fetched object is of the read before, which found it changed.
+    fn reopen(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        self.remote.reopen(key)
+    }
+
     fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
         if key == self.key
             && let Ok(fetched) = self.fetched.lock()
@@ -744,7 +782,7 @@ impl Store for PieceStore<'_> {
         };
         match served {
             Ok(true) => Ok(()),
-            Ok(false) => self.remote.read_into(key, offset, dst),
+            Ok(false) => self.remote.read_at(self.version(key), offset, dst),
             Err(Halt::Store(e)) => Err(e),
             Err(e) => Err(e.into_store_error()),
         }

@@ -28,7 +28,7 @@ pub use read_ahead::{
 };
 pub use read_ahead::{REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE};
 #[cfg(feature = "remote")]
-pub use remote::{PART_LEN, RemoteOptions, RemoteStore, is_remote_url, objects};
+pub use remote::{PART_LEN, REREAD_WHOLE_MAX, RemoteOptions, RemoteStore, is_remote_url, objects};
 pub(crate) use update_lock::backoff as update_backoff;
 pub use update_lock::{ChunkUpdate, LOCK_FILE, UPDATE_LOCK_WAIT, UPDATE_TRIES, UpdateLock};
 pub use write::ObjectWriter;
@@ -130,6 +130,17 @@ pub trait Store: Send + Sync {
         })
     }
 
+    /// The object `key` afresh, for a read started again because the object changed between
+    /// two of its requests ([`StoreError::Changed`]). The default is [`Store::open`]; a remote
+    /// store reads an object of at most [`REREAD_WHOLE_MAX`] bytes whole, in one request (one
+    /// version, whatever writers do meanwhile), and pins a larger one by its ETag again.
+    ///
+    /// # Errors
+    /// As [`Store::open`].
+    fn reopen(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        self.open(key)
+    }
+
     /// Says that the byte ranges `ranges` of `key` are about to be read, in this order (the
     /// inner chunks of a shard a piece needs, once its index is read): a remote store fetches
     /// them with as few requests as it can. A hint; the default ignores it.
@@ -221,6 +232,11 @@ pub trait Store: Send + Sync {
         Ok(())
     }
 }
+
+/// How many times a chunk is read before it fails with [`StoreError::Changed`]: a writer
+/// replaced it between two requests of the read every time (a store that cannot hold one
+/// version open, an object store, checks each request against the version the first saw).
+pub const READ_TRIES: u32 = 20;
 
 /// An object as [`Store::open`] found it.
 pub enum Opened<'s> {
@@ -355,6 +371,14 @@ pub enum StoreError {
         /// Tries made, each met by another writer's replacement.
         tries: u32,
     },
+    /// The object `url` was replaced (or deleted) between two requests of one read of it: its
+    /// ETag changed, so the bytes asked for now would come from another version than the length
+    /// and the shard index read before. A chunk read starts again from a fresh look at the
+    /// object, up to [`READ_TRIES`] times, and fails with this past them.
+    Changed {
+        /// The object's URL.
+        url: String,
+    },
     /// The object is larger than the caller allows ([`Store::read_whole`]).
     TooLarge {
         /// Its length.
@@ -455,6 +479,10 @@ impl fmt::Display for StoreError {
                  conditional write ({tries} {}); nothing was stored",
                 if *tries == 1 { "try" } else { "tries in a row" }
             ),
+            Self::Changed { url } => write!(
+                f,
+                "{url} was replaced by another writer during each of {READ_TRIES} reads of it in a row"
+            ),
             Self::TooLarge { len, max } => {
                 write!(f, "object of {len} bytes is larger than the {max} allowed")
             }
@@ -545,6 +573,9 @@ impl<S: Store + ?Sized> Store for &S {
     fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
         (**self).open(key)
     }
+    fn reopen(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        (**self).reopen(key)
+    }
     fn lock_update(&self, update: &ChunkUpdate<'_>) -> Result<UpdateLock, StoreError> {
         (**self).lock_update(update)
     }
@@ -596,6 +627,9 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
         (**self).open(key)
+    }
+    fn reopen(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        (**self).reopen(key)
     }
     fn lock_update(&self, update: &ChunkUpdate<'_>) -> Result<UpdateLock, StoreError> {
         (**self).lock_update(update)

@@ -8,6 +8,7 @@
 //! workers.
 
 mod update;
+mod version;
 mod write;
 use super::fail_fast::FailFastConnector;
 use std::fmt;
@@ -24,8 +25,10 @@ use object_store::{
     gcp, http,
 };
 
-use super::{Halt, ReadAheadBudget, Store, StoreError, halt_on_break, settle};
+use super::{Halt, Opened, ReadAheadBudget, Store, StoreError, halt_on_break, settle};
 use crate::redact::{HIDDEN, Scrubbed, Secrets, printable_url, scrub, secret_name};
+pub use version::REREAD_WHOLE_MAX;
+pub(crate) use version::Version;
 
 /// How a [`RemoteStore`] connects, retries and fetches. Its `Debug` shows the values of
 /// secret settings (access keys, tokens: [`secret_name`]) as `***`.
@@ -181,7 +184,7 @@ impl RemoteStore {
     /// [`Store::read_blocks`], stopping with [`Halt`] where the consumer says so.
     pub(crate) fn blocks(
         &self,
-        key: &str,
+        at: Version<'_>,
         offset: u64,
         len: u64,
         buf: &mut [u8],
@@ -200,8 +203,32 @@ impl RemoteStore {
         let mut blocks = Blocks::new(buf, len);
         let mut gather = |part: &[u8]| blocks.push(part, each);
         self.runtime
-            .block_on(self.get_streamed(key, Some(offset..end), &mut gather))?;
+            .block_on(self.get_streamed(at, Some(offset..end), &mut gather))?;
         Ok(())
+    }
+
+    /// [`Store::read_into`] of the object `at` names.
+    pub(crate) fn read_at(
+        &self,
+        at: Version<'_>,
+        offset: u64,
+        dst: &mut [u8],
+    ) -> Result<(), StoreError> {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let end = offset
+            .checked_add(dst.len() as u64)
+            .ok_or(StoreError::ShortRead {
+                offset,
+                wanted: dst.len() as u64,
+                len: u64::MAX,
+            })?;
+        let mut fill = filler(dst);
+        self.runtime
+            .block_on(self.get_streamed(at, Some(offset..end), &mut fill))
+            .map(|_| ())
+            .map_err(Halt::into_store_error)
     }
 
     /// A store over `url` with [`RemoteOptions::default`].
@@ -330,24 +357,26 @@ impl RemoteStore {
         error_for(|| self.url_of(key), &self.secrets, e)
     }
 
-    /// GETs `range` of `key` (the whole object for `None`), handing each part of the body to
-    /// `each` in order; returns the object's length.
+    /// GETs `range` of the object `at` names (the whole object for `None`), handing each part
+    /// of the body to `each` in order; returns the object's length.
     async fn get_streamed(
         &self,
-        key: &str,
+        at: Version<'_>,
         range: Option<Range<u64>>,
         each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
     ) -> Result<u64, Halt> {
+        let key = at.key;
         let location = self.location(key).ok_or(Halt::Store(StoreError::Missing))?;
         let options = GetOptions {
             range: range.clone().map(GetRange::Bounded),
+            if_match: at.etag.map(str::to_owned),
             ..GetOptions::default()
         };
         let result = self
             .store
             .get_opts(&location, options)
             .await
-            .map_err(|e| Halt::Store(self.error(key, e)))?;
+            .map_err(|e| Halt::Store(at.error(|| self.url_of(key), &self.secrets, e)))?;
         let len = result.meta.size;
         let wanted = range.map_or(len, |r| r.end - r.start);
         let got = result.range.end.saturating_sub(result.range.start);
@@ -361,7 +390,8 @@ impl RemoteStore {
         let mut stream = result.into_stream();
         let mut received = 0u64;
         while let Some(part) = stream.next().await {
-            let part = part.map_err(|e| Halt::Store(self.error(key, e)))?;
+            let part =
+                part.map_err(|e| Halt::Store(at.error(|| self.url_of(key), &self.secrets, e)))?;
             received = received.saturating_add(part.len() as u64);
             if received > wanted {
                 break;
@@ -574,24 +604,24 @@ impl Store for RemoteStore {
         }
     }
 
+    /// A HEAD request, like [`Self::size`]; the object's reads are then pinned to the version
+    /// it saw by its ETag (`If-Match`), so a writer's replacement between them fails the read
+    /// with [`StoreError::Changed`] (and the chunk is read again) instead of mixing two
+    /// versions. An object served without a strong ETag is read unpinned.
+    fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        version::open(self, key)
+    }
+
+    /// One GET of the whole object: read whole into memory if it is at most
+    /// [`REREAD_WHOLE_MAX`] bytes, else pinned by the ETag of that response (its body dropped).
+    fn reopen(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        version::reopen(self, key)
+    }
+
     /// One ranged GET, its body copied into `dst` as it arrives. Nothing is asked for an
     /// empty `dst`.
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
-        if dst.is_empty() {
-            return Ok(());
-        }
-        let end = offset
-            .checked_add(dst.len() as u64)
-            .ok_or(StoreError::ShortRead {
-                offset,
-                wanted: dst.len() as u64,
-                len: u64::MAX,
-            })?;
-        let mut fill = filler(dst);
-        self.runtime
-            .block_on(self.get_streamed(key, Some(offset..end), &mut fill))
-            .map(|_| ())
-            .map_err(Halt::into_store_error)
+        self.read_at(Version::any(key), offset, dst)
     }
 
     /// One ranged GET for all the blocks, its body gathered into `buf` block by block.
@@ -603,7 +633,8 @@ impl Store for RemoteStore {
         buf: &mut [u8],
         each: &mut dyn FnMut(&[u8]) -> ControlFlow<()>,
     ) -> Result<(), StoreError> {
-        settle(self.blocks(key, offset, len, buf, &mut halt_on_break(each)))
+        let at = Version::any(key);
+        settle(self.blocks(at, offset, len, buf, &mut halt_on_break(each)))
     }
 
     /// One GET; the object's length is checked against `max` before its body is gathered.
