@@ -574,3 +574,87 @@ mod s3 {
         assert!(matches!(store.reopen("k").unwrap(), Opened::Absent));
     }
 }
+
+/// A file store that renames a new version over `c/0` right after its first open: a writer
+/// replacing the chunk between a variable-length read's two passes, every time.
+struct ReplacedAfterOpen {
+    inner: FileStore,
+    opens: std::sync::atomic::AtomicUsize,
+    keep_open: bool,
+}
+
+impl Store for ReplacedAfterOpen {
+    fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        self.inner.size(key)
+    }
+    fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
+        self.inner.read_into(key, offset, dst)
+    }
+    fn open(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        let opened = match self.keep_open {
+            true => self.inner.open(key)?,
+            // The mutation: an object that is not kept (each pass reads what is there).
+            false => match self.inner.size(key)? {
+                Some(len) => Opened::Unpinned { len },
+                None => Opened::Absent,
+            },
+        };
+        let n = self
+            .opens
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if key == "c/0" && n.is_multiple_of(2) {
+            let array = Array::open(&self.inner, "").unwrap();
+            let values = strings(n + 1);
+            array
+                .write_vlen(&Region::whole(&[8]).unwrap(), &values.0, &values.1)
+                .unwrap();
+        }
+        Ok(opened)
+    }
+}
+
+/// Version `n` of 8 strings: offsets and values, each string `n` and `i % (n + 1)` x's.
+fn strings(n: usize) -> (Vec<u64>, Vec<u8>) {
+    let mut offsets = vec![0u64];
+    let mut values = Vec::new();
+    for i in 0..8 {
+        values.extend_from_slice(format!("{n}{}", "x".repeat(i % (n + 1))).as_bytes());
+        offsets.push(values.len() as u64);
+    }
+    (offsets, values)
+}
+
+/// A chunk of strings replaced between the two passes of a read is read as one version: the
+/// one the first pass opened (kept open for the second). The mutation check: nothing pinned
+/// or kept, the read meets a new version in the middle of a chunk and fails.
+#[test]
+fn a_string_chunk_replaced_between_the_passes_reads_one_version() {
+    let dir = temp_dir("concurrent", "strings-replaced");
+    for keep_open in [true, false] {
+        let inner = FileStore::new(dir.join(keep_open.to_string()));
+        let array = ArrayBuilder::new(&[8], DataType::String, &[8])
+            .create(&inner, "")
+            .unwrap();
+        let first = strings(0);
+        array
+            .write_vlen(&Region::whole(&[8]).unwrap(), &first.0, &first.1)
+            .unwrap();
+        let store = ReplacedAfterOpen {
+            inner,
+            opens: std::sync::atomic::AtomicUsize::new(0),
+            keep_open,
+        };
+        let read = Array::open(&store, "")
+            .unwrap()
+            .read_vlen(&Region::whole(&[8]).unwrap());
+        match keep_open {
+            true => {
+                let got = read.unwrap();
+                assert_eq!((got.offsets(), got.values()), (&first.0[..], &first.1[..]));
+            }
+            // A length from one version, bytes from the next: the read fails.
+            false => assert!(read.is_err()),
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -91,27 +91,28 @@ pub(crate) enum Found {
     Absent,
 }
 
-/// Runs `read` on the object `key` as `store` opens it ([`Store::open`]); while it fails with
+/// Runs `read` on `opened`, the object `key` as `store` opened it; while `read` fails with
 /// [`StoreError::Changed`] (a store that cannot hold one version open found it replaced
 /// between two requests), again on the object as the store opens it afresh
 /// ([`Store::reopen`]), up to [`READ_TRIES`] in all. `read` writes all of its part of the
-/// output each time, so nothing of an earlier version stays.
-pub(crate) fn on_one_version<S: Store + ?Sized, T>(
-    store: &S,
-    key: &str,
-    mut read: impl FnMut(Opened<'_>) -> Result<T, ErrorKind>,
-) -> Result<T, ErrorKind> {
-    let mut opened = store.open(key).map_err(ErrorKind::Store)?;
+/// output each time, so nothing of an earlier version stays. Gives back what `read` gave and
+/// the object it read.
+pub(crate) fn on_one_version<'s, S: Store + ?Sized, T>(
+    (store, key): (&'s S, &str),
+    mut opened: Opened<'s>,
+    mut read: impl FnMut(&Opened<'s>) -> Result<T, ErrorKind>,
+) -> Result<(T, Opened<'s>), ErrorKind> {
     let mut tries = 1;
     loop {
         let began = Instant::now();
-        match read(opened) {
+        match read(&opened) {
             Err(ErrorKind::Store(StoreError::Changed { .. })) if tries < READ_TRIES => {
                 std::thread::sleep(update_backoff(tries, began.elapsed()));
                 tries += 1;
                 opened = store.reopen(key).map_err(ErrorKind::Store)?;
             }
-            done => return done,
+            Err(e) => return Err(e),
+            Ok(done) => return Ok((done, opened)),
         }
     }
 }
@@ -146,19 +147,21 @@ impl<S: Store + ?Sized> ChunkReader<'_, S> {
         };
         // One version of the chunk, however often a writer replaces it meanwhile: its length,
         // a shard's index and its inner chunks all come from the one the store opened.
-        on_one_version(self.store, key, |opened| {
+        let opened = self.store.open(key).map_err(ErrorKind::Store)?;
+        on_one_version((self.store, key), opened, |opened| {
             match opened {
                 Opened::Absent => return self.fill(part.in_output, out).map(|()| Found::Absent),
-                Opened::Unpinned { len } => self.read_level(ctx, 0, at(len), part, out)?,
+                Opened::Unpinned { len } => self.read_level(ctx, 0, at(*len), part, out)?,
                 Opened::Pinned { len, object } => ChunkReader {
-                    store: &*object,
+                    store: &**object,
                     meta: self.meta,
                     out_shape: self.out_shape,
                 }
-                .read_level(ctx, 0, at(len), part, out)?,
+                .read_level(ctx, 0, at(*len), part, out)?,
             }
             Ok(Found::Stored)
         })
+        .map(|(found, _)| found)
     }
 
     /// Writes the fill value over `region` of the output.

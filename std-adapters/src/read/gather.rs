@@ -480,8 +480,10 @@ impl<S: Store> Gathers<'_, S> {
         };
         let mut claim = self.out.claim(&self.output_owners(piece))?;
         // Every run from one version of the chunk (see `ChunkReader::read_piece`).
-        let found = on_one_version(&self.array.store, key, |opened| {
-            let from: Option<&dyn Store> = match &opened {
+        let store = &self.array.store;
+        let opened = store.open(key).map_err(ErrorKind::Store)?;
+        let (found, _) = on_one_version((store, key), opened, |opened| {
+            let from: Option<&dyn Store> = match opened {
                 Opened::Absent => None,
                 Opened::Unpinned { .. } => Some(&self.array.store),
                 Opened::Pinned { object, .. } => Some(&**object),

@@ -17,6 +17,7 @@ pub(crate) mod disjoint;
 pub(crate) mod element;
 mod gather;
 mod handout;
+mod kept;
 mod many;
 mod out;
 pub(crate) mod vlen;
@@ -214,13 +215,17 @@ impl<S: Store> Array<S> {
 
     /// Reads the variable-length (string or bytes) `selection` as offsets and values; see
     /// [`VlenData`]. Chunks are decoded twice (lengths, then values), one at a time, so the
-    /// memory is the two exact buffers and one decoded chunk.
+    /// memory is the two exact buffers and one decoded chunk. The first pass keeps the chunks
+    /// it opened for the second (up to 64, of 8 MiB in all), so both read one version of each
+    /// while writers replace it; a chunk that changed between the passes anyway starts the
+    /// read again, up to [`crate::READ_TRIES`] times.
     ///
     /// # Errors
     /// [`ErrorKind::WrongType`] for a fixed-size data type (use [`Self::read_into`]);
     /// [`ErrorKind::Layout`] for a selection outside the array; store and decode errors naming
     /// the chunk key ([`ErrorKind::Decode`] for a malformed `vlen-*` chunk or a string that is
-    /// not UTF-8; [`ErrorKind::ChunkChanged`] if a chunk was rewritten during the read).
+    /// not UTF-8; [`ErrorKind::ChunkChanged`] if a chunk was rewritten between the passes of
+    /// every try).
     pub fn read_vlen(&self, selection: &Region) -> Result<VlenData, Error> {
         self.read_vlen_with(selection, &ReadOptions::default())
     }

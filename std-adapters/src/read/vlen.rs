@@ -14,6 +14,7 @@
 //! more than one decoded chunk). A chunk whose lengths differ between the passes (rewritten
 //! during the read) is an error, not a silent mix.
 
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use zinto_core::codec::{
@@ -22,16 +23,17 @@ use zinto_core::codec::{
 };
 use zinto_core::{LayoutError, MemoryOrder, Piece, Region, Runs, product};
 
-use super::chunk::Found;
+use super::chunk::{Found, on_one_version};
 use super::context::ReadContext;
 use super::decode::{
     DecodedSize, OVERFLOW, Stored, check_plausible, decode_stored, decode_windowed, grow,
     most_decoded,
 };
+use super::kept::Kept;
 use crate::error::ErrorKind;
 use crate::metadata::{ArrayMetadata, DataType};
 use crate::options::OnAbsent;
-use crate::store::{Store, StoreError};
+use crate::store::{Opened, READ_TRIES, Store, StoreError};
 
 /// Called with (output element index, the element's bytes) for every selected element.
 type Visit<'v> = dyn FnMut(usize, &[u8]) -> Result<(), ErrorKind> + 'v;
@@ -178,7 +180,6 @@ pub(crate) fn read<S: Store>(
         .num_elements()
         .and_then(|n| usize::try_from(n).map_err(|_| LayoutError::Overflow))
         .map_err(|e| at(ErrorKind::Layout(e)))?;
-    let offsets = zeroed_offsets(n).map_err(at)?;
     let walk = Walk {
         store,
         meta,
@@ -191,12 +192,36 @@ pub(crate) fn read<S: Store>(
             .map_err(|e| at(ErrorKind::Layout(e)))?
             .collect(),
         cancel,
-        absent,
+        absent: RefCell::new(Vec::new()),
+        kept: RefCell::default(),
+        again: Cell::new(false),
     };
     let mut ctx = ReadContext::new().map_err(at)?;
     let mut chunk = ChunkItems::new(limit);
-    let offsets = walk.offsets(&mut ctx, &mut chunk, offsets)?;
-    let values = walk.values(&mut ctx, &mut chunk, &offsets)?;
+    // A chunk replaced between the two passes (its lengths then its values) starts the read
+    // again, up to READ_TRIES times: a read gives each chunk's old version or its new one.
+    let mut tries = 1;
+    let (offsets, values) = loop {
+        let offsets = zeroed_offsets(n).map_err(at)?;
+        let read = walk
+            .offsets(&mut ctx, &mut chunk, offsets)
+            .and_then(|offsets| Ok((walk.values(&mut ctx, &mut chunk, &offsets)?, offsets)));
+        match read {
+            Err((_, ErrorKind::ChunkChanged)) if tries < READ_TRIES => {
+                walk.again.set(true);
+                tries += 1;
+            }
+            Err(e) => return Err(e),
+            Ok((values, offsets)) => break (offsets, values),
+        }
+    };
+    if let Some(absent) = absent {
+        for &i in walk.absent.borrow().iter() {
+            if let Some(piece) = walk.pieces.get(i) {
+                absent(&piece.chunk);
+            }
+        }
+    }
     Ok(VlenData {
         shape: selection.shape().to_vec(),
         offsets,
@@ -221,7 +246,7 @@ fn zeroed_offsets(n: usize) -> Result<Vec<u64>, ErrorKind> {
 /// Which of a read's two passes over its chunks.
 #[derive(Clone, Copy)]
 enum Pass {
-    /// The lengths (absent chunks are reported here).
+    /// The lengths (absent chunks are noted here).
     First,
     /// The values.
     Second,
@@ -237,29 +262,39 @@ struct Walk<'a, S> {
     out_shape: &'a [u64],
     pieces: Vec<Piece>,
     cancel: Option<&'a AtomicBool>,
-    /// Told of each absent chunk, in the first pass only.
-    absent: Option<OnAbsent<'a>>,
+    /// The pieces whose chunks the last first pass found absent: told to the caller once
+    /// the read is done.
+    absent: RefCell<Vec<usize>>,
+    /// The chunks the first pass opened, kept for the second: both read one version.
+    kept: RefCell<Kept<'a>>,
+    /// Whether the read started again (a chunk changed between its passes): the first pass
+    /// then opens each chunk afresh ([`Store::reopen`]).
+    again: Cell<bool>,
 }
 
-impl<S: Store> Walk<'_, S> {
+impl<'a, S: Store> Walk<'a, S> {
     /// Calls `visit` for every selected element, chunk by chunk.
-    /// Absent chunks are reported (`self.absent`) in the pass that says `Pass::First`.
+    /// Absent chunks are noted (`self.absent`) in the pass that says `Pass::First`.
     fn each(
         &self,
         (ctx, chunk): (&mut ReadContext, &mut ChunkItems),
         pass: Pass,
         visit: &mut Visit<'_>,
     ) -> Result<(), KeyedError> {
-        for piece in &self.pieces {
+        if let Pass::First = pass {
+            self.absent.borrow_mut().clear();
+            self.kept.borrow_mut().clear();
+        }
+        for (i, piece) in self.pieces.iter().enumerate() {
             if self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err((None, ErrorKind::Cancelled));
             }
             let key = (self.chunk_key)(&piece.chunk);
             let found = self
-                .visit_piece(ctx, chunk, &key, piece, visit)
+                .visit_piece((ctx, chunk), (i, &key, piece), pass, visit)
                 .map_err(|kind| (Some(key.clone()), kind))?;
-            if let (Found::Absent, Pass::First, Some(absent)) = (found, pass, self.absent) {
-                absent(&piece.chunk);
+            if let (Found::Absent, Pass::First) = (found, pass) {
+                self.absent.borrow_mut().push(i);
             }
         }
         Ok(())
@@ -336,46 +371,78 @@ impl<S: Store> Walk<'_, S> {
         })?;
         Ok(values)
     }
-    /// Calls `visit(output element, bytes)` for every element of `piece`.
+    /// Calls `visit(output element, bytes)` for every element of `piece` (the read's piece
+    /// `index`), from the chunk the first pass kept open, else opened now.
     fn visit_piece(
         &self,
-        ctx: &mut ReadContext,
-        chunk: &mut ChunkItems,
-        key: &str,
-        piece: &Piece,
+        (ctx, chunk): (&mut ReadContext, &mut ChunkItems),
+        (index, key, piece): (usize, &str, &Piece),
+        pass: Pass,
         visit: &mut Visit<'_>,
     ) -> Result<Found, ErrorKind> {
+        let kept = match pass {
+            Pass::First => None,
+            Pass::Second => self.kept.borrow_mut().take(index),
+        };
+        let opened = match kept {
+            Some(opened) => opened,
+            None if self.again.get() => self.store.reopen(key).map_err(ErrorKind::Store)?,
+            None => self.store.open(key).map_err(ErrorKind::Store)?,
+        };
+        let (found, opened) = self.visit_version((ctx, chunk), (key, piece), opened, visit)?;
+        if let Pass::First = pass {
+            self.kept.borrow_mut().keep(index, opened);
+        }
+        Ok(found)
+    }
+
+    /// [`Self::visit_piece`] from the chunk `opened`, or if it changes during the read, the
+    /// chunk opened afresh (see `ChunkReader::read_piece`): its length, a shard's index and
+    /// its inner chunks from one version. Gives back the version read.
+    fn visit_version(
+        &self,
+        (ctx, chunk): (&mut ReadContext, &mut ChunkItems),
+        (key, piece): (&str, &Piece),
+        opened: Opened<'a>,
+        visit: &mut Visit<'_>,
+    ) -> Result<(Found, Opened<'a>), ErrorKind> {
         let outer = self.meta.chain.outer();
-        let Some(len) = self.store.size(key).map_err(ErrorKind::Store)? else {
-            return self
-                .visit_fill(&piece.in_output, visit)
-                .map(|()| Found::Absent);
-        };
-        let at = Stored {
-            key,
-            offset: 0,
-            len,
-        };
         // The chunk's own shape: on a rectilinear grid, not the longest edges.
         let shape = self
             .meta
             .grid
             .chunk_shape_at(&piece.chunk)
             .map_err(ErrorKind::Layout)?;
-        match &outer.array_to_bytes {
-            ArrayToBytes::Bytes(_) => self.visit_chunk(
-                (ctx, chunk),
-                (outer, &shape),
-                at,
-                (&piece.in_chunk, &piece.in_output),
-                visit,
-            ),
-            ArrayToBytes::Sharding(layout) => {
-                let layout = layout.for_shard(&shape).map_err(ErrorKind::Layout)?;
-                self.visit_shard((ctx, chunk), &layout, at, piece, visit)
+        on_one_version((self.store, key), opened, |opened| {
+            let (len, store): (_, &dyn Store) = match opened {
+                Opened::Absent => {
+                    return self
+                        .visit_fill(&piece.in_output, visit)
+                        .map(|()| Found::Absent);
+                }
+                Opened::Unpinned { len } => (*len, self.store),
+                Opened::Pinned { len, object } => (*len, &**object),
+            };
+            let at = Stored {
+                key,
+                offset: 0,
+                len,
+            };
+            match &outer.array_to_bytes {
+                ArrayToBytes::Bytes(_) => self.visit_chunk(
+                    (ctx, &mut *chunk),
+                    (store, outer, &shape),
+                    at,
+                    (&piece.in_chunk, &piece.in_output),
+                    visit,
+                ),
+                ArrayToBytes::Sharding(layout) => {
+                    let layout = layout.for_shard(&shape).map_err(ErrorKind::Layout)?;
+                    self.visit_shard((ctx, &mut *chunk), (store, &layout), at, piece, visit)
+                }
             }
-        }
-        .map(|()| Found::Stored)
+            .map(|()| Found::Stored)
+        })
     }
 
     /// Calls `visit` with the fill value for every element of `in_output` (a missing chunk).
@@ -401,11 +468,11 @@ impl<S: Store> Walk<'_, S> {
     }
 
     /// Calls `visit` for the elements `in_chunk` of the chunk of `level` and `shape` stored
-    /// `at`, which land at `in_output`.
+    /// `at` in `store`, which land at `in_output`.
     fn visit_chunk(
         &self,
         (ctx, chunk): (&mut ReadContext, &mut ChunkItems),
-        (level, shape): (&ChainLevel, &[u64]),
+        (store, level, shape): (&dyn Store, &ChainLevel, &[u64]),
         at: Stored<'_>,
         (in_chunk, in_output): (&Region, &Region),
         visit: &mut Visit<'_>,
@@ -418,7 +485,7 @@ impl<S: Store> Walk<'_, S> {
             level,
             shape,
         };
-        chunk.load(self.store, ctx, &chunk_in)?;
+        chunk.load(&store, ctx, &chunk_in)?;
         for run in runs {
             for k in 0..run.len {
                 visit(run.dst + k, chunk.item(run.src + k)?)?;
@@ -427,12 +494,12 @@ impl<S: Store> Walk<'_, S> {
         Ok(())
     }
 
-    /// Calls `visit` for every element of `piece` of the shard stored `at`: its index first,
-    /// then each inner chunk the piece touches (missing ones as the fill value).
+    /// Calls `visit` for every element of `piece` of the shard stored `at` in `store`: its
+    /// index first, then each inner chunk the piece touches (missing ones as the fill value).
     fn visit_shard(
         &self,
         (ctx, chunk): (&mut ReadContext, &mut ChunkItems),
-        layout: &ShardLayout,
+        (store, layout): (&dyn Store, &ShardLayout),
         at: Stored<'_>,
         piece: &Piece,
         visit: &mut Visit<'_>,
@@ -448,7 +515,7 @@ impl<S: Store> Walk<'_, S> {
         let range = layout.index_range(at.len).map_err(ErrorKind::Shard)?;
         // Bounded by `at.len`, the shard's actual stored size.
         let mut index = vec![0u8; usize::try_from(range.len).map_err(|_| OVERFLOW)?];
-        self.store
+        store
             .read_into(at.key, at.offset + range.offset, &mut index)
             .map_err(ErrorKind::Store)?;
         let index = layout.parse(&index, at.len).map_err(ErrorKind::Shard)?;
@@ -466,7 +533,7 @@ impl<S: Store> Walk<'_, S> {
                 Some(r) => {
                     let stored = at.within(r.offset, r.len);
                     let part = (&ip.in_chunk, &in_output);
-                    let level = (inner, inner.chunk_shape.as_slice());
+                    let level = (store, inner, inner.chunk_shape.as_slice());
                     self.visit_chunk((ctx, chunk), level, stored, part, visit)?;
                 }
             }

@@ -28,7 +28,7 @@ pub use read_ahead::{
 };
 pub use read_ahead::{REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE};
 #[cfg(feature = "remote")]
-pub use remote::{PART_LEN, REREAD_WHOLE_MAX, RemoteOptions, RemoteStore, is_remote_url, objects};
+pub use remote::{PART_LEN, RemoteOptions, RemoteStore, is_remote_url, objects};
 pub(crate) use update_lock::backoff as update_backoff;
 pub use update_lock::{ChunkUpdate, LOCK_FILE, UPDATE_LOCK_WAIT, UPDATE_TRIES, UpdateLock};
 pub use write::ObjectWriter;
@@ -237,6 +237,12 @@ pub trait Store: Send + Sync {
 /// replaced it between two requests of the read every time (a store that cannot hold one
 /// version open, an object store, checks each request against the version the first saw).
 pub const READ_TRIES: u32 = 20;
+
+/// An object of at most this many bytes that changed during a read of it is read again whole,
+/// in one request ([`Store::reopen`] of a remote store), into memory: one version, however
+/// often writers replace it. A larger one is read again in several requests pinned by its
+/// ETag, and may change again.
+pub const REREAD_WHOLE_MAX: u64 = 8 << 20;
 
 /// An object as [`Store::open`] found it.
 pub enum Opened<'s> {

@@ -27,7 +27,6 @@ use object_store::{
 
 use super::{Halt, Opened, ReadAheadBudget, Store, StoreError, halt_on_break, settle};
 use crate::redact::{HIDDEN, Scrubbed, Secrets, printable_url, scrub, secret_name};
-pub use version::REREAD_WHOLE_MAX;
 pub(crate) use version::Version;
 
 /// How a [`RemoteStore`] connects, retries and fetches. Its `Debug` shows the values of
@@ -613,7 +612,7 @@ impl Store for RemoteStore {
     }
 
     /// One GET of the whole object: read whole into memory if it is at most
-    /// [`REREAD_WHOLE_MAX`] bytes, else pinned by the ETag of that response (its body dropped).
+    /// [`REREAD_WHOLE_MAX`](super::REREAD_WHOLE_MAX) bytes, else pinned by the ETag of that response (its body dropped).
     fn reopen(&self, key: &str) -> Result<Opened<'_>, StoreError> {
         version::reopen(self, key)
     }

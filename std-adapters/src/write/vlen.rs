@@ -20,7 +20,7 @@ use crate::options::WriteOptions;
 use crate::read::context::ReadContext;
 use crate::read::decode::Stored;
 use crate::read::vlen::{ChunkIn, ChunkItems, vlen_codec};
-use crate::store::{ObjectWriter, Store};
+use crate::store::{ObjectWriter, Opened, Store};
 
 fn refused(element: Option<usize>, why: &'static str) -> ErrorKind {
     ErrorKind::VlenInput {
@@ -216,11 +216,13 @@ impl VlenWorker {
         let ChunkPart { cut, shape, .. } = ChunkPart::of(&meta.grid, piece)?;
         // Guarded from the read of the old chunk to its replacement (see `Worker::cut`).
         super::update(job.array, (key, cut), |lock| {
-            // The old chunk, where the region cuts the chunk and one is stored.
-            let old = match cut {
-                false => None,
-                true => job.array.store().size(key).map_err(ErrorKind::Store)?,
+            // The old chunk, where the region cuts the chunk and one is stored: its length and
+            // bytes from one open of it.
+            let opened = match cut {
+                false => Opened::Absent,
+                true => job.array.store().open(key).map_err(ErrorKind::Store)?,
             };
+            let (old, from) = opened_parts(&opened, job.array.store());
             let old = old.map(|len| ChunkIn {
                 at: Stored {
                     key,
@@ -232,7 +234,7 @@ impl VlenWorker {
                 shape: &shape,
             });
             let part = (&piece.in_chunk, &piece.in_output);
-            self.lay_sources(job, (&shape, part), old.as_ref())?;
+            self.lay_sources(job, (&shape, part), old.as_ref().map(|o| (from, o)))?;
             // A conditional update cannot delete on its condition: it stores the fill.
             if !lock.is_conditional() && self.all_fill(job)? {
                 return job.array.store().delete(key).map_err(ErrorKind::Store);
@@ -260,12 +262,12 @@ impl VlenWorker {
 
     /// Where each element of a chunk comes from: the region's input for `in_chunk` (the
     /// region's part, in the chunk's coordinates, landing at `in_output` of the region), else
-    /// the `old` chunk (if given), else the fill value.
+    /// the `old` chunk (if given, with the store it is read from), else the fill value.
     pub(super) fn lay_sources<S: Store>(
         &mut self,
         job: &VlenJob<'_, S>,
         (shape, (in_chunk, in_output)): (&[u64], (&Region, &Region)),
-        old: Option<&ChunkIn<'_>>,
+        old: Option<(&dyn Store, &ChunkIn<'_>)>,
     ) -> Result<(), ErrorKind> {
         let elements = product(shape)
             .ok()
@@ -278,8 +280,8 @@ impl VlenWorker {
                 bytes: (elements as u64).saturating_mul(16),
             })?;
         self.sources.resize(elements, Source::Fill);
-        if let Some(old) = old {
-            self.old.load(job.array.store(), &mut self.ctx, old)?;
+        if let Some((from, old)) = old {
+            self.old.load(&from, &mut self.ctx, old)?;
             for (i, s) in self.sources.iter_mut().enumerate() {
                 *s = Source::Old(i);
             }
@@ -410,5 +412,18 @@ impl Gather<'_, '_> {
     fn finish(mut self) -> Result<u64, StreamError> {
         self.flush()?;
         self.stream.finish()
+    }
+}
+
+/// The length of the object `opened` (`None` if absent) and the store that reads that one
+/// version of it: its pinned object, else `store`.
+pub(super) fn opened_parts<'o, S: Store>(
+    opened: &'o Opened<'_>,
+    store: &'o S,
+) -> (Option<u64>, &'o dyn Store) {
+    match opened {
+        Opened::Absent => (None, store),
+        Opened::Unpinned { len } => (Some(*len), store),
+        Opened::Pinned { len, object } => (Some(*len), &**object),
     }
 }

@@ -15,11 +15,11 @@ use zinto_core::{Piece, Region};
 
 use super::ChunkPart;
 use super::shard::{ShardOut, inner_box, internal};
-use super::vlen::{VlenJob, VlenWorker};
+use super::vlen::{VlenJob, VlenWorker, opened_parts};
 use crate::error::ErrorKind;
 use crate::read::decode::Stored;
 use crate::read::vlen::ChunkIn;
-use crate::store::Store;
+use crate::store::{Opened, Store};
 
 /// The shard stored at a key before this write: its length and index.
 struct OldShard {
@@ -28,15 +28,14 @@ struct OldShard {
 }
 
 impl OldShard {
-    /// The shard stored as `key`, if any, with its index read.
-    fn read<S: Store>(
-        store: &S,
+    /// The shard stored as `key`, `len` bytes in `store` (one version of it), with its
+    /// index read.
+    fn read(
+        store: &dyn Store,
         key: &str,
+        len: u64,
         layout: &ShardLayout,
-    ) -> Result<Option<Self>, ErrorKind> {
-        let Some(len) = store.size(key).map_err(ErrorKind::Store)? else {
-            return Ok(None);
-        };
+    ) -> Result<Self, ErrorKind> {
         let range = layout.index_range(len).map_err(ErrorKind::Shard)?;
         // The index's length is the metadata's inner grid's, not the stored shard's.
         let len_of_index =
@@ -59,7 +58,7 @@ impl OldShard {
                 shard_len: len,
             }));
         }
-        Ok(Some(Self { len, index }))
+        Ok(Self { len, index })
     }
 }
 
@@ -96,9 +95,15 @@ impl VlenWorker {
         (key, keep_empty): (&str, bool),
     ) -> Result<(), ErrorKind> {
         let store = job.array.store();
-        let old = match cut {
-            false => None,
-            true => OldShard::read(store, key, layout)?,
+        // The old shard's length, index and inner chunks from one open of it.
+        let opened = match cut {
+            false => Opened::Absent,
+            true => store.open(key).map_err(ErrorKind::Store)?,
+        };
+        let (old_len, from) = opened_parts(&opened, store);
+        let old = match old_len {
+            None => None,
+            Some(len) => Some(OldShard::read(from, key, len, layout)?),
         };
         let old_index = match &old {
             Some(o) => Some(layout.parse(&o.index, o.len).map_err(ErrorKind::Shard)?),
@@ -129,10 +134,11 @@ impl VlenWorker {
                         offset: r.offset,
                         len: r.len,
                     });
-                    self.write_inner(job, (piece, &inner), old_at, (key, &mut out))?
+                    let old = old_at.map(|at| (from, at));
+                    self.write_inner(job, (piece, &inner), old, (key, &mut out))?
                 }
                 None => match was {
-                    Some(r) => Some(self.copy_inner(job, key, r, &mut out)?),
+                    Some(r) => Some(self.copy_inner(job, (from, key, r), &mut out)?),
                     None => None,
                 },
             };
@@ -145,13 +151,14 @@ impl VlenWorker {
     }
 
     /// Lays out the inner chunk `inner` (of the shard's `piece`) over its old stored bytes
-    /// `old_at` (if the region cuts it and it was stored) and streams it into the shard; the
-    /// bytes stored, or `None` for an inner chunk all fill value.
+    /// `old_at` (if the region cuts it and it was stored; with the store of the old shard's
+    /// version) and streams it into the shard; the bytes stored, or `None` for an inner chunk
+    /// all fill value.
     fn write_inner<'w, S: Store>(
         &mut self,
         job: &'w VlenJob<'_, S>,
         (piece, inner): (&Piece, &Piece),
-        old_at: Option<Stored<'_>>,
+        old_at: Option<(&dyn Store, Stored<'_>)>,
         (key, out): (&str, &mut ShardOut<'w>),
     ) -> Result<Option<u64>, ErrorKind> {
         let level = job
@@ -161,11 +168,14 @@ impl VlenWorker {
             .levels()
             .last()
             .ok_or(internal("a chain without levels"))?;
-        let old = old_at.map(|at| ChunkIn {
-            at,
-            codec: job.codec,
-            level,
-            shape: &level.chunk_shape,
+        let old = old_at.map(|(from, at)| {
+            let chunk = ChunkIn {
+                at,
+                codec: job.codec,
+                level,
+                shape: &level.chunk_shape,
+            };
+            (from, chunk)
         });
         // The inner piece lands in the region where the shard's piece does, moved by where the
         // inner piece starts in the shard's piece.
@@ -179,7 +189,8 @@ impl VlenWorker {
             .ok_or_else(|| ErrorKind::Layout(zinto_core::LayoutError::Overflow))?;
         let in_output = Region::new(&start, inner.in_output.shape()).map_err(ErrorKind::Layout)?;
         let part = (&inner.in_chunk, &in_output);
-        self.lay_sources(job, (&job.plan.chunk_shape, part), old.as_ref())?;
+        let old = old.as_ref().map(|(from, chunk)| (*from, chunk));
+        self.lay_sources(job, (&job.plan.chunk_shape, part), old)?;
         if self.all_fill(job)? {
             return Ok(None);
         }
@@ -187,13 +198,12 @@ impl VlenWorker {
         self.store_chunk(job, writer).map(Some)
     }
 
-    /// Copies the inner chunk stored at `r` of the old shard `key` into the new one as it is
-    /// (through the gathering window); the bytes stored.
+    /// Copies the inner chunk stored at `r` of the old shard `key` (the version `from` reads)
+    /// into the new one as it is (through the gathering window); the bytes stored.
     fn copy_inner<'w, S: Store>(
         &mut self,
         job: &'w VlenJob<'_, S>,
-        key: &str,
-        r: ByteRange,
+        (from, key, r): (&dyn Store, &str, ByteRange),
         out: &mut ShardOut<'w>,
     ) -> Result<u64, ErrorKind> {
         let store = job.array.store();
@@ -214,8 +224,7 @@ impl VlenWorker {
                 let n = usize::try_from((r.len - done).min(window as u64))
                     .map_err(|_| internal("a window larger than memory"))?;
                 let part = buf.get_mut(..n).ok_or(internal("a copy past its window"))?;
-                store
-                    .read_into(key, r.offset + done, part)
+                from.read_into(key, r.offset + done, part)
                     .map_err(ErrorKind::Store)?;
                 writer.write(part).map_err(ErrorKind::Store)?;
                 done += n as u64;

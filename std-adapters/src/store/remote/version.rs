@@ -9,7 +9,7 @@ use object_store::ObjectStoreExt;
 
 use super::{RemoteStore, error_for};
 use crate::redact::Secrets;
-use crate::store::{Opened, Store, StoreError, halt_on_break, settle};
+use crate::store::{Opened, REREAD_WHOLE_MAX, Store, StoreError, halt_on_break, settle};
 
 /// An object's key and, if pinned, the ETag its requests must match.
 #[derive(Debug, Clone, Copy)]
@@ -83,11 +83,6 @@ pub(super) fn open<'r>(remote: &'r RemoteStore, key: &str) -> Result<Opened<'r>,
         },
     )
 }
-
-/// An object of at most this many bytes that changed during a read of it is read again whole,
-/// in one GET ([`Store::reopen`]), into memory: one version, however often writers replace
-/// it. A larger one is read again in several requests pinned by its ETag, and may change again.
-pub const REREAD_WHOLE_MAX: u64 = 8 << 20;
 
 /// [`Store::reopen`] of a remote store: one GET of the whole object.
 pub(super) fn reopen<'r>(remote: &'r RemoteStore, key: &str) -> Result<Opened<'r>, StoreError> {
