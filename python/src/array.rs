@@ -425,6 +425,22 @@ impl RsArray {
         crate::write::update_chunk(py, &self.inner, at, (out, read_old), lay, settings)
     }
 
+    /// `update_chunk` for a `string` or `bytes` array: `merge(offsets, values)` is given the
+    /// region's old elements (as `read_vlen` gives them) and returns its new ones (as
+    /// `write_vlen` takes them), written back whole under the chunk's update guard.
+    #[pyo3(signature = (start, shape, merge, settings=None))]
+    fn update_vlen_chunk(
+        &self,
+        py: Python<'_>,
+        start: Vec<u64>,
+        shape: Vec<u64>,
+        merge: &Bound<'_, PyAny>,
+        settings: Option<crate::write::WriteSettings>,
+    ) -> PyResult<()> {
+        let at = (&start[..], &shape[..]);
+        crate::write::update_vlen_chunk(py, &self.inner, at, merge, settings)
+    }
+
     /// Writes `input` (the selection's values in C order, native-order type, as bytes) into
     /// the elements the selection `groups` states (see `selection::groups`), each chunk it
     /// touches read, merged and written once; off the GIL, cancelled by Ctrl-C between chunks.

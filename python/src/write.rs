@@ -217,6 +217,28 @@ pub fn input<'a>(input: &'a PyReadonlyArray1<'_, u8>) -> PyResult<&'a [u8]> {
         .map_err(|_| PyValueError::new_err("the value must be C-contiguous"))
 }
 
+/// A chunk update's read and write options: one worker (the guard is the calling thread's),
+/// `settings` as given.
+fn one_worker_options(
+    settings: Option<WriteSettings>,
+) -> PyResult<(zinto::ReadOptions<'static>, WriteOptions<'static>)> {
+    let settings = settings.unwrap_or_default();
+    let one = Some(NonZeroUsize::MIN);
+    let write = WriteOptions {
+        threads: one,
+        extra: zinto::WriteExtra {
+            write_empty_chunks: settings.write_empty_chunks,
+            inner_chunk_order: chunk_order(settings.inner_chunk_order.as_deref())?,
+        },
+        ..WriteOptions::default()
+    };
+    let read = zinto::ReadOptions {
+        threads: one,
+        ..zinto::ReadOptions::default()
+    };
+    Ok((read, write))
+}
+
 /// Updates the one chunk the region `start`/`shape` lies in, under the chunk's update guard
 /// ([`zinto::Array::update_chunk`]): `out` (the region's elements in C order, as bytes) read
 /// from the array unless `read_old` is false, `lay()` called to put the caller's values into
@@ -233,21 +255,8 @@ pub fn update_chunk<S: Store + Sync>(
     settings: Option<WriteSettings>,
 ) -> PyResult<()> {
     use numpy::PyArrayMethods;
-    let settings = settings.unwrap_or_default();
     let region = crate::selection::region(start, shape)?;
-    let one = Some(NonZeroUsize::MIN);
-    let write = WriteOptions {
-        threads: one,
-        extra: zinto::WriteExtra {
-            write_empty_chunks: settings.write_empty_chunks,
-            inner_chunk_order: chunk_order(settings.inner_chunk_order.as_deref())?,
-        },
-        ..WriteOptions::default()
-    };
-    let read = zinto::ReadOptions {
-        threads: one,
-        ..zinto::ReadOptions::default()
-    };
+    let (read, write) = one_worker_options(settings)?;
     // A Python error inside the merge ends the update; it is raised as it was.
     let mut raised: Option<PyErr> = None;
     let mut stash = |e: PyErr| {
@@ -268,6 +277,49 @@ pub fn update_chunk<S: Store + Sync>(
         let mut write = write;
         write.extra.write_empty_chunks |= lock.is_conditional();
         py.detach(|| array.write_from_with(&region, slice, &write))
+    });
+    match raised {
+        Some(e) => Err(e),
+        None => result.map_err(errors::to_py),
+    }
+}
+
+/// [`update_chunk`] for strings and bytes: under the chunk's update guard, the region's old
+/// elements read (`read_vlen`), handed to `merge(offsets, values)`, which gives back the
+/// region's new elements as `(offsets, values)` (`vlen_parts`), written whole by
+/// `write_vlen`; all again, from the read, when another writer replaced the chunk first.
+pub fn update_vlen_chunk<S: Store + Sync>(
+    py: Python<'_>,
+    array: &zinto::Array<S>,
+    (start, shape): (&[u64], &[u64]),
+    merge: &Bound<'_, PyAny>,
+    settings: Option<WriteSettings>,
+) -> PyResult<()> {
+    use numpy::PyArray1;
+    let region = crate::selection::region(start, shape)?;
+    let (read, write) = one_worker_options(settings)?;
+    let mut raised: Option<PyErr> = None;
+    let mut stash = |e: PyErr| {
+        raised = Some(e);
+        zinto::Error::from(zinto::ErrorKind::Cancelled)
+    };
+    let result = array.update_chunk(&region, |lock| {
+        let old = py.detach(|| array.read_vlen_with(&region, &read))?;
+        // As `read_vlen` gives them: offsets, and the values as bytes.
+        let old = (
+            PyArray1::from_slice(py, old.offsets()),
+            pyo3::types::PyBytes::new(py, old.values()),
+        );
+        let new = merge.call1(old).map_err(&mut stash)?;
+        let (offsets, values): (PyReadonlyArray1<'_, u64>, PyReadonlyArray1<'_, u8>) =
+            new.extract().map_err(&mut stash)?;
+        let offsets = self::offsets(&offsets).map_err(&mut stash)?;
+        let values = input(&values).map_err(&mut stash)?;
+        // Under a conditional guard the chunk is stored even if all fill: no conditional
+        // delete exists.
+        let mut write = write;
+        write.extra.write_empty_chunks |= lock.is_conditional();
+        py.detach(|| array.write_vlen_with(&region, offsets, values, &write))
     });
     match raised {
         Some(e) => Err(e),

@@ -96,6 +96,39 @@ def test_processes_writing_index_lists_through_the_pipeline_lose_nothing(tmp_pat
     assert lost == [], f"rows lost: {lost}"
 
 
+STRING_PIPELINE_WRITER = textwrap.dedent("""
+    import sys, numpy as np, zarr, zinto
+    path, w, rounds, width = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    with zarr.config.set({"codec_pipeline.path": "zinto.ZintoCodecPipeline"}):
+        a = zarr.open_array(path, mode="r+")
+        for r in range(rounds):
+            row = rounds * w + r
+            v = np.array([f"{(w + 1) * 1000 + r}" + "x" * (r % 5)] * width, dtype=object)
+            for first in (0, 1):  # zarr-python's index lists: the pipeline's chunk pieces
+                a.oindex[[row], list(range(first, width, 2))] = v[None, first::2]
+    assert zinto.pipeline.writes_by_zinto > 0, zinto.pipeline.writes_handed_on
+""")
+
+
+@pytest.mark.parametrize("layout", ["chunk", "shard"])
+def test_processes_writing_string_index_lists_through_the_pipeline_lose_nothing(tmp_path,
+                                                                               layout):
+    """The same for strings: each chunk piece is read, laid and written by zinto under the
+    chunk's update guard (`RsArray.update_vlen_chunk`)."""
+    path = str(tmp_path / "s.zarr")
+    shape = (WRITERS * ROUNDS, WIDTH)
+    if layout == "chunk":
+        zarr.create_array(path, shape=shape, chunks=shape, dtype=str)
+    else:
+        zarr.create_array(path, shape=shape, chunks=(32, 32), shards=shape, dtype=str)
+    run_all([(path, w, ROUNDS, WIDTH) for w in range(WRITERS)], STRING_PIPELINE_WRITER)
+    got = zarr.open_array(path, mode="r")[...]
+    expected = np.array([[f"{(w + 1) * 1000 + r}" + "x" * (r % 5)] * WIDTH
+                         for w in range(WRITERS) for r in range(ROUNDS)], dtype=object)
+    lost = sorted({int(i) for i in np.nonzero((got != expected).any(axis=1))[0]})
+    assert lost == [], f"rows lost: {lost}"
+
+
 # Version `i` of the chunk: i * 1000 + (element index mod 1 + i % 50), so that versions differ
 # in their stored sizes, and a reader can tell which version a value belongs to.
 VERSION = textwrap.dedent("""
@@ -144,6 +177,62 @@ def test_reads_never_fail_while_writers_replace_the_chunks(tmp_path, layout):
                               stderr=subprocess.PIPE, text=True) for code, args in procs]
     results = [(p.wait(timeout=120), p.stderr.read()) for p in popen]
     assert all(rc == 0 for rc, _ in results), results
+
+
+# Version `i` of a string array: element j is "i:" and j % (1 + i % 7) x's, so that versions
+# differ in their lengths (a chunk read with another version's lengths fails or mixes).
+STRING_VERSION = textwrap.dedent("""
+    import numpy as np
+    def version(i, shape=(64, 8)):
+        n = shape[0] * shape[1]
+        return np.array([f"{i}:" + "x" * (j % (1 + i % 7)) for j in range(n)],
+                        dtype=object).reshape(shape)
+""")
+
+STRING_READER = STRING_VERSION + textwrap.dedent("""
+    import sys, time, zinto
+    path, seconds = sys.argv[1], float(sys.argv[2])
+    a = zinto.open(path)
+    end, reads = time.monotonic() + seconds, 0
+    while time.monotonic() < end:
+        v = a[...]
+        i = int(str(v.flat[0]).split(":")[0])
+        assert (v.astype(object) == version(i)).all(), "a read mixed two versions"
+        reads += 1
+    assert reads > 5, reads
+""")
+
+STRING_REPLACER = STRING_VERSION + textwrap.dedent("""
+    import sys, time, zinto
+    path, seconds, first = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+    a = zinto.open(path)
+    end, i = time.monotonic() + seconds, first
+    while time.monotonic() < end:
+        i += 2
+        a[...] = version(i)  # whole chunks, renamed (or PUT) over the old ones
+""")
+
+
+def replace_while_reading(url, seconds=3):
+    """Two readers and two replacers of the string array at `url` for `seconds`; fails on any
+    process's failure (a read that failed, or mixed two versions)."""
+    procs = ([(STRING_READER, (url, seconds))] * 2
+             + [(STRING_REPLACER, (url, seconds, k)) for k in (1, 2)])
+    popen = [subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
+                              stderr=subprocess.PIPE, text=True) for code, args in procs]
+    results = [(p.wait(timeout=120), p.stderr.read()) for p in popen]
+    assert all(rc == 0 for rc, _ in results), results
+
+
+@pytest.mark.parametrize("layout", ["chunk", "shard"])
+def test_string_reads_never_fail_while_writers_replace_the_chunks(tmp_path, layout):
+    """Strings are read in two passes (their lengths, then their values), each chunk from one
+    open of its file; a chunk replaced between the passes starts the read again."""
+    path = tmp_path / "s.zarr"
+    chunks, shards = ((64, 8), None) if layout == "chunk" else ((16, 8), (64, 8))
+    a = zinto.create(path, (64, 8), str, chunks, shards=shards)
+    a[...] = np.full((64, 8), "0:", dtype=object)
+    replace_while_reading(str(path))
 
 
 KILLED = textwrap.dedent("""

@@ -414,3 +414,17 @@ def test_reads_on_s3_never_fail_or_mix_while_writers_replace_the_chunks(s3_env, 
                               stderr=subprocess.PIPE, text=True) for code, args in procs]
     results = [(p.wait(timeout=120), p.stderr.read()) for p in popen]
     assert all(rc == 0 for rc, _ in results), results
+
+
+@pytest.mark.parametrize("layout", ["chunk", "shard"])
+def test_string_reads_on_s3_never_fail_while_writers_replace_the_chunks(s3_env, layout):
+    """test_concurrent_writes.py's string readers and replacers on moto: each chunk's requests
+    after the first carry its ETag, a chunk replaced between them (or between the read's two
+    passes) starts the read again."""
+    from test_concurrent_writes import replace_while_reading
+
+    url = f"s3://fixtures/replaced-strings-{layout}.zarr"
+    chunks, shards = ((64, 8), None) if layout == "chunk" else ((16, 8), (64, 8))
+    a = zinto.create(url, (64, 8), str, chunks, shards=shards, overwrite=True)
+    a[...] = np.full((64, 8), "0:", dtype=object)
+    replace_while_reading(url, seconds=4)

@@ -321,10 +321,18 @@ def _write_piece(target, chunk, data, drop_axes, meta):
 def _write_vlen_piece(target, chunk, data, drop_axes, meta):
     """`_write_piece` for strings and bytes: the chunk laid in a scratch of objects (its old
     elements read by zinto unless zarr-python says the selection covers it), the value's piece
-    put in, and the chunk written whole by `write_vlen`."""
+    put in, and the chunk written whole by `write_vlen`; under the chunk's update guard as
+    `_write_piece` is (`RsArray.update_vlen_chunk`)."""
     start, extent = _piece_box(chunk, target.shape, meta)
     text = target.vlen == "string"
     scratch = np.empty(extent, dtype=object)
+    if target.keys is None and not chunk.complete:
+        def merge(offsets, values):
+            _vlen.fill(scratch, offsets, values, text)
+            _lay_piece(scratch, chunk, data, drop_axes)
+            return _vlen.flatten(scratch, extent, text)
+        target.writer.update_vlen_chunk(start, extent, merge, target.settings)
+        return
     if not chunk.complete:
         offsets, values = target.reader.read_vlen(start, extent)
         _vlen.fill(scratch, offsets, values, text)
