@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, ObjectStore};
+use object_store::{GetOptions, GetRange, GetResult, ObjectStore, ObjectStoreExt};
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 use tokio::task::JoinSet;
@@ -35,8 +35,8 @@ use tokio::task::JoinSet;
 use super::budget::{Budget, Lease};
 use super::remote::{Blocks, RemoteStore, Version, filler};
 use super::{
-    FetchOrder, FirstBytes, Halt, Opened, PieceSource, REMOTE_WORKERS_MIN, REMOTE_WORKERS_PER_CORE,
-    ReadAhead, Store, StoreError, halt_on_break, settle,
+    FetchOrder, FirstBytes, Halt, Opened, PieceSource, READ_TRIES, REMOTE_WORKERS_MIN,
+    REMOTE_WORKERS_PER_CORE, ReadAhead, Store, StoreError, halt_on_break, settle,
 };
 use crate::redact::Secrets;
 use std::num::NonZeroUsize;
@@ -57,6 +57,9 @@ pub(crate) enum Want {
     Suffix(u64),
     /// The first `n` bytes (a shard index at the start).
     Prefix(u64),
+    /// The last `n` bytes, from a store that cannot GET a suffix range (Azure): its length
+    /// asked first ([`suffix_by_head`]).
+    SuffixByHead(u64),
     /// A byte range, streamed (ranges of a shard).
     Span(Range<u64>),
 }
@@ -69,6 +72,8 @@ impl Want {
             Self::Suffix(n) => Some(GetRange::Suffix(*n)),
             Self::Prefix(n) => Some(GetRange::Bounded(0..*n)),
             Self::Span(r) => Some(GetRange::Bounded(r.clone())),
+            // Asked by `suffix_by_head`, never as a suffix: this is what it stands for.
+            Self::SuffixByHead(n) => Some(GetRange::Suffix(*n)),
         };
         GetOptions {
             range,
@@ -262,6 +267,10 @@ impl FetchStage {
             jobs.push((key, tx));
         }
         let permits = Arc::new(Semaphore::new(remote.options.in_flight.get()));
+        let want = match want {
+            Want::Suffix(n) if !remote.suffix_ranges => Want::SuffixByHead(n),
+            want => want,
+        };
         // Only whole objects stream ahead of their workers: index ranges are small and whole.
         let budget = Budget::new(ahead).filter(|_| want.streams());
         let store = Arc::clone(&remote.store);
@@ -434,14 +443,19 @@ impl Request {
             room,
         } = self;
         let at = Version::pinned(&key, if_match.as_deref());
-        let result = match store.get_opts(&location, want.options(at)).await {
-            Ok(r) => r,
-            Err(object_store::Error::NotFound { .. }) if at.etag.is_none() => {
-                let _ = tx.send(Ok(Fetched::Missing));
+        let got = match want {
+            Want::SuffixByHead(n) => suffix_by_head(&*store, &location, n).await,
+            _ => store.get_opts(&location, want.options(at)).await.map(Some),
+        };
+        let result = match got {
+            Ok(Some(r)) => r,
+            Err(e) if at.etag.is_some() || !matches!(e, object_store::Error::NotFound { .. }) => {
+                let _ = tx.send(Err(errors.error(at, e)));
                 return;
             }
-            Err(e) => {
-                let _ = tx.send(Err(errors.error(at, e)));
+            // No object (a 404 for an object not seen before): a missing chunk.
+            Ok(None) | Err(_) => {
+                let _ = tx.send(Ok(Fetched::Missing));
                 return;
             }
         };
@@ -495,6 +509,40 @@ impl Request {
             if !sent {
                 return;
             }
+        }
+    }
+}
+
+/// GETs the last `n` bytes of the object at `location` from a store that cannot GET a suffix
+/// range: its HEAD finds its length, then a GET of that range must match the ETag the HEAD
+/// saw, both again (up to [`READ_TRIES`] times) if a writer replaced it between them. `None`
+/// if there is no object. An object of no bytes asks for its first byte (which it has not).
+async fn suffix_by_head(
+    store: &dyn ObjectStore,
+    location: &Path,
+    n: u64,
+) -> Result<Option<GetResult>, object_store::Error> {
+    let mut tries = 1;
+    loop {
+        let meta = match store.head(location).await {
+            Ok(meta) => meta,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let start = meta.size.saturating_sub(n);
+        let end = meta.size.max(start.saturating_add(1));
+        let options = GetOptions {
+            range: Some(GetRange::Bounded(start..end)),
+            if_match: meta.e_tag,
+            ..GetOptions::default()
+        };
+        match store.get_opts(location, options).await {
+            Err(
+                object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. },
+            ) if tries < READ_TRIES => {
+                tries += 1;
+            }
+            got => return got.map(Some),
         }
     }
 }

@@ -157,6 +157,9 @@ pub struct RemoteStore {
     /// plain HTTP, nor S3 set up with `aws_conditional_put` `disabled`): updates of a chunk
     /// are then guarded (`remote/update.rs`).
     conditional: bool,
+    /// Whether the store GETs a suffix range (`bytes=-n`); Azure's does not (object_store
+    /// refuses it): a shard's index at its end is then found by a HEAD first.
+    pub(crate) suffix_ranges: bool,
 }
 
 impl fmt::Debug for RemoteStore {
@@ -310,6 +313,7 @@ impl RemoteStore {
             runtime: Arc::new(runtime),
             options,
             conditional,
+            suffix_ranges: !matches!(scheme.as_str(), "az" | "abfs" | "abfss" | "adl" | "azure"),
         })
     }
 
