@@ -158,6 +158,7 @@ fn update(key: &str) -> ChunkUpdate<'_> {
         key,
         in_array: key,
         lock_key: ".zinto-lock",
+        cancel: None,
     }
 }
 
@@ -656,5 +657,52 @@ fn a_string_chunk_replaced_between_the_passes_reads_one_version() {
             false => assert!(read.is_err()),
         }
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A write waiting for another writer's lock of a chunk it cuts ends as soon as it is
+/// cancelled (Ctrl-C from Python sets the flag), not after the lock's wait of 60 s. The
+/// mutation check: without the flag passed to the wait, this waits the 60 s and fails with
+/// `LockWait`.
+#[test]
+fn a_write_waiting_for_a_lock_ends_when_cancelled() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Instant;
+    let dir = temp_dir("concurrent", "cancelled");
+    let store = FileStore::new(&dir);
+    let array = one_chunk().create(&store, "").unwrap();
+    let held = store.lock_update(&update("c/0/0")).unwrap();
+    assert!(held.is_held());
+    let cancel = AtomicBool::new(false);
+    let began = Instant::now();
+    let result = std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            let options = zinto::WriteOptions {
+                cancel: Some(&cancel),
+                ..zinto::WriteOptions::default()
+            };
+            let row = Region::from_ranges(&[0..1, 0..WIDTH]).unwrap();
+            let values = bytes_of(&[7; WIDTH as usize]);
+            Array::open(FileStore::new(&dir), "")
+                .unwrap()
+                .write_from_with(&row, &values, &options)
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        cancel.store(true, Ordering::Relaxed);
+        writer.join().unwrap()
+    });
+    let e = result.unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Cancelled), "{e}");
+    assert!(
+        began.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        began.elapsed()
+    );
+    drop(held);
+    // The chunk was never written: all fill.
+    let mut got = vec![0u8; bytes_of(&[0; WIDTH as usize]).len()];
+    let row = Region::from_ranges(&[0..1, 0..WIDTH]).unwrap();
+    array.read_into(&row, &mut got).unwrap();
+    assert!(got.iter().all(|&b| b == 0));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -235,7 +235,7 @@ impl Store for FileStore {
     /// One byte of the array's lock file ([`LOCK_FILE`](super::LOCK_FILE)), locked by the
     /// operating system on its own open of the file; docs/reliability.md.
     fn lock_update(&self, update: &super::ChunkUpdate<'_>) -> Result<UpdateLock, StoreError> {
-        self.lock_chunk(update.in_array, update.lock_key)
+        self.lock_chunk((update.in_array, update.lock_key), update.cancel)
     }
 
     fn serialises_updates(&self) -> bool {

@@ -4,6 +4,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 use super::update_lock::{UpdateLock, retry_for, slot_of};
 use super::{FileStore, StoreError};
@@ -11,7 +12,11 @@ use super::{FileStore, StoreError};
 impl FileStore {
     /// Locks the update of `key` on byte [`slot_of`]`(key)` of the lock file `lock_key`,
     /// waiting at most the store's lock wait.
-    pub(super) fn lock_chunk(&self, key: &str, lock_key: &str) -> Result<UpdateLock, StoreError> {
+    pub(super) fn lock_chunk(
+        &self,
+        (key, lock_key): (&str, &str),
+        cancel: Option<&AtomicBool>,
+    ) -> Result<UpdateLock, StoreError> {
         let path = self.path_to_write(lock_key)?;
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(StoreError::Io)?;
@@ -31,7 +36,7 @@ impl FileStore {
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o666);
         let file = options.open(&path).map_err(|e| lock_failed(&path, e))?;
         let wait = self.lock_wait;
-        let taken = retry_for(wait, || {
+        let taken = retry_for((wait, cancel), || {
             try_lock_byte(&file, byte)
                 .map(|taken| taken.then_some(()))
                 .map_err(|e| lock_failed(&path, e))

@@ -385,6 +385,9 @@ pub enum StoreError {
         /// The object's URL.
         url: String,
     },
+    /// The caller cancelled (its [`ChunkUpdate::cancel`] flag set) while this waited for
+    /// another writer's update lock.
+    Cancelled,
     /// The object is larger than the caller allows ([`Store::read_whole`]).
     TooLarge {
         /// Its length.
@@ -489,6 +492,7 @@ impl fmt::Display for StoreError {
                 f,
                 "{url} was replaced by another writer during each of {READ_TRIES} reads of it in a row"
             ),
+            Self::Cancelled => f.write_str("cancelled while waiting for another writer's lock"),
             Self::TooLarge { len, max } => {
                 write!(f, "object of {len} bytes is larger than the {max} allowed")
             }

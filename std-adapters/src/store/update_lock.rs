@@ -13,6 +13,7 @@
 //! no lock: the rename or PUT replaces them in one step. docs/reliability.md says what holds
 //! on which store.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::StoreError;
@@ -38,6 +39,9 @@ pub struct ChunkUpdate<'a> {
     /// The object, in this store, that keeps the array's locks ([`LOCK_FILE`] beside its
     /// metadata); it never holds data.
     pub lock_key: &'a str,
+    /// The write's cancel flag (Ctrl-C from Python): set, a wait for another writer's lock
+    /// ends at once with [`StoreError::Cancelled`](super::StoreError::Cancelled).
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
 }
 
 /// One chunk's update guarded from every other writer's until this drops: held off by a lock
@@ -176,7 +180,7 @@ pub(crate) fn slot_of(key: &str) -> u64 {
 /// # Errors
 /// `try_once`'s.
 pub(crate) fn retry_for<T>(
-    wait: Duration,
+    (wait, cancel): (Duration, Option<&AtomicBool>),
     mut try_once: impl FnMut() -> Result<Option<T>, StoreError>,
 ) -> Result<Option<T>, StoreError> {
     let start = Instant::now();
@@ -184,6 +188,9 @@ pub(crate) fn retry_for<T>(
     loop {
         if let Some(held) = try_once()? {
             return Ok(Some(held));
+        }
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(StoreError::Cancelled);
         }
         if start.elapsed() >= wait {
             return Ok(None);
@@ -211,7 +218,7 @@ mod tests {
     fn a_lock_never_taken_gives_up_after_the_wait() {
         let mut tries = 0;
         let start = std::time::Instant::now();
-        let got: Option<()> = retry_for(Duration::from_millis(30), || {
+        let got: Option<()> = retry_for((Duration::from_millis(30), None), || {
             tries += 1;
             Ok(None)
         })
@@ -219,7 +226,7 @@ mod tests {
         assert!(got.is_none() && tries > 1);
         assert!(start.elapsed() >= Duration::from_millis(30));
         let mut tries = 0;
-        let got = retry_for(Duration::from_secs(5), || {
+        let got = retry_for((Duration::from_secs(5), None), || {
             tries += 1;
             Ok((tries == 3).then_some(7))
         });

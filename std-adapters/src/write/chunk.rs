@@ -218,7 +218,7 @@ impl Worker {
         let part = ChunkPart::of(&job.array.metadata().grid, piece)?;
         // Guarded from the read of the old chunk to its replacement: a merge from a chunk
         // another writer has since replaced would lose that writer's part.
-        super::update(job.array, (key, part.cut), |lock| {
+        super::update(job.array, (key, part.cut, job.options.cancel), |lock| {
             lay_fill(scratch, sized.lens.0, plan)?;
             if part.cut {
                 read_old(job, (&part.in_array, sized.shape), scratch)?;

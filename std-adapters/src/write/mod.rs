@@ -24,7 +24,7 @@ mod stream;
 mod vlen;
 mod vlen_shard;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use zinto_core::{Piece, Pieces, Region};
 
@@ -54,7 +54,11 @@ pub(crate) struct WriteJob<'a, S> {
 /// [`LOCK_FILE`](crate::store::LOCK_FILE)). The guard stands for the chunk's key within
 /// its array (`c/0/0`), not within the store: a writer that opened the array at its own folder
 /// and one that opened it below a group (`v/c/0/0`) take the same lock.
-fn lock_update<S: Store>(array: &Array<S>, key: &str) -> Result<UpdateLock, ErrorKind> {
+fn lock_update<S: Store>(
+    array: &Array<S>,
+    key: &str,
+    cancel: Option<&AtomicBool>,
+) -> Result<UpdateLock, ErrorKind> {
     let path = array.path();
     let in_array = match path.is_empty() {
         true => Some(key),
@@ -68,8 +72,13 @@ fn lock_update<S: Store>(array: &Array<S>, key: &str) -> Result<UpdateLock, Erro
         key,
         in_array,
         lock_key: &lock_key,
+        cancel,
     };
-    array.store().lock_update(&update).map_err(ErrorKind::Store)
+    match array.store().lock_update(&update) {
+        Ok(lock) => Ok(lock),
+        Err(StoreError::Cancelled) => Err(ErrorKind::Cancelled),
+        Err(e) => Err(ErrorKind::Store(e)),
+    }
 }
 
 /// Runs `merge` (the stored chunk `key` read, the caller's part laid over it, the chunk
@@ -78,10 +87,11 @@ fn lock_update<S: Store>(array: &Array<S>, key: &str) -> Result<UpdateLock, Erro
 /// another writer's replacement (its write refused, or its read failed on a chunk replaced
 /// meanwhile) runs again from a fresh read, after a random pause (longer as the tries add up,
 /// in steps of a try's length), up to [`UPDATE_TRIES`] times
-/// in all; past that, [`StoreError::Replaced`] with the tries made.
+/// in all; past that, [`StoreError::Replaced`] with the tries made. A set `cancel` ends a
+/// wait for another writer's lock, and the tries, with [`ErrorKind::Cancelled`].
 pub(crate) fn update<S: Store, T>(
     array: &Array<S>,
-    (key, guarded): (&str, bool),
+    (key, guarded, cancel): (&str, bool, Option<&AtomicBool>),
     mut merge: impl FnMut(&UpdateLock) -> Result<T, ErrorKind>,
 ) -> Result<T, ErrorKind> {
     if !guarded {
@@ -90,8 +100,11 @@ pub(crate) fn update<S: Store, T>(
     let mut tries = 0;
     loop {
         tries += 1;
+        if tries > 1 && cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(ErrorKind::Cancelled);
+        }
         let began = std::time::Instant::now();
-        let lock = lock_update(array, key)?;
+        let lock = lock_update(array, key, cancel)?;
         let failed = match merge(&lock) {
             Ok(done) => return Ok(done),
             Err(e) => e,
@@ -155,7 +168,7 @@ impl<S: Store> Array<S> {
             return Err(err(None, ErrorKind::NotOneChunk { chunks }));
         };
         let key = self.chunk_key(&piece.chunk);
-        update(self, (&key, true), |lock| {
+        update(self, (&key, true, None), |lock| {
             merge(lock).map_err(Error::into_kind)
         })
         .map_err(|kind| err(Some(&key), kind))

@@ -329,7 +329,7 @@ impl Worker {
     ) -> Result<(), ErrorKind> {
         // Guarded from the read of the old shard to its replacement (see `Worker::cut`).
         let mut scratch = std::mem::take(&mut self.shard_scratch);
-        let result = super::update(job.array, (key, true), |lock| {
+        let result = super::update(job.array, (key, true, job.options.cancel), |lock| {
             let to = (key, lock.is_conditional());
             self.cut_shard_in(job, piece, shard, &mut scratch, to)
         });

@@ -215,7 +215,7 @@ impl VlenWorker {
         let meta = job.array.metadata();
         let ChunkPart { cut, shape, .. } = ChunkPart::of(&meta.grid, piece)?;
         // Guarded from the read of the old chunk to its replacement (see `Worker::cut`).
-        super::update(job.array, (key, cut), |lock| {
+        super::update(job.array, (key, cut, job.options.cancel), |lock| {
             // The old chunk, where the region cuts the chunk and one is stored: its length and
             // bytes from one open of it.
             let opened = match cut {

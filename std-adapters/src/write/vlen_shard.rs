@@ -79,7 +79,7 @@ impl VlenWorker {
         // On a rectilinear grid, this shard's own inner grid and index.
         let layout = &layout.for_shard(&shape).map_err(ErrorKind::Layout)?;
         // Guarded from the read of the old shard to its replacement (see `Worker::cut`).
-        super::update(job.array, (key, cut), |lock| {
+        super::update(job.array, (key, cut, job.options.cancel), |lock| {
             let to = (key, lock.is_conditional());
             self.write_shard_in(job, (piece, layout, &in_array), cut, to)
         })
