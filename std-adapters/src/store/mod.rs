@@ -507,22 +507,27 @@ impl fmt::Display for StoreError {
                 f,
                 "response for {url} ended after {got} of {expected} bytes (connection cut short)"
             ),
-            Self::Remote { url, source } => {
-                write!(f, "request for {url} failed: {source}")?;
-                // The client's own message often hides why (reqwest: "error sending request"):
-                // the innermost cause says it (connection refused, no such host, a TLS failure).
-                match root_cause(source.as_ref()) {
-                    Some(cause) if !source.to_string().contains(&cause) => {
-                        write!(f, " (cause: {cause})")
-                    }
-                    _ => Ok(()),
-                }
-            }
+            Self::Remote { url, source } => write_remote(f, url, source.as_ref()),
             Self::ReadOnly => f.write_str("this store cannot write"),
             Self::BadKey { key } => write!(f, "{key:?} cannot name an object of this store"),
             Self::Io(e) => write!(f, "I/O error: {e}"),
             Self::Internal { what } => write!(f, "internal error (a bug in zinto): {what}"),
         }
+    }
+}
+
+/// [`StoreError::Remote`]'s message: the client's, and the innermost cause where the client's
+/// own message hides why (reqwest: "error sending request"; the cause: connection refused, no
+/// such host, a TLS failure).
+fn write_remote(
+    f: &mut fmt::Formatter<'_>,
+    url: &str,
+    source: &(dyn std::error::Error + Send + Sync + 'static),
+) -> fmt::Result {
+    write!(f, "request for {url} failed: {source}")?;
+    match root_cause(source) {
+        Some(cause) if !source.to_string().contains(&cause) => write!(f, " (cause: {cause})"),
+        _ => Ok(()),
     }
 }
 
