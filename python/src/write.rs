@@ -263,20 +263,28 @@ pub fn update_chunk<S: Store + Sync>(
         raised = Some(e);
         zinto::Error::from(zinto::ErrorKind::Cancelled)
     };
-    let result = array.update_chunk(&region, |lock| {
-        if read_old {
-            let mut rw = out.try_readwrite().map_err(|e| stash(e.into()))?;
-            let slice = rw.as_slice_mut().map_err(|e| stash(e.into()))?;
-            py.detach(|| array.read_into_with(&region, slice, &read))?;
-        }
-        lay.call0().map_err(&mut stash)?;
-        let ro = out.try_readonly().map_err(|e| stash(e.into()))?;
-        let slice = ro.as_slice().map_err(|e| stash(e.into()))?;
-        // Under a conditional guard the chunk is stored even if all fill: no conditional
-        // delete exists.
-        let mut write = write;
-        write.extra.write_empty_chunks |= lock.is_conditional();
-        py.detach(|| array.write_from_with(&region, slice, &write))
+    // The guard is taken without the GIL (another thread of this process may hold the
+    // chunk's lock and need the GIL to finish); the GIL is taken back for the Python calls.
+    let (out, lay) = (out.clone().unbind(), lay.clone().unbind());
+    let result = py.detach(|| {
+        array.update_chunk(&region, |lock| {
+            Python::attach(|py| {
+                let out = out.bind(py);
+                if read_old {
+                    let mut rw = out.try_readwrite().map_err(|e| stash(e.into()))?;
+                    let slice = rw.as_slice_mut().map_err(|e| stash(e.into()))?;
+                    py.detach(|| array.read_into_with(&region, slice, &read))?;
+                }
+                lay.bind(py).call0().map_err(&mut stash)?;
+                let ro = out.try_readonly().map_err(|e| stash(e.into()))?;
+                let slice = ro.as_slice().map_err(|e| stash(e.into()))?;
+                // Under a conditional guard the chunk is stored even if all fill: no
+                // conditional delete exists.
+                let mut write = write;
+                write.extra.write_empty_chunks |= lock.is_conditional();
+                py.detach(|| array.write_from_with(&region, slice, &write))
+            })
+        })
     });
     match raised {
         Some(e) => Err(e),
@@ -303,23 +311,29 @@ pub fn update_vlen_chunk<S: Store + Sync>(
         raised = Some(e);
         zinto::Error::from(zinto::ErrorKind::Cancelled)
     };
-    let result = array.update_chunk(&region, |lock| {
-        let old = py.detach(|| array.read_vlen_with(&region, &read))?;
-        // As `read_vlen` gives them: offsets, and the values as bytes.
-        let old = (
-            PyArray1::from_slice(py, old.offsets()),
-            pyo3::types::PyBytes::new(py, old.values()),
-        );
-        let new = merge.call1(old).map_err(&mut stash)?;
-        let (offsets, values): (PyReadonlyArray1<'_, u64>, PyReadonlyArray1<'_, u8>) =
-            new.extract().map_err(&mut stash)?;
-        let offsets = self::offsets(&offsets).map_err(&mut stash)?;
-        let values = input(&values).map_err(&mut stash)?;
-        // Under a conditional guard the chunk is stored even if all fill: no conditional
-        // delete exists.
-        let mut write = write;
-        write.extra.write_empty_chunks |= lock.is_conditional();
-        py.detach(|| array.write_vlen_with(&region, offsets, values, &write))
+    // As in `update_chunk`: the guard taken without the GIL.
+    let merge = merge.clone().unbind();
+    let result = py.detach(|| {
+        array.update_chunk(&region, |lock| {
+            let old = array.read_vlen_with(&region, &read)?;
+            Python::attach(|py| {
+                // As `read_vlen` gives them: offsets, and the values as bytes.
+                let old = (
+                    PyArray1::from_slice(py, old.offsets()),
+                    pyo3::types::PyBytes::new(py, old.values()),
+                );
+                let new = merge.bind(py).call1(old).map_err(&mut stash)?;
+                let (offsets, values): (PyReadonlyArray1<'_, u64>, PyReadonlyArray1<'_, u8>) =
+                    new.extract().map_err(&mut stash)?;
+                let offsets = self::offsets(&offsets).map_err(&mut stash)?;
+                let values = input(&values).map_err(&mut stash)?;
+                // Under a conditional guard the chunk is stored even if all fill: no
+                // conditional delete exists.
+                let mut write = write;
+                write.extra.write_empty_chunks |= lock.is_conditional();
+                py.detach(|| array.write_vlen_with(&region, offsets, values, &write))
+            })
+        })
     });
     match raised {
         Some(e) => Err(e),

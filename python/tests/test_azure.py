@@ -15,6 +15,7 @@ import hmac
 import os
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from email.utils import formatdate
@@ -24,7 +25,7 @@ import pytest
 
 import zinto
 
-from test_concurrent_writes import (READER, REPLACER, ROUNDS, WIDTH, WRITER, WRITERS,
+from test_concurrent_writes import (READER, REPLACER, ROUNDS, WIDTH, WRITER, WRITERS, finish,
                                     lost_rows, replace_while_reading, run_all)
 
 # Azurite's well-known development account (its documentation's, not a secret).
@@ -119,9 +120,9 @@ def test_reads_on_azure_never_fail_or_mix_while_writers_replace_the_chunks(az_en
     a = zinto.create(url, (256, 256), "int32", chunks, shards=shards, overwrite=True)
     a[...] = (np.arange(256 * 256) % 2 + 1000).astype("int32").reshape(256, 256)
     procs = [(READER, (url, 4))] * 2 + [(REPLACER, (url, 4, k)) for k in (1, 2)]
-    popen = [subprocess.Popen([os.sys.executable, "-c", code, *map(str, args)],
+    popen = [subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
                               stderr=subprocess.PIPE, text=True) for code, args in procs]
-    results = [(p.wait(timeout=120), p.stderr.read()) for p in popen]
+    results = [finish(p) for p in popen]
     assert all(rc == 0 for rc, _ in results), results
 
 

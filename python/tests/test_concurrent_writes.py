@@ -34,11 +34,23 @@ WRITER = textwrap.dedent("""
 """)
 
 
+def finish(proc, timeout=120):
+    """`(returncode, stderr)` of `proc` (started with `stderr=PIPE`), read as it runs (a child
+    that writes much cannot block on a full pipe); killed if it outlives `timeout`."""
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+        return "timed out", err
+    return proc.returncode, err
+
+
 def run_all(args_list, code):
     """Runs `code` in one process per argument list, all at once; fails on any failure."""
     procs = [subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
                               stderr=subprocess.PIPE, text=True) for args in args_list]
-    errors = [(p.wait(timeout=120), p.stderr.read()) for p in procs]
+    errors = [finish(p) for p in procs]
     assert all(rc == 0 for rc, _ in errors), errors
 
 
@@ -175,7 +187,7 @@ def test_reads_never_fail_while_writers_replace_the_chunks(tmp_path, layout):
     procs = [(READER, (path, seconds))] * 2 + [(REPLACER, (path, seconds, k)) for k in (1, 2)]
     popen = [subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
                               stderr=subprocess.PIPE, text=True) for code, args in procs]
-    results = [(p.wait(timeout=120), p.stderr.read()) for p in popen]
+    results = [finish(p) for p in popen]
     assert all(rc == 0 for rc, _ in results), results
 
 
@@ -220,7 +232,7 @@ def replace_while_reading(url, seconds=3):
              + [(STRING_REPLACER, (url, seconds, k)) for k in (1, 2)])
     popen = [subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
                               stderr=subprocess.PIPE, text=True) for code, args in procs]
-    results = [(p.wait(timeout=120), p.stderr.read()) for p in popen]
+    results = [finish(p) for p in popen]
     assert all(rc == 0 for rc, _ in results), results
 
 

@@ -402,7 +402,7 @@ def test_reads_on_s3_never_fail_or_mix_while_writers_replace_the_chunks(s3_env, 
     carries the ETag the first saw (`If-Match`), and a shard replaced between them (a 412) is
     read again from the start, so a read neither fails nor mixes two versions. Without the
     ETag (the `if_match` lines off) the readers fail here."""
-    from test_concurrent_writes import READER, REPLACER
+    from test_concurrent_writes import READER, REPLACER, finish
 
     url = f"s3://fixtures/replaced-{layout}.zarr"
     chunks, shards = ((256, 256), None) if layout == "chunk" else ((64, 64), (256, 256))
@@ -412,7 +412,7 @@ def test_reads_on_s3_never_fail_or_mix_while_writers_replace_the_chunks(s3_env, 
     procs = [(READER, (url, seconds))] * 2 + [(REPLACER, (url, seconds, k)) for k in (1, 2)]
     popen = [subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
                               stderr=subprocess.PIPE, text=True) for code, args in procs]
-    results = [(p.wait(timeout=120), p.stderr.read()) for p in popen]
+    results = [finish(p) for p in popen]
     assert all(rc == 0 for rc, _ in results), results
 
 

@@ -25,7 +25,7 @@ use super::out::PieceOut;
 use crate::Array;
 use crate::error::{Error, ErrorKind};
 use crate::options::ReadOptions;
-use crate::store::{FetchOrder, FirstBytes, Opened, PieceSource, Store};
+use crate::store::{FetchOrder, FirstBytes, Opened, PieceSource, Store, StoreError};
 use crate::workers::{Crew, Work};
 
 impl<S: Store> Array<S> {
@@ -429,12 +429,11 @@ impl<S: Store> Gathers<'_, S> {
             }
             .read_piece(ctx, key, &within, &mut target)
         };
-        match self.fetches {
-            Some(fetches) => {
-                let store = fetches.piece(index, key).map_err(ErrorKind::Store)?;
-                reader(&*store, &mut w.ctx)
-            }
-            None => reader(&self.array.store, &mut w.ctx),
+        match self.fetches.map(|f| f.piece(index, key)) {
+            Some(Ok(store)) => reader(&*store, &mut w.ctx),
+            // The fetch stage met a chunk replaced between its requests: read from the store.
+            None | Some(Err(StoreError::Changed { .. })) => reader(&self.array.store, &mut w.ctx),
+            Some(Err(e)) => Err(ErrorKind::Store(e)),
         }
     }
 

@@ -36,7 +36,7 @@ use crate::Array;
 use crate::buffer::zeroed_buffer;
 use crate::error::{Error, ErrorKind};
 use crate::options::ReadOptions;
-use crate::store::{FetchOrder, FirstBytes, PieceSource, Store};
+use crate::store::{FetchOrder, FirstBytes, PieceSource, Store, StoreError};
 
 use chunk::{ChunkReader, Found};
 use context::ReadContext;
@@ -366,12 +366,13 @@ impl<S: Store> PieceJob for PieceReads<'_, S> {
             return Err(Error::new(path, None, ErrorKind::Cancelled));
         }
         let key = self.array.chunk_key(&piece.chunk);
-        let read = match self.fetches {
-            Some(fetches) => fetches
-                .piece(index, &key)
-                .map_err(ErrorKind::Store)
-                .and_then(|store| self.read_from(&*store, ctx, &key, piece, target)),
-            None => self.read_from(&self.array.store, ctx, &key, piece, target),
+        let read = match self.fetches.map(|f| f.piece(index, &key)) {
+            Some(Ok(store)) => self.read_from(&*store, ctx, &key, piece, target),
+            // The fetch stage met a chunk replaced between its requests: read from the store.
+            None | Some(Err(StoreError::Changed { .. })) => {
+                self.read_from(&self.array.store, ctx, &key, piece, target)
+            }
+            Some(Err(e)) => Err(ErrorKind::Store(e)),
         };
         match read {
             Ok(Found::Stored) => {}

@@ -36,7 +36,7 @@ use super::budget::{Budget, Lease};
 use super::remote::{Blocks, RemoteStore, Version, filler};
 use super::{
     FetchOrder, FirstBytes, Halt, Opened, PieceSource, READ_TRIES, REMOTE_WORKERS_MIN,
-    REMOTE_WORKERS_PER_CORE, ReadAhead, Store, StoreError, halt_on_break, settle,
+    REMOTE_WORKERS_PER_CORE, ReadAhead, Store, StoreError, halt_on_break, settle, update_backoff,
 };
 use crate::redact::Secrets;
 use std::num::NonZeroUsize;
@@ -57,9 +57,6 @@ pub(crate) enum Want {
     Suffix(u64),
     /// The first `n` bytes (a shard index at the start).
     Prefix(u64),
-    /// The last `n` bytes, from a store that cannot GET a suffix range (Azure): its length
-    /// asked first ([`suffix_by_head`]).
-    SuffixByHead(u64),
     /// A byte range, streamed (ranges of a shard).
     Span(Range<u64>),
 }
@@ -72,8 +69,6 @@ impl Want {
             Self::Suffix(n) => Some(GetRange::Suffix(*n)),
             Self::Prefix(n) => Some(GetRange::Bounded(0..*n)),
             Self::Span(r) => Some(GetRange::Bounded(r.clone())),
-            // Asked by `suffix_by_head`, never as a suffix: this is what it stands for.
-            Self::SuffixByHead(n) => Some(GetRange::Suffix(*n)),
         };
         GetOptions {
             range,
@@ -267,10 +262,7 @@ impl FetchStage {
             jobs.push((key, tx));
         }
         let permits = Arc::new(Semaphore::new(remote.options.in_flight.get()));
-        let want = match want {
-            Want::Suffix(n) if !remote.suffix_ranges => Want::SuffixByHead(n),
-            want => want,
-        };
+        let by_head = !remote.suffix_ranges;
         // Only whole objects stream ahead of their workers: index ranges are small and whole.
         let budget = Budget::new(ahead).filter(|_| want.streams());
         let store = Arc::clone(&remote.store);
@@ -298,6 +290,7 @@ impl FetchStage {
                     key,
                     want: want.clone(),
                     if_match: None,
+                    by_head,
                     permit: Some(permit),
                     room: Room::new(budget.as_ref().map(|b| (Arc::clone(b), piece))),
                 };
@@ -344,7 +337,8 @@ impl FetchStage {
         Ok(PieceStore {
             remote,
             key: key.to_owned(),
-            etag,
+            etag: etag.filter(|_| remote.pins_versions),
+            stale: AtomicBool::new(false),
             fetched: Mutex::new(fetched),
             spans: Mutex::new(Spans::default()),
             stop: Arc::clone(&self.stop),
@@ -422,6 +416,9 @@ struct Request {
     want: Want,
     /// The ETag the object must still have (`If-Match`): a shard's spans, read after its index.
     if_match: Option<String>,
+    /// A suffix is asked as the range its HEAD finds ([`suffix_by_head`]): the store cannot
+    /// GET a suffix range (Azure).
+    by_head: bool,
     /// One of the read's requests in flight, held until its worker is done (none for a
     /// shard's spans: the shard's own permit counts them).
     permit: Option<OwnedSemaphorePermit>,
@@ -439,14 +436,12 @@ impl Request {
             key,
             want,
             if_match,
+            by_head,
             permit,
             room,
         } = self;
         let at = Version::pinned(&key, if_match.as_deref());
-        let got = match want {
-            Want::SuffixByHead(n) => suffix_by_head(&*store, &location, n).await,
-            _ => store.get_opts(&location, want.options(at)).await.map(Some),
-        };
+        let got = get(&*store, &location, &want, (at, by_head)).await;
         let result = match got {
             Ok(Some(r)) => r,
             Err(e) if at.etag.is_some() || !matches!(e, object_store::Error::NotFound { .. }) => {
@@ -513,6 +508,22 @@ impl Request {
     }
 }
 
+/// GETs `want` of the object `at` names (at `location`); a suffix `by_head` if the store
+/// cannot GET one. `None` if there is no object (where the store says so other than by a 404).
+async fn get(
+    store: &dyn ObjectStore,
+    location: &Path,
+    want: &Want,
+    (at, by_head): (Version<'_>, bool),
+) -> Result<Option<GetResult>, object_store::Error> {
+    match (want, by_head) {
+        (Want::Suffix(n), true) => suffix_by_head(store, location, *n).await,
+        (Want::Whole | Want::Suffix(_) | Want::Prefix(_) | Want::Span(_), _) => {
+            store.get_opts(location, want.options(at)).await.map(Some)
+        }
+    }
+}
+
 /// GETs the last `n` bytes of the object at `location` from a store that cannot GET a suffix
 /// range: its HEAD finds its length, then a GET of that range must match the ETag the HEAD
 /// saw, both again (up to [`READ_TRIES`] times) if a writer replaced it between them. `None`
@@ -533,13 +544,17 @@ async fn suffix_by_head(
         let end = meta.size.max(start.saturating_add(1));
         let options = GetOptions {
             range: Some(GetRange::Bounded(start..end)),
-            if_match: meta.e_tag,
+            if_match: Version::pinned("", meta.e_tag.as_deref())
+                .etag
+                .map(str::to_owned),
             ..GetOptions::default()
         };
+        let began = std::time::Instant::now();
         match store.get_opts(location, options).await {
             Err(
                 object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. },
             ) if tries < READ_TRIES => {
+                tokio::time::sleep(update_backoff(tries, began.elapsed())).await;
                 tries += 1;
             }
             got => return got.map(Some),
@@ -555,6 +570,9 @@ pub(crate) struct PieceStore<'r> {
     /// The ETag of the object fetched (a shard whose index was fetched): every later request
     /// for it must match.
     etag: Option<String>,
+    /// Set once the piece's read starts again ([`Store::reopen`]): what was fetched is of the
+    /// version it found changed, and is served no more.
+    stale: AtomicBool,
     fetched: Mutex<Fetched>,
     spans: Mutex<Spans>,
     /// The read's: a span's request ends when it fires.
@@ -594,9 +612,14 @@ impl PieceStore<'_> {
         }
     }
 
+    /// Whether the piece's read started again, from the store ([`Store::reopen`]).
+    fn is_stale(&self) -> bool {
+        self.stale.load(Ordering::Acquire)
+    }
+
     /// `key` as this piece reads it: pinned to the fetched object's ETag if it is the piece's.
     fn version<'k>(&'k self, key: &'k str) -> Version<'k> {
-        match key == self.key {
+        match key == self.key && !self.is_stale() {
             true => Version::pinned(key, self.etag.as_deref()),
             false => Version::any(key),
         }
@@ -612,7 +635,7 @@ impl PieceStore<'_> {
         len: u64,
         each: &mut dyn FnMut(&[u8]) -> Result<(), Halt>,
     ) -> Result<bool, Halt> {
-        if key != self.key {
+        if key != self.key || self.is_stale() {
             return Ok(false);
         }
         let poisoned = || {
@@ -684,6 +707,7 @@ impl PieceStore<'_> {
             key,
             want: Want::Span(span),
             if_match: self.etag.clone(),
+            by_head: false,
             permit: None,
             room: Room::new(None),
         };
@@ -805,13 +829,18 @@ fn next_frame(
 }
 
 impl Store for PieceStore<'_> {
-    /// The remote store's: the fetched object is of the read before, which found it changed.
+    /// The remote store's: the fetched object is of the read before, which found it changed
+    /// (it is served no more).
     fn reopen(&self, key: &str) -> Result<Opened<'_>, StoreError> {
+        if key == self.key {
+            self.stale.store(true, Ordering::Release);
+        }
         self.remote.reopen(key)
     }
 
     fn size(&self, key: &str) -> Result<Option<u64>, StoreError> {
         if key == self.key
+            && !self.is_stale()
             && let Ok(fetched) = self.fetched.lock()
         {
             return Ok(match &*fetched {

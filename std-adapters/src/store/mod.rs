@@ -141,6 +141,13 @@ pub trait Store: Send + Sync {
         self.open(key)
     }
 
+    /// The bytes of stored objects this store holds in memory: what keeping it costs (an
+    /// object a remote store read whole, [`Store::reopen`]). The default is none (a file held
+    /// open, a store that reads each request afresh).
+    fn bytes_held(&self) -> u64 {
+        0
+    }
+
     /// Says that the byte ranges `ranges` of `key` are about to be read, in this order (the
     /// inner chunks of a shard a piece needs, once its index is read): a remote store fetches
     /// them with as few requests as it can. A hint; the default ignores it.
@@ -591,6 +598,9 @@ impl<S: Store + ?Sized> Store for &S {
     fn reopen(&self, key: &str) -> Result<Opened<'_>, StoreError> {
         (**self).reopen(key)
     }
+    fn bytes_held(&self) -> u64 {
+        (**self).bytes_held()
+    }
     fn lock_update(&self, update: &ChunkUpdate<'_>) -> Result<UpdateLock, StoreError> {
         (**self).lock_update(update)
     }
@@ -645,6 +655,9 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
     fn reopen(&self, key: &str) -> Result<Opened<'_>, StoreError> {
         (**self).reopen(key)
+    }
+    fn bytes_held(&self) -> u64 {
+        (**self).bytes_held()
     }
     fn lock_update(&self, update: &ChunkUpdate<'_>) -> Result<UpdateLock, StoreError> {
         (**self).lock_update(update)

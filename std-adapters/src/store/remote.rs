@@ -160,6 +160,10 @@ pub struct RemoteStore {
     /// Whether the store GETs a suffix range (`bytes=-n`); Azure's does not (object_store
     /// refuses it): a shard's index at its end is then found by a HEAD first.
     pub(crate) suffix_ranges: bool,
+    /// Whether a read of an object in several requests pins them to one version by its ETag
+    /// (`If-Match`): on object stores, not on a plain HTTP server (servers behind one name
+    /// may give one file different ETags; files there are rarely replaced mid-read).
+    pub(crate) pins_versions: bool,
 }
 
 impl fmt::Debug for RemoteStore {
@@ -314,6 +318,7 @@ impl RemoteStore {
             options,
             conditional,
             suffix_ranges: !matches!(scheme.as_str(), "az" | "abfs" | "abfss" | "adl" | "azure"),
+            pins_versions: !matches!(scheme.as_str(), "http" | "https"),
         })
     }
 

@@ -110,7 +110,9 @@ pub(crate) fn update<S: Store, T>(
             Err(e) => e,
         };
         let replaced = match &failed {
-            ErrorKind::Store(StoreError::Replaced { .. }) => true,
+            // Refused PUT; or a read that found the chunk replaced between its requests (on an
+            // object store, guarded by a condition or not: read again).
+            ErrorKind::Store(StoreError::Replaced { .. } | StoreError::Changed { .. }) => true,
             // A read that failed on a chunk replaced while it read (a shard's index and its
             // inner chunks from two versions): the same collision, seen earlier. Other errors
             // (cancelled, out of memory, the caller's own) end the update as they are; so does

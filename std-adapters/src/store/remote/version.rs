@@ -65,8 +65,9 @@ pub(super) fn open<'r>(remote: &'r RemoteStore, key: &str) -> Result<Opened<'r>,
         Err(e) => return Err(remote.error(key, e)),
     };
     let len = meta.size;
+    let etag = meta.e_tag.filter(|_| remote.pins_versions);
     Ok(
-        match Version::pinned(key, meta.e_tag.as_deref())
+        match Version::pinned(key, etag.as_deref())
             .etag
             .map(str::to_owned)
         {
@@ -91,7 +92,8 @@ pub(super) fn reopen<'r>(remote: &'r RemoteStore, key: &str) -> Result<Opened<'r
     };
     let whole = remote.runtime.block_on(async {
         let got = remote.store.get(&location).await?;
-        let (len, etag) = (got.meta.size, got.meta.e_tag.clone());
+        let etag = got.meta.e_tag.clone().filter(|_| remote.pins_versions);
+        let (len, etag) = (got.meta.size, etag);
         if len > REREAD_WHOLE_MAX {
             // Dropping the body closes its connection.
             return Ok((len, etag, None));
@@ -148,6 +150,10 @@ impl Store for WholeObject {
     fn read_into(&self, key: &str, offset: u64, dst: &mut [u8]) -> Result<(), StoreError> {
         same_key(key, &self.key)?;
         crate::store::read_from_bytes(&self.bytes, offset, dst)
+    }
+
+    fn bytes_held(&self) -> u64 {
+        self.bytes.len() as u64
     }
 }
 
