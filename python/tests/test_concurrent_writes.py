@@ -141,6 +141,41 @@ def test_processes_writing_string_index_lists_through_the_pipeline_lose_nothing(
     assert lost == [], f"rows lost: {lost}"
 
 
+def test_threads_of_one_process_updating_one_chunk_through_the_pipeline_call_finish(tmp_path):
+    """The pipeline's chunk update (`RsArray.update_chunk`, which zarr-python's index-list
+    writes take) from 4 threads of one process, each laying its row in Python while it holds
+    the chunk's lock: the guard is waited for without the GIL, so the thread holding the lock
+    can take the GIL back to finish. (Waiting with the GIL held, a writer would keep the
+    lock's holder from its Python merge until the lock's wait of 60 s ran out.)"""
+    import threading
+
+    a = zinto.create(tmp_path / "a.zarr", (8, 64), "int32", (8, 64), codecs=())
+    rs, errors = a._rs, []
+
+    def writer(w):
+        try:
+            for r in range(20):
+                out = np.empty((8, 64), dtype="int32")
+
+                def lay():
+                    time.sleep(0.002)  # Python work under the chunk's lock, with the GIL
+                    out[w, :] = (w + 1) * 100 + r
+                rs.update_chunk([0, 0], [8, 64], out.reshape(-1).view(np.uint8), True, lay)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(4)]
+    start = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == [] and time.monotonic() - start < 30, (errors, time.monotonic() - start)
+    got = zinto.open(tmp_path / "a.zarr")[...]
+    assert [int(got[w, 0]) for w in range(4)] == [119, 219, 319, 419]
+    assert (got[4:] == 0).all()
+
+
 # Version `i` of the chunk: i * 1000 + (element index mod 1 + i % 50), so that versions differ
 # in their stored sizes, and a reader can tell which version a value belongs to.
 VERSION = textwrap.dedent("""
